@@ -1,0 +1,32 @@
+"""graphaudit: find the silent structural accuracy bugs of MindSpore networks.
+
+The pipeline is capture → graph → checks → report/render:
+
+- :func:`to_networkx` captures a ``mindspore.nn.Cell`` (and optionally one traced
+  forward pass) as a ``networkx.MultiDiGraph`` whose vocabulary is in :mod:`graphaudit.graph`.
+
+Example:
+    >>> import graphaudit
+    >>> from mindspore import nn
+    >>> g = graphaudit.to_networkx(nn.Dense(3, 2))
+    >>> g.number_of_nodes()
+    3
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from graphaudit.capture import to_networkx
+from graphaudit.errors import ForwardError, GraphAuditError, InputError, NotACellError
+from graphaudit.summary import summarize
+
+__all__ = [
+    "ForwardError",
+    "GraphAuditError",
+    "InputError",
+    "NotACellError",
+    "__version__",
+    "to_networkx",
+    "summarize",
+]

@@ -1,0 +1,210 @@
+"""Temporary, exactly reversible wrapping of MindSpore's call entry points.
+
+During a traced forward pass graphaudit needs to see every cell call and every operation
+that runs between cells. MindSpore 2.x has no ``__torch_function__``-style hook for
+operations, so (like MindSpore's own msprobe dumper) the entry points are wrapped:
+``Cell.__call__``, the public functions of ``mindspore.ops`` / ``mindspore.mint`` and
+their functional namespaces, the ``Tensor`` methods and operators, and every
+``Primitive`` subclass's ``__call__``. The wrappers are installed for the duration of
+one capture and removed afterwards, leaving the classes and modules as they were.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from mindspore import Parameter, Tensor, nn
+from mindspore.ops import Primitive
+
+__all__ = ["OpSite", "function_sites", "patched", "primitive_classes", "tensor_method_sites"]
+
+_MISSING = object()
+
+FUNCTIONAL_MODULES = (
+    ("ops", "mindspore.ops"),
+    ("ops.functional", "mindspore.ops.functional"),
+    ("mint", "mindspore.mint"),
+    ("mint.nn.functional", "mindspore.mint.nn.functional"),
+)
+
+# Tensor operators worth seeing in a data-flow graph. Comparisons used for control flow
+# (``__eq__``/``__bool__``), conversions and container protocol methods are left alone.
+TENSOR_OPERATORS = frozenset(
+    f"__{name}__"
+    for base in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor")
+    for name in (base, f"r{base}", f"i{base}")
+) | frozenset(
+    {"__neg__", "__abs__", "__invert__", "__lt__", "__le__", "__gt__", "__ge__", "__getitem__", "__setitem__"}
+)
+
+# Public Tensor methods that are not tensor operations, or that graphaudit itself uses
+# while tracing; wrapping them would only cost time.
+TENSOR_METHODS_LEFT_ALONE = frozenset(
+    {
+        "asnumpy",
+        "numpy",
+        "item",
+        "tolist",
+        "size",
+        "dim",
+        "ndimension",
+        "numel",
+        "nelement",
+        "element_size",
+        "data_sync",
+        "set_data",
+        "init_data",
+        "has_init",
+        "assign_value",
+        "register_hook",
+        "storage",
+        "untyped_storage",
+        "data_ptr",
+        "is_contiguous",
+        "is_floating_point",
+        "is_complex",
+        "is_signed",
+        "stride",
+        "storage_offset",
+        "set_const_arg",
+        "is_persistent_data",
+        "set_dtype",
+        "to_coo",
+        "to_csr",
+        "value",
+        "init_flag",
+        "copy_",
+        "detach",
+        "requires_grad_",
+        "retain_grad",
+        "backward",
+    }
+)
+
+
+@dataclass(frozen=True)
+class OpSite:
+    """One wrappable entry point: ``owner.name`` is ``original`` and is shown as ``label``."""
+
+    owner: Any
+    name: str
+    original: Any
+    label: str
+    is_method: bool
+
+
+def _is_plain_function(value: Any) -> bool:
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or (
+        callable(value)
+        and type(value).__name__ in {"cython_function_or_method", "builtin_function_or_method"}
+    )
+
+
+@functools.cache
+def function_sites() -> tuple[OpSite, ...]:
+    """The public functions of MindSpore's functional namespaces (found once per process)."""
+    sites = []
+    for label_prefix, module_name in FUNCTIONAL_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:  # a namespace this MindSpore version does not have
+            continue
+        for name, value in vars(module).items():
+            if name.startswith("_") or inspect.isclass(value) or inspect.ismodule(value):
+                continue
+            if _is_plain_function(value):
+                sites.append(OpSite(module, name, value, f"{label_prefix}.{name}", False))
+    return tuple(sites)
+
+
+@functools.cache
+def tensor_method_sites() -> tuple[OpSite, ...]:
+    """Tensor and Parameter methods and operators (found once per process)."""
+    sites = []
+    for cls in (Tensor, Parameter):
+        names = [n for n in dir(cls) if n in TENSOR_OPERATORS or not n.startswith("_")]
+        for name in names:
+            if name in TENSOR_METHODS_LEFT_ALONE:
+                continue
+            if cls is Parameter and name not in vars(Parameter):
+                continue  # inherited from Tensor: wrapping Tensor covers it
+            static = inspect.getattr_static(cls, name, None)
+            if static is None or isinstance(static, (property, staticmethod, classmethod)):
+                continue
+            if not callable(static) or inspect.isclass(static):
+                continue
+            original = vars(cls).get(name, _MISSING)
+            sites.append(OpSite(cls, name, original, f"Tensor.{name}", True))
+    return tuple(sites)
+
+
+@functools.cache
+def primitive_classes() -> tuple[type, ...]:
+    """Every loaded Primitive class that defines its own ``__call__``."""
+    seen: dict[type, None] = {}
+    stack = [Primitive]
+    while stack:
+        cls = stack.pop()
+        if cls in seen:
+            continue
+        seen[cls] = None
+        stack.extend(cls.__subclasses__())
+    return tuple(cls for cls in seen if "__call__" in vars(cls))
+
+
+def _cell_call_owners(cells: Iterator[nn.Cell]) -> list[type]:
+    owners: dict[type, None] = {nn.Cell: None}
+    for cell in cells:
+        for cls in type(cell).__mro__:
+            if cls is nn.Cell:
+                break
+            if "__call__" in vars(cls):
+                owners[cls] = None
+                break
+    return list(owners)
+
+
+@contextmanager
+def patched(
+    cells: Iterator[nn.Cell],
+    wrap_cell_call: Callable[[Callable[..., Any]], Callable[..., Any]],
+    wrap_op: Callable[[OpSite, Callable[..., Any]], Callable[..., Any]],
+    wrap_primitive_call: Callable[[Callable[..., Any]], Callable[..., Any]],
+) -> Iterator[None]:
+    """Install the tracing wrappers, and remove every one of them on exit."""
+    undo: list[tuple[Any, str, Any]] = []
+
+    def install(owner: Any, name: str, replacement: Any) -> None:
+        undo.append((owner, name, vars(owner).get(name, _MISSING)))
+        setattr(owner, name, replacement)
+
+    try:
+        for cls in _cell_call_owners(cells):
+            install(cls, "__call__", wrap_cell_call(vars(cls)["__call__"]))
+        wrapped_by_identity: dict[int, Any] = {}
+        for site in function_sites():
+            current = vars(site.owner).get(site.name)
+            if current is not site.original:
+                continue  # replaced by someone else since discovery: leave it alone
+            wrapper = wrapped_by_identity.get(id(site.original))
+            if wrapper is None:
+                wrapper = wrapped_by_identity[id(site.original)] = wrap_op(site, site.original)
+            install(site.owner, site.name, wrapper)
+        for site in tensor_method_sites():
+            install(site.owner, site.name, wrap_op(site, getattr(site.owner, site.name)))
+        for cls in primitive_classes():
+            install(cls, "__call__", wrap_primitive_call(vars(cls)["__call__"]))
+        yield
+    finally:
+        for owner, name, original in reversed(undo):
+            if original is _MISSING:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, original)

@@ -1,0 +1,153 @@
+"""The static part of the graph: cells, parameters, ``contains`` and ``owns`` edges.
+
+This walks the ``_cells`` / ``_params`` tables that MindSpore itself uses for
+``cells_and_names`` and ``parameters_and_names``, but keeps *every* path to a shared
+object instead of the first one, and identifies cells and parameters by object, so
+sharing shows up as one node with several incoming edges.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+
+import networkx as nx
+from mindspore import Parameter, nn
+
+from graphaudit import graph as g
+
+__all__ = ["Structure", "add_structure"]
+
+# A pathological network can reach one cell through exponentially many paths (a shared
+# block inside a shared block...); past this many, further paths are not listed.
+MAX_PATHS_PER_NODE = 64
+
+
+@dataclass
+class Structure:
+    """What the walk found: node ids by object id, for the tracer to link calls to."""
+
+    cell_nodes: dict[int, str] = field(default_factory=dict)
+    parameter_nodes: dict[int, str] = field(default_factory=dict)
+    cells: dict[str, nn.Cell] = field(default_factory=dict)
+    parameters: dict[str, Parameter] = field(default_factory=dict)
+
+
+def _real_parameter(param: Parameter) -> Parameter:
+    # Lazily initialised parameters hand out their initialised twin, as MindSpore does.
+    inited = getattr(param, "inited_param", None)
+    return inited if inited is not None else param
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _unique_node_id(graph: nx.MultiDiGraph, wanted: str) -> str:
+    if wanted not in graph:
+        return wanted
+    suffix = 2
+    while f"{wanted}~{suffix}" in graph:
+        suffix += 1
+    return f"{wanted}~{suffix}"
+
+
+def add_structure(graph: nx.MultiDiGraph, net: nn.Cell) -> Structure:
+    """Add one node per cell and per parameter object of *net*, with their edges."""
+    found = Structure()
+    cell_paths: dict[str, list[str]] = {}
+    param_paths: dict[str, list[str]] = {}
+    child_edges: list[tuple[str, int, str]] = []
+    queue: deque[tuple[nn.Cell, str, tuple[int, ...]]] = deque([(net, "", ())])
+
+    while queue:
+        cell, path, ancestors = queue.popleft()
+        node = found.cell_nodes.get(id(cell))
+        if node is not None:
+            # Already walked through another path: only the extra path is new.
+            if len(cell_paths[node]) < MAX_PATHS_PER_NODE:
+                cell_paths[node].append(path)
+                _note_extra_parameter_paths(cell, path, found, param_paths)
+                _queue_children(queue, cell, path, ancestors, None, child_edges)
+            continue
+
+        node = _unique_node_id(graph, g.cell_node(path))
+        found.cell_nodes[id(cell)] = node
+        found.cells[node] = cell
+        cell_paths[node] = [path]
+        graph.add_node(
+            node,
+            kind=g.CELL,
+            path=path,
+            class_name=type(cell).__name__,
+            module=type(cell).__module__,
+            training=bool(cell.training),
+            n_children=sum(1 for c in cell._cells.values() if c is not None),
+            n_params=sum(1 for p in cell._params.values() if p is not None),
+        )
+        for attr, param in cell._params.items():
+            if param is None:
+                continue
+            param = _real_parameter(param)
+            pnode = found.parameter_nodes.get(id(param))
+            if pnode is None:
+                pnode = _add_parameter(graph, param, _join(path, attr))
+                found.parameter_nodes[id(param)] = pnode
+                found.parameters[pnode] = param
+                param_paths[pnode] = [_join(path, attr)]
+            elif len(param_paths[pnode]) < MAX_PATHS_PER_NODE:
+                param_paths[pnode].append(_join(path, attr))
+            graph.add_edge(node, pnode, kind=g.OWNS, name=attr)
+        _queue_children(queue, cell, path, ancestors, node, child_edges)
+
+    for parent, child_id, name in child_edges:
+        graph.add_edge(parent, found.cell_nodes[child_id], kind=g.CONTAINS, name=name)
+    for node, paths in (*cell_paths.items(), *param_paths.items()):
+        graph.nodes[node]["paths"] = g.to_json_list(paths)
+    return found
+
+
+def _add_parameter(graph: nx.MultiDiGraph, param: Parameter, path: str) -> str:
+    node = _unique_node_id(graph, f"param:{param.name}")
+    shape = tuple(int(d) for d in param.shape)
+    graph.add_node(
+        node,
+        kind=g.PARAMETER,
+        name=param.name,
+        path=path,
+        shape=g.to_json_list(shape),
+        dtype=str(param.dtype),
+        requires_grad=bool(param.requires_grad),
+        numel=math.prod(shape),
+    )
+    return node
+
+
+def _note_extra_parameter_paths(
+    cell: nn.Cell, path: str, found: Structure, param_paths: dict[str, list[str]]
+) -> None:
+    for attr, param in cell._params.items():
+        if param is None:
+            continue
+        pnode = found.parameter_nodes[id(_real_parameter(param))]
+        if len(param_paths[pnode]) < MAX_PATHS_PER_NODE:
+            param_paths[pnode].append(_join(path, attr))
+
+
+def _queue_children(
+    queue: deque[tuple[nn.Cell, str, tuple[int, ...]]],
+    cell: nn.Cell,
+    path: str,
+    ancestors: tuple[int, ...],
+    node: str | None,
+    child_edges: list[tuple[str, int, str]],
+) -> None:
+    """Queue *cell*'s children; record ``contains`` edges only on the first visit (*node*)."""
+    inner = (*ancestors, id(cell))
+    for name, child in cell._cells.items():
+        if child is None or id(child) in inner:
+            continue
+        queue.append((child, _join(path, name), inner))
+        if node is not None:
+            child_edges.append((node, id(child), name))

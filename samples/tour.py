@@ -1,0 +1,48 @@
+"""The bundled sample: capture a small classifier and print what graphaudit sees.
+
+Run it with ``bash scripts/run-sample.sh`` (which sets everything up first).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mindspore import Tensor, nn, ops
+
+import graphaudit
+
+
+class Block(nn.Cell):
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 3)
+        self.bn = nn.BatchNorm2d(channels)
+        self.relu = nn.ReLU()
+
+    def construct(self, x: Tensor) -> Tensor:
+        return self.relu(self.bn(self.conv(x)) + x)
+
+
+class SampleNet(nn.Cell):
+    """A small CNN with a mistake in it: ``[block] * 3`` repeats one block object."""
+
+    def __init__(self, num_classes: int = 10) -> None:
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3)
+        block = Block(8)
+        self.body = nn.SequentialCell([block] * 3)  # meant: three separate blocks
+        self.head = nn.Dense(8, num_classes)
+
+    def construct(self, x: Tensor) -> Tensor:
+        x = self.body(self.stem(x))
+        return ops.sigmoid(self.head(x.mean(axis=(2, 3))))
+
+
+def main() -> None:
+    net = SampleNet()
+    x = Tensor(np.random.default_rng(0).random((2, 3, 16, 16), dtype=np.float32))
+    graph = graphaudit.to_networkx(net, inputs=x)
+    print(graphaudit.summarize(graph))
+
+
+if __name__ == "__main__":
+    main()

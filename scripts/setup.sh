@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Make everything graphaudit needs exist on this machine, idempotently:
+# a virtualenv in .venv with graphaudit and its test dependencies, and Graphviz's `dot`.
+# Sourced by run-sample.sh and test.sh; safe to run on its own.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${GRAPHAUDIT_VENV:-$root/.venv}"
+python="${PYTHON:-python3}"
+
+if ! command -v dot >/dev/null 2>&1; then
+  echo "setup: installing Graphviz's dot (Debian package graphviz)..." >&2
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq graphviz >/dev/null
+  else
+    echo "setup: no apt-get here; install Graphviz (the 'dot' program) with your package manager." >&2
+    exit 1
+  fi
+fi
+
+if [ ! -x "$venv/bin/python" ]; then
+  echo "setup: creating virtualenv $venv" >&2
+  "$python" -m venv "$venv"
+fi
+
+# Reinstall only when the declared dependencies changed.
+stamp="$venv/.graphaudit-deps"
+want="$(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing graphaudit and its dependencies into $venv (first time: a few minutes)" >&2
+  "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
+  "$venv/bin/python" -m pip install -q -e "$root[test]"
+  echo "$want" > "$stamp"
+fi
