@@ -17,16 +17,24 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from graphaudit.audit import audit
 from graphaudit.capture import to_networkx
 from graphaudit.errors import ForwardError, GraphAuditError, InputError, NotACellError
+from graphaudit.findings import Finding
+from graphaudit.report import Report
+from graphaudit.spec import Spec
 from graphaudit.summary import summarize
 
 __all__ = [
+    "Finding",
     "ForwardError",
     "GraphAuditError",
     "InputError",
     "NotACellError",
+    "Report",
+    "Spec",
     "__version__",
-    "to_networkx",
+    "audit",
     "summarize",
+    "to_networkx",
 ]

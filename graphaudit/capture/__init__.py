@@ -113,8 +113,14 @@ def _forward_error(net: nn.Cell, args: tuple[Any, ...], tracer: Tracer, err: Exc
     )
 
 
-def capture(net: nn.Cell, inputs: Any = None) -> tuple[nx.MultiDiGraph, Structure, Any]:
-    """:func:`to_networkx`, also returning the object maps and the network's output."""
+def capture(
+    net: nn.Cell, inputs: Any = None, *, expand: tuple[nn.Cell, ...] = ()
+) -> tuple[nx.MultiDiGraph, Structure, Any]:
+    """:func:`to_networkx`, also returning the object maps and the network's output.
+
+    Cells in *expand* have the operations in their body traced even when they have no
+    sub-cells (the audit uses this to see inside loss functions).
+    """
     net = check_cell(net)
     graph = nx.MultiDiGraph(
         name=type(net).__name__,
@@ -129,7 +135,12 @@ def capture(net: nn.Cell, inputs: Any = None) -> tuple[nx.MultiDiGraph, Structur
     cells = list(structure.cells.values())
     params = list(structure.parameters.values())
     with preserved(cells, params) as snapshot:
-        tracer = Tracer(graph, structure, on_parameter_write=snapshot.save_parameter)
+        tracer = Tracer(
+            graph,
+            structure,
+            on_parameter_write=snapshot.save_parameter,
+            expand=frozenset(id(cell) for cell in expand),
+        )
         if ms.get_context("mode") != ms.PYNATIVE_MODE:
             ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
         try:

@@ -81,8 +81,10 @@ class Tracer:
         graph: nx.MultiDiGraph,
         structure: Structure,
         on_parameter_write: Callable[[Parameter], None],
+        expand: frozenset[int] = frozenset(),
     ) -> None:
         self.graph = graph
+        self.expand = expand
         self.structure = structure
         self.on_parameter_write = on_parameter_write
         self.stack: list[_Frame] = []
@@ -199,7 +201,11 @@ class Tracer:
         index = self.call_counts[key] = self.call_counts.get(key, 0) + 1
         node = f"call:{path}#{index}" if cell_node is not None else f"call:{key}#{index}"
         # The network's own call is always expanded, even when it has no sub-cells.
-        leaf = bool(self.stack) and not any(child is not None for child in cell._cells.values())
+        leaf = (
+            bool(self.stack)
+            and id(cell) not in self.expand
+            and not any(child is not None for child in cell._cells.values())
+        )
         self._new_node(
             node,
             kind=g.CALL,

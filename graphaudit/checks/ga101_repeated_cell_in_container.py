@@ -1,0 +1,74 @@
+"""GA101 repeated-cell-in-container."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mindspore import nn
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+CONTAINERS = (nn.SequentialCell, nn.CellList, nn.CellDict)
+
+
+def holds_parameters(ctx: AuditContext, cell_node: str) -> bool:
+    """Whether the cell or any cell inside it owns a parameter."""
+    containment = (t for s, t, d in ctx.graph.out_edges(cell_node, data=True) if d["kind"] == g.CONTAINS)
+    return ctx.graph.nodes[cell_node]["n_params"] > 0 or any(holds_parameters(ctx, c) for c in containment)
+
+
+@register("GA101", "repeated-cell-in-container")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """The same Cell object placed in several slots of a container.
+
+    What it does:
+        Finds a cell object (with parameters) that a ``SequentialCell``, ``CellList`` or
+        ``CellDict`` holds in more than one slot.
+
+    Why is this bad:
+        ``nn.SequentialCell([block] * 3)`` does not make three blocks: it puts one block object
+        in three slots, so the three "layers" share one set of weights and the network has a
+        third of the capacity its author meant. Nothing fails; the model just trains worse.
+
+    Example:
+        ```python
+        block = Block()
+        body = nn.SequentialCell([block] * 3)
+        ```
+
+    Use instead:
+        ```python
+        body = nn.SequentialCell([Block() for _ in range(3)])
+        ```
+
+        If the repetition is intended (a recurrent block, an ALBERT-style shared layer),
+        declare it in the design: ``Spec(shared_cells=[["body.0", "body.1", "body.2"]])``.
+    """
+    for parent, attrs in g.nodes_of_kind(ctx.graph, g.CELL):
+        if not isinstance(ctx.structure.cells[parent], CONTAINERS):
+            continue
+        slots: dict[str, list[str]] = {}
+        for _, child, edge in ctx.graph.out_edges(parent, data=True):
+            if edge["kind"] == g.CONTAINS:
+                slots.setdefault(child, []).append(edge["name"])
+        for child, names in slots.items():
+            if len(names) < 2 or not holds_parameters(ctx, child):
+                continue
+            prefix = f"{attrs['path']}." if attrs["path"] else ""
+            paths = [prefix + name for name in names]
+            if all(ctx.spec.declares_shared_cell(path) for path in paths):
+                continue
+            class_name = ctx.graph.nodes[child]["class_name"]
+            yield ctx.finding(
+                "error",
+                paths[0],
+                f"{ctx.cell_path(parent)} ({attrs['class_name']}) holds one {class_name} object in "
+                f"{len(names)} slots ({', '.join(paths)}): they share one set of weights.",
+                f"Create a separate {class_name} for each slot, e.g. "
+                f"nn.SequentialCell([{class_name}(...) for _ in range({len(names)})]); if the sharing is "
+                f"meant, declare it: Spec(shared_cells=[{paths!r}]).",
+                [child, parent],
+            )

@@ -1,0 +1,65 @@
+"""Every check fires on its bad sample, names the right subject, and is silent on its good one.
+
+Samples live in ``samples/<ID>/bad.py`` and ``samples/<ID>/good.py``. Each defines
+``build()``, returning the keyword arguments of :func:`graphaudit.audit` (``net`` and any of
+``optimizer``, ``inputs``, ``loss_fn``, ``spec``); ``bad.py`` also defines ``SUBJECT``, the
+exact parameter name or cell path its finding must name.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import graphaudit
+from graphaudit.checks import all_checks
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+CHECKS = all_checks()
+
+
+def load(check_id: str, which: str) -> ModuleType:
+    path = SAMPLES / check_id / f"{which}.py"
+    if not path.exists():
+        pytest.fail(f"check {check_id} has no sample {path.relative_to(SAMPLES.parent)}")
+    spec = importlib.util.spec_from_file_location(f"sample_{check_id}_{which}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(check_id: str, which: str) -> tuple[ModuleType, graphaudit.Report]:
+    module = load(check_id, which)
+    kwargs = module.build()
+    net = kwargs.pop("net")
+    return module, graphaudit.audit(net, **kwargs)
+
+
+@pytest.mark.parametrize("check_id", sorted(CHECKS))
+def test_bad_sample_fires_with_the_exact_subject(check_id):
+    module, report = run(check_id, "bad")
+    assert check_id in report.checks_run, report.skipped.get(check_id)
+    found = report.by_check(check_id)
+    assert found, f"{check_id} did not fire on its bad sample:\n{report}"
+    assert module.SUBJECT in [f.subject for f in found], [f.subject for f in found]
+    for finding in found:
+        assert finding.name == CHECKS[check_id].name
+        assert finding.message and finding.fix and finding.nodes
+        assert all(node in report.graph for node in finding.nodes)
+
+
+@pytest.mark.parametrize("check_id", sorted(CHECKS))
+def test_good_sample_is_silent(check_id):
+    _, report = run(check_id, "good")
+    assert check_id in report.checks_run, report.skipped.get(check_id)
+    loud = [f for f in report.by_check(check_id) if f.severity != "info"]
+    assert not loud, f"{check_id} fired on its good sample:\n{report}"
+
+
+def test_every_sample_folder_belongs_to_a_check():
+    folders = {p.name for p in SAMPLES.iterdir() if p.is_dir() and p.name.startswith("GA")}
+    assert folders <= set(CHECKS), folders - set(CHECKS)
