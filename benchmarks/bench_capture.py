@@ -1,15 +1,17 @@
 """Benchmark graphaudit's capture against a plain forward pass of a mindcv model.
 
-Three phases are measured in one run, each in its own fresh subprocess:
+Three phases are measured in one run:
 
 - ``forward``:   ``net(x)`` in PyNative mode, followed by reading the output. PyNative
   dispatches kernels asynchronously, so without the read the timer would stop before
-  the pass has finished.
+  the pass has finished. (``to_networkx`` needs no read: it reads tensors itself.)
 - ``structure``: ``graphaudit.to_networkx(net)``, cells and parameters only.
 - ``capture``:   ``graphaudit.to_networkx(net, inputs=x)``, one traced forward pass.
 
-Each subprocess builds the model (``mindcv.create_model(name, pretrained=False)``),
-warms up with one forward pass, then runs its phase ``--repeats`` times.
+The model is ``mindcv.create_model(name, pretrained=False)``; every measurement runs in a
+fresh subprocess that builds it and warms up with one forward pass. One subprocess times
+all three phases, interleaved, ``--repeats`` times (so that other load on the machine
+hits them alike); then one subprocess per phase runs it once to measure its peak memory.
 
 How to read the results:
 
@@ -77,8 +79,8 @@ def _reset_peak() -> bool:
     return _status_kib("VmHWM") - _status_kib("VmRSS") < 1024  # HWM now ~= RSS
 
 
-def run_phase(phase: str, model: str, size: int, repeats: int) -> dict[str, Any]:
-    """Build the model, warm up, and time *phase* *repeats* times (runs in a subprocess)."""
+def _setup(model: str, size: int) -> dict[str, Callable[[], Any]]:
+    """Build the model and input; return the three measured calls (run in a subprocess)."""
     import mindcv
     import mindspore as ms
     import numpy as np
@@ -89,44 +91,51 @@ def run_phase(phase: str, model: str, size: int, repeats: int) -> dict[str, Any]
     np.random.seed(0)
     net = mindcv.create_model(model, pretrained=False)
     x = ms.Tensor(np.random.rand(1, 3, size, size).astype(np.float32))
-    runs: dict[str, Callable[[], Any]] = {
+    return {
         "forward": lambda: net(x).asnumpy(),
         "structure": lambda: graphaudit.to_networkx(net),
         "capture": lambda: graphaudit.to_networkx(net, inputs=x),
     }
 
+
+def time_phases(model: str, size: int, repeats: int) -> dict[str, Any]:
+    """Warm up, then time the phases interleaved, so that a change of load hits them alike."""
+    runs = _setup(model, size)
+    runs["forward"]()  # warm-up
+    seconds: dict[str, list[float]] = {phase: [] for phase in PHASES}
+    for _ in range(repeats):
+        for phase, run in runs.items():
+            start = time.perf_counter()
+            run()
+            seconds[phase].append(time.perf_counter() - start)
+    return seconds
+
+
+def measure_memory(phase: str, model: str, size: int) -> dict[str, Any]:
+    """Peak-RSS growth of a warm-up forward pass and then of one run of *phase*."""
+    runs = _setup(model, size)
     gc.collect()
     built_kib = _status_kib("VmRSS")
     _reset_peak()
-    net(x).asnumpy()  # warm-up
+    runs["forward"]()  # warm-up
     first_forward_kib = _status_kib("VmHWM") - built_kib
     gc.collect()
     warm_kib = _status_kib("VmRSS")
     peak_reset = _reset_peak()
     before_kib = warm_kib if peak_reset else _status_kib("VmHWM")
-
-    seconds: list[float] = []
-    graph_size: list[int] | None = None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = runs[phase]()
-        seconds.append(time.perf_counter() - start)
-        if phase != "forward":
-            graph_size = [result.number_of_nodes(), result.number_of_edges()]
-        del result
+    result = runs[phase]()
+    peak_kib = _status_kib("VmHWM")
     return {
-        "seconds": seconds,
-        "median_s": statistics.median(seconds),
-        "peak_increase_mib": (_status_kib("VmHWM") - before_kib) / MIB,
+        "peak_increase_mib": (peak_kib - before_kib) / MIB,
         "first_forward_increase_mib": first_forward_kib / MIB,
         "warm_rss_mib": warm_kib / MIB,
         "peak_reset": peak_reset,
-        "nodes_edges": graph_size,
+        "nodes_edges": None if phase == "forward" else [result.number_of_nodes(), result.number_of_edges()],
     }
 
 
-def spawn_phase(phase: str, args: argparse.Namespace) -> dict[str, Any]:
-    """Run *phase* in a fresh interpreter so that its peak memory is its own."""
+def spawn(phase: str, args: argparse.Namespace) -> Any:
+    """Run ``--phase`` *phase* in a fresh interpreter, so that its peak memory is its own."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "phase.json"
         command = [sys.executable, __file__, "--phase", phase, "--phase-out", str(out)]
@@ -142,12 +151,18 @@ def _ratio(value: float, reference: float) -> float | None:
     return value / reference if reference > 0 else None
 
 
-def summarize(results: dict[str, dict[str, Any]], args: argparse.Namespace) -> dict[str, Any]:
+def summarize(
+    seconds: dict[str, list[float]], memory: dict[str, dict[str, Any]], args: argparse.Namespace
+) -> dict[str, Any]:
     import mindspore as ms
 
-    baseline = results["forward"]["median_s"]
-    for phase, res in results.items():
+    phases: dict[str, dict[str, Any]] = {}
+    baseline = statistics.median(seconds["forward"])
+    for phase in PHASES:
+        times = seconds[phase]
+        res = phases[phase] = {"seconds": times, "median_s": statistics.median(times), "min_s": min(times)}
         res["time_ratio"] = _ratio(res["median_s"], baseline)
+        res.update(memory[phase])
         res["mem_ratio"] = _ratio(res["peak_increase_mib"], res["first_forward_increase_mib"])
         if phase in TARGETS:
             op, limit = TARGETS[phase]
@@ -162,7 +177,8 @@ def summarize(results: dict[str, dict[str, Any]], args: argparse.Namespace) -> d
         "python_version": platform.python_version(),
         "machine": platform.machine(),
         "cpu_count": os.cpu_count(),
-        "phases": results,
+        "load_average_1min": os.getloadavg()[0],
+        "phases": phases,
     }
 
 
@@ -177,7 +193,7 @@ def format_table(report: dict[str, Any]) -> str:
     lines = [
         f"graphaudit capture benchmark: {report['model']}, input {tuple(report['input_shape'])}, "
         f"median of {report['repeats']}, mindspore {report['mindspore_version']}, "
-        f"{report['cpu_count']} CPUs",
+        f"{report['cpu_count']} CPUs (1-min load average at the end: {report['load_average_1min']:.1f})",
         header,
         "-" * len(header),
     ]
@@ -199,9 +215,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="resnet50", help="mindcv model name (default: resnet50)")
     parser.add_argument("--size", type=int, default=224, help="input height and width (default: 224)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per phase (default: 3)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each phase (default: 3)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON here")
-    parser.add_argument("--phase", choices=PHASES, help=argparse.SUPPRESS)
+    parser.add_argument("--phase", choices=["timing", *PHASES], help=argparse.SUPPRESS)
     parser.add_argument("--phase-out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.size < 1:
@@ -211,18 +227,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    if args.phase:  # hidden: one measured phase, in a subprocess started by spawn_phase()
-        result = run_phase(args.phase, args.model, args.size, args.repeats)
+    if args.phase:  # hidden: one measurement, in a subprocess started by spawn()
+        if args.phase == "timing":
+            result = time_phases(args.model, args.size, args.repeats)
+        else:
+            result = measure_memory(args.phase, args.model, args.size)
         args.phase_out.write_text(json.dumps(result))
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)  # skip interpreter teardown and MindSpore's noisy Cell.__del__ messages
 
-    results = {}
+    print(f"timing {', '.join(PHASES)} interleaved, {args.repeats} times ...", file=sys.stderr, flush=True)
+    seconds = spawn("timing", args)
+    memory = {}
     for phase in PHASES:
-        print(f"running {phase} ...", file=sys.stderr, flush=True)
-        results[phase] = spawn_phase(phase, args)
-    report = summarize(results, args)
+        print(f"measuring the peak memory of {phase} ...", file=sys.stderr, flush=True)
+        memory[phase] = spawn(phase, args)
+    report = summarize(seconds, memory, args)
     print(format_table(report))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")

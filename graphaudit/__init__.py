@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 
 from graphaudit.audit import audit
 from graphaudit.capture import to_networkx
-from graphaudit.errors import ForwardError, GraphAuditError, InputError, NotACellError
+from graphaudit.errors import ForwardError, GraphAuditError, InputError, NotACellError, SpecError
 from graphaudit.findings import Finding
 from graphaudit.report import Report
 from graphaudit.spec import Spec
@@ -33,6 +33,7 @@ __all__ = [
     "NotACellError",
     "Report",
     "Spec",
+    "SpecError",
     "__version__",
     "audit",
     "summarize",

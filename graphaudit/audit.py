@@ -121,6 +121,7 @@ def audit(
     inputs: Any = None,
     loss_fn: Any = None,
     spec: Spec | None = None,
+    mode: str | None = None,
 ) -> Report:
     """Run every check on *net* and return a :class:`~graphaudit.report.Report`.
 
@@ -128,8 +129,10 @@ def audit(
     ``mindspore.train.Model``, in which case the backbone, loss and optimizer are found
     inside it (and ``inputs`` end with the label: ``inputs=(x, y)``). With ``inputs`` one
     forward pass is traced, enabling the wiring and loss-pairing checks; *spec* declares the
-    intended design (see :class:`~graphaudit.spec.Spec`). The network, the optimizer and
-    every global state are left exactly as they were.
+    intended design (see :class:`~graphaudit.spec.Spec`). *mode* (``"train"`` or
+    ``"eval"``) is what the network is about to be used for; it defaults to ``"train"`` when
+    an optimizer is given. The network, the optimizer and every global state are left
+    exactly as they were.
 
     Example:
         >>> import graphaudit
@@ -150,6 +153,11 @@ def audit(
             "load one with graphaudit.Spec.load(path)."
         )
 
+    if mode is None and optimizer is not None:
+        mode = "train"
+    if mode not in (None, "train", "eval"):
+        raise GraphAuditError(f'audit() expects mode="train" or mode="eval", got {mode!r}.')
+
     label = None
     if inputs is not None:
         if takes_label:
@@ -158,7 +166,9 @@ def audit(
             inputs = data
         inputs = normalize_inputs(net, inputs)
     graph, structure, output = capture(net, inputs)
-    ctx = AuditContext.build(net, optimizer, loss_fn=loss_fn, spec=spec, graph=graph, structure=structure)
+    ctx = AuditContext.build(
+        net, optimizer, loss_fn=loss_fn, spec=spec, mode=mode, graph=graph, structure=structure
+    )
     if loss_fn is not None and inputs is not None:
         ctx.loss_graph = _capture_loss(loss_fn, output, label)
 

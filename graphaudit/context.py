@@ -73,6 +73,7 @@ class AuditContext:
     traced: bool = False
     loss_graph: nx.MultiDiGraph | None = None
     optimizer_entries: list[OptimizerEntry] = field(default_factory=list)
+    mode: str | None = None
     current_check: tuple[str, str] = ("", "")
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -85,6 +86,7 @@ class AuditContext:
         inputs: Any = None,
         loss_fn: nn.Cell | None = None,
         spec: Spec | None = None,
+        mode: str | None = None,
         graph: nx.MultiDiGraph | None = None,
         structure: Structure | None = None,
     ) -> AuditContext:
@@ -97,6 +99,7 @@ class AuditContext:
             optimizer=optimizer,
             loss_fn=loss_fn,
             spec=spec if spec is not None else Spec(),
+            mode=mode,
             traced=bool(graph.graph.get("traced")),
             optimizer_entries=_optimizer_entries(optimizer) if optimizer is not None else [],
         )
@@ -111,9 +114,15 @@ class AuditContext:
         return self.structure.parameter_nodes.get(id(param))
 
     def parameters(self) -> list[tuple[str, Parameter]]:
-        """``(node, Parameter)`` for every parameter node, in graph order."""
+        """``(node, Parameter)`` for every parameter the network registers, in graph order.
+
+        Parameters met during the traced pass in cells the network does not register (held in
+        a plain list) are left out: GA303 reports them, once, with their cause.
+        """
         return [
-            (node, self.structure.parameters[node]) for node, _ in g.nodes_of_kind(self.graph, g.PARAMETER)
+            (node, self.structure.parameters[node])
+            for node, attrs in g.nodes_of_kind(self.graph, g.PARAMETER)
+            if attrs.get("registered", True)
         ]
 
     def cell_path(self, node: str) -> str:

@@ -20,6 +20,7 @@ __all__ = [
     "GraphAuditError",
     "InputError",
     "NotACellError",
+    "SpecError",
 ]
 
 
@@ -37,3 +38,18 @@ class InputError(GraphAuditError, ValueError):
 
 class ForwardError(GraphAuditError, RuntimeError):
     """The network's own ``construct`` raised while graphaudit ran a forward pass."""
+
+
+class SpecError(GraphAuditError, ValueError):
+    """A design spec (a TOML file, or a :class:`~graphaudit.spec.Spec`) is malformed.
+
+    The message reads ``file:line: problem``; ``source``, ``line`` and ``problem`` hold the
+    parts (``line`` is ``None`` when the spec did not come from a file).
+    """
+
+    def __init__(self, problem: str, *, source: str | None = None, line: int | None = None) -> None:
+        self.problem = problem
+        self.source = source
+        self.line = line
+        where = source or "<spec>"
+        super().__init__(f"{where}:{line}: {problem}" if line is not None else f"{where}: {problem}")

@@ -123,6 +123,16 @@ def to_json_list(values: Iterable[Any]) -> str:
     return json.dumps(list(values), ensure_ascii=False)
 
 
+def shape_json(shape: Iterable[int]) -> str:
+    """A shape as JSON text, without the cost of the json module (shapes are only ints).
+
+    Example:
+        >>> shape_json((2, 3))
+        '[2, 3]'
+    """
+    return "[" + ", ".join(str(int(d)) for d in shape) + "]"
+
+
 def node_paths(graph: nx.MultiDiGraph, node: str) -> list[str]:
     """Every path under which a cell or parameter node is reachable.
 

@@ -1,4 +1,4 @@
-"""The bundled sample: capture a small classifier and print what graphaudit sees.
+"""The bundled sample: audit a small classifier that has real mistakes, and print the report.
 
 Run it with ``bash scripts/run-sample.sh`` (which sets everything up first).
 """
@@ -23,7 +23,11 @@ class Block(nn.Cell):
 
 
 class SampleNet(nn.Cell):
-    """A small CNN with a mistake in it: ``[block] * 3`` repeats one block object."""
+    """A small multi-label CNN with two silent mistakes.
+
+    ``[block] * 3`` repeats one block object, and the Sigmoid at the end is followed by
+    ``BCEWithLogitsLoss``, which applies a sigmoid of its own.
+    """
 
     def __init__(self, num_classes: int = 10) -> None:
         super().__init__()
@@ -40,8 +44,14 @@ class SampleNet(nn.Cell):
 def main() -> None:
     net = SampleNet()
     x = Tensor(np.random.default_rng(0).random((2, 3, 16, 16), dtype=np.float32))
-    graph = graphaudit.to_networkx(net, inputs=x)
-    print(graphaudit.summarize(graph))
+    y = Tensor(np.zeros((2, 10), np.float32))
+    optimizer = nn.Adam(net.trainable_params(), learning_rate=1e-3)
+    train_step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.BCEWithLogitsLoss()), optimizer)
+
+    report = graphaudit.audit(train_step, inputs=(x, y))
+    print(graphaudit.summarize(report.graph))
+    print()
+    print(report)
 
 
 if __name__ == "__main__":

@@ -96,6 +96,18 @@ def describe_inputs(args: tuple[Any, ...]) -> str:
     return ", ".join(parts)
 
 
+def _synchronize() -> None:
+    """Wait for queued PyNative kernels, so that their errors surface here, as ForwardErrors.
+
+    On CPU some kernels (BCELoss given values outside [0, 1]) fail asynchronously; without
+    this the error would surface at the next synchronisation, inside the state restore.
+    """
+    executor = getattr(ms.common.api, "_pynative_executor", None)
+    sync = getattr(executor, "sync", None)
+    if sync is not None:
+        sync()
+
+
 def _forward_error(net: nn.Cell, args: tuple[Any, ...], tracer: Tracer, err: Exception) -> ForwardError:
     where = tracer.failed_path
     if where is None or where == "":
@@ -145,6 +157,7 @@ def capture(
             ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
         try:
             output = trace_forward(tracer, net, args)
+            _synchronize()
         except Exception as err:
             raise _forward_error(net, args, tracer, err) from err
     for node, param in tracer.extra_parameters.items():

@@ -47,8 +47,21 @@ class Snapshot:
             self.values[id(param)] = (param, _tensor_bytes(param))
 
     def restore(self) -> None:
+        """Put everything back; every step runs even if an earlier one fails."""
+        errors: list[BaseException] = []
+        for step in (self._restore_context, self._restore_flags, self._restore_values, self._restore_random):
+            try:
+                step()
+            except Exception as err:  # keep restoring the rest, report the first failure
+                errors.append(err)
+        if errors:
+            raise errors[0]
+
+    def _restore_context(self) -> None:
         if ms.get_context("mode") != self.mode:
             ms.set_context(mode=self.mode)
+
+    def _restore_flags(self) -> None:
         for cell, (training, phase) in zip(self.cells, self.training):
             if cell.training != training:
                 cell.add_flags(training=training)  # what set_train does, without recursing
@@ -57,11 +70,15 @@ class Snapshot:
         for param, requires_grad in zip(self.parameters, self.requires_grad):
             if param.requires_grad != requires_grad:
                 param.requires_grad = requires_grad
+
+    def _restore_values(self) -> None:
         for param, saved in self.values.values():
             now = _tensor_bytes(param)
             if now.tobytes() != saved.tobytes():
                 restored = Tensor(saved)
                 param.set_data(restored.astype(param.dtype) if param.dtype != restored.dtype else restored)
+
+    def _restore_random(self) -> None:
         if self.ms_rng is not None:
             ms.set_rng_state(Tensor(self.ms_rng))
         np.random.set_state(self.np_rng)

@@ -109,14 +109,15 @@ def add_structure(graph: nx.MultiDiGraph, net: nn.Cell) -> Structure:
 
 
 def _add_parameter(graph: nx.MultiDiGraph, param: Parameter, path: str) -> str:
-    node = _unique_node_id(graph, f"param:{param.name}")
+    name = param.name  # a property that does work on every access
+    node = _unique_node_id(graph, f"param:{name}")
     shape = tuple(int(d) for d in param.shape)
     graph.add_node(
         node,
         kind=g.PARAMETER,
-        name=param.name,
+        name=name,
         path=path,
-        shape=g.to_json_list(shape),
+        shape=g.shape_json(shape),
         dtype=str(param.dtype),
         requires_grad=bool(param.requires_grad),
         numel=math.prod(shape),

@@ -59,7 +59,7 @@ def flatten_tensors(value: Any, _depth: int = 0) -> Iterator[Tensor]:
 
 
 def describe_tensor(tensor: Tensor) -> dict[str, Any]:
-    return {"shape": g.to_json_list(int(d) for d in tensor.shape), "dtype": str(tensor.dtype)}
+    return {"shape": g.shape_json(tensor.shape), "dtype": str(tensor.dtype)}
 
 
 @dataclass
@@ -136,7 +136,7 @@ class Tracer:
                 name=param.name,
                 path="",
                 paths="[]",
-                shape=g.to_json_list(shape),
+                shape=g.shape_json(shape),
                 dtype=str(param.dtype),
                 requires_grad=bool(param.requires_grad),
                 numel=int(param.size),

@@ -1,0 +1,68 @@
+"""GA102 shared-parameter-inventory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+def tied_parameters(ctx: AuditContext) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``(node, owner cell nodes, attribute paths)`` for every parameter held by several owners.
+
+    A parameter is tied when more than one ``owns`` edge reaches it: several cells (or one
+    cell under several attribute names) hold the same Parameter object. A parameter that is
+    only reachable twice because its cell is shared is not listed here (that is cell sharing).
+    """
+    for node, _ in g.nodes_of_kind(ctx.graph, g.PARAMETER):
+        owners = g.owners_of(ctx.graph, node)
+        if len(owners) > 1:
+            yield node, list(dict.fromkeys(owners)), g.node_paths(ctx.graph, node)
+
+
+@register("GA102", "shared-parameter-inventory")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Every tied parameter, with every path it is reachable under.
+
+    What it does:
+        Lists (as info) each Parameter object that more than one cell holds as an attribute,
+        naming every attribute path, so that every tie in the network is visible in one place.
+
+    Why is this bad:
+        Weight tying is often intended (an embedding shared with the output projection), but
+        it is invisible in ``net.parameters_and_names()``, which lists a tied parameter once,
+        under one name. A tie made by accident (``self.b.weight = self.a.weight`` left over
+        from an experiment) silently halves a layer's capacity; a tie the author believes is
+        there but is not changes the model just as silently. An inventory makes both visible.
+
+    Example:
+        ```python
+        self.embed = nn.Embedding(vocab, dim)
+        self.decoder = nn.Dense(dim, vocab, has_bias=False)
+        self.decoder.weight = self.embed.embedding_table  # one Parameter, two owners
+        ```
+
+    Use instead:
+        ```python
+        # If the tie is meant, declare it so that other checks can verify it:
+        spec = Spec(shared_parameters=[["embed.embedding_table", "decoder.weight"]])
+        ```
+
+        If it is not meant, give each cell its own Parameter.
+    """
+    for node, owners, paths in tied_parameters(ctx):
+        name = ctx.graph.nodes[node]["name"]
+        owner_text = ", ".join(f"{ctx.cell_path(o)} ({ctx.graph.nodes[o]['class_name']})" for o in owners)
+        yield ctx.finding(
+            "info",
+            name,
+            f"{name} is one Parameter object held under {len(paths)} paths ({', '.join(paths)}) "
+            f"by {owner_text}: these weights are tied and always equal.",
+            "Nothing to do if the tie is meant; declare it with "
+            f"Spec(shared_parameters=[{paths!r}]) so that it is checked. If it is not meant, create a "
+            "separate Parameter for each owner.",
+            [node, *owners],
+        )

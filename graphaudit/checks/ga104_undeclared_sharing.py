@@ -1,0 +1,110 @@
+"""GA104 undeclared-sharing."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks.ga101_repeated_cell_in_container import CONTAINERS, holds_parameters
+from graphaudit.checks.ga102_shared_parameter_inventory import tied_parameters
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+from graphaudit.spec import Spec
+
+
+def declares_something(spec: Spec) -> bool:
+    """Whether *spec* states any design at all (it is not the default, empty ``Spec()``)."""
+    return dataclasses.replace(spec, source=None) != Spec()
+
+
+def _ancestors(path: str) -> Iterator[str]:
+    parts = path.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        yield ".".join(parts[:end])
+
+
+def _repeated_in_container(ctx: AuditContext, node: str) -> bool:
+    """Whether GA101 already reports this cell (one object in several slots of a container)."""
+    slots: dict[str, int] = {}
+    for parent, _, edge in ctx.graph.in_edges(node, data=True):
+        if edge["kind"] == g.CONTAINS and isinstance(ctx.structure.cells[parent], CONTAINERS):
+            slots[parent] = slots.get(parent, 0) + 1
+    return any(count > 1 for count in slots.values())
+
+
+@register("GA104", "undeclared-sharing")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Weight sharing that the declared design does not mention.
+
+    What it does:
+        When an audit is given a design (a ``Spec`` that declares anything at all), reports
+        each tied parameter that no ``Spec.shared_parameters`` group covers, and each cell
+        with parameters reachable under several paths that ``Spec.shared_cells`` does not
+        cover. Without a spec it stays silent (GA102 lists the ties as info).
+
+    Why is this bad:
+        A spec is the author's statement of the design; sharing missing from it is either an
+        accident (a layer assigned to two attributes, ``self.b.weight = self.a.weight`` left
+        in) or an undocumented tie. Either way the model has fewer free weights than the
+        author believes, and nothing in training reveals it.
+
+    Example:
+        ```python
+        self.decoder.weight = self.embed.embedding_table
+        spec = Spec(frozen=["embed.*"])  # a design, but the tie is not in it
+        ```
+
+    Use instead:
+        ```python
+        spec = Spec(frozen=["embed.*"], shared_parameters=[["embed.embedding_table", "decoder.weight"]])
+        ```
+
+        or remove the tie if it is not meant.
+    """
+    if not declares_something(ctx.spec):
+        return
+    for node, owners, paths in tied_parameters(ctx):
+        name = ctx.graph.nodes[node]["name"]
+        if ctx.spec.declares_shared_parameter(name) or any(
+            ctx.spec.declares_shared_parameter(p) for p in paths
+        ):
+            continue
+        yield ctx.finding(
+            "warning",
+            name,
+            f"{name} is one Parameter object tied under {len(paths)} paths ({', '.join(paths)}), but the "
+            "design does not declare this sharing.",
+            f"If the tie is meant, add it to the spec: shared_parameters=[{paths!r}]; otherwise give each "
+            "owner its own Parameter.",
+            [node, *owners],
+        )
+
+    shared = {node: g.node_paths(ctx.graph, node) for node, _ in g.nodes_of_kind(ctx.graph, g.CELL)}
+    shared = {node: paths for node, paths in shared.items() if len(paths) > 1}
+    shared_paths = {path: node for node, paths in shared.items() for path in paths}
+    for node, paths in shared.items():
+        # A cell inside a shared cell is shared only through it: report the outer cell alone.
+        if all(any(shared_paths.get(a, node) != node for a in _ancestors(p)) for p in paths):
+            continue
+        if not holds_parameters(ctx, node) or _repeated_in_container(ctx, node):
+            continue
+        undeclared = [
+            p
+            for p in paths
+            if not ctx.spec.declares_shared_cell(p)
+            and not any(ctx.spec.declares_shared_cell(a) for a in _ancestors(p))
+        ]
+        if not undeclared:
+            continue
+        class_name = ctx.graph.nodes[node]["class_name"]
+        yield ctx.finding(
+            "warning",
+            paths[0],
+            f"one {class_name} object is reachable under {len(paths)} paths ({', '.join(paths)}), so they share "
+            f"one set of weights, but the design does not declare {', '.join(undeclared)} shared.",
+            f"If the sharing is meant, add it to the spec: shared_cells=[{paths!r}]; otherwise create a "
+            f"separate {class_name} for each place.",
+            [node],
+        )

@@ -1,0 +1,71 @@
+"""GA203 frozen-in-optimizer."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks.ga202_optimizer_param_not_in_network import network_node
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+@register("GA203", "frozen-in-optimizer")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A frozen parameter (requires_grad=False) that the optimizer still holds.
+
+    What it does:
+        Reports each network parameter with ``requires_grad=False`` that is among
+        ``optimizer.parameters``: an error when the optimizer applies weight decay to it (a
+        decay schedule counts as decaying), a warning otherwise.
+
+    Why is this bad:
+        ``requires_grad=False`` stops the gradient, not the optimizer. Weight decay is added
+        to the (zero) gradient, so the "frozen" weight shrinks every step: with
+        ``nn.SGD(..., learning_rate=0.1, weight_decay=0.1)`` one ``TrainOneStepCell`` step
+        multiplies it by 0.99 (checked on MindSpore 2.10), and pretrained weights decay
+        towards zero over training. Without weight decay the weight stays put, but the
+        optimizer still allocates state for it and the freeze is fragile.
+
+    Example:
+        ```python
+        for p in net.backbone.get_parameters():
+            p.requires_grad = False
+        optimizer = nn.AdamWeightDecay(net.get_parameters(), 1e-3, weight_decay=0.01)
+        ```
+
+    Use instead:
+        ```python
+        optimizer = nn.AdamWeightDecay(net.trainable_params(), 1e-3, weight_decay=0.01)
+        ```
+    """
+    if ctx.optimizer is None:
+        return
+    for entry in ctx.optimizer_entries:
+        param = entry.parameter
+        node = network_node(ctx, param)
+        if node is None or param.requires_grad:
+            continue
+        decay = entry.weight_decay
+        if math.isnan(decay) or decay > 0:
+            amount = "a weight decay schedule" if math.isnan(decay) else f"weight_decay={decay:g}"
+            yield ctx.finding(
+                "error",
+                param.name,
+                f"{param.name} is frozen (requires_grad=False) but in the optimizer with {amount}: the decay "
+                "still applies, so the frozen weight shrinks towards zero every step.",
+                f"Build the optimizer from net.trainable_params() so that {param.name} is left out, or exclude it "
+                "from weight decay (a parameter group with weight_decay=0.0).",
+                [node],
+            )
+        else:
+            yield ctx.finding(
+                "warning",
+                param.name,
+                f"{param.name} is frozen (requires_grad=False) but in the optimizer (without weight decay): it "
+                "does not change now, but the optimizer keeps state for it and any decay or group change "
+                "would move it.",
+                f"Build the optimizer from net.trainable_params() so that {param.name} is left out.",
+                [node],
+            )

@@ -1,0 +1,119 @@
+"""GA204 misspelt-freeze-attribute."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+from collections.abc import Iterator
+
+from mindspore import Parameter
+
+from graphaudit.checks import register
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+# Attribute names that people write when they mean requires_grad, and that difflib misses.
+NEAR_MISSES = frozenset(
+    {
+        "trainable",
+        "is_trainable",
+        "train",
+        "frozen",
+        "freeze",
+        "is_frozen",
+        "requires_gradient",
+        "require_gradient",
+        "requires_grads",
+        "require_grads",
+        "requiresgrad",
+        "requiregrad",
+        "need_grad",
+        "needs_grad",
+        "stop_gradient",
+        "no_grad",
+        "grad_required",
+        "trainable_param",
+    }
+)
+
+
+# The instance attributes MindSpore 2.10 itself sets on every Parameter (vars() of a fresh
+# one); ``requires_aggr`` is a near miss of ``requires_grad`` but a real attribute.
+OWN_ATTRIBUTES = frozenset(
+    {
+        "_cast_type",
+        "_inited_param",
+        "_param_info",
+        "_pipeline_stage_list",
+        "_sliced",
+        "_unique",
+        "init_mode",
+        "is_default_input_init",
+        "is_in_parallel",
+        "is_init",
+        "load",
+        "requires_aggr",
+    }
+)
+
+
+@functools.cache
+def normal_attributes() -> frozenset[str]:
+    """Attributes a Parameter has on its own: its instance attributes and its class's."""
+    return OWN_ATTRIBUTES | frozenset(dir(Parameter))
+
+
+def misspelt(attribute: str) -> bool:
+    lowered = attribute.lower()
+    if lowered == "requires_grad" or attribute in normal_attributes():
+        return False
+    return lowered in NEAR_MISSES or bool(
+        difflib.get_close_matches(lowered, ["requires_grad"], n=1, cutoff=0.8)
+    )
+
+
+@register("GA204", "misspelt-freeze-attribute")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A Parameter given an attribute that looks like requires_grad but is not.
+
+    What it does:
+        Looks at the attributes set on each Parameter object and reports one whose name is a
+        near miss of ``requires_grad`` (``require_grad``, ``requires_grads``, ``trainable``...).
+
+    Why is this bad:
+        A Parameter accepts any attribute: ``p.require_grad = False`` raises nothing, stores a
+        new attribute, and leaves ``p.requires_grad`` True (checked on MindSpore 2.10), so the
+        parameter is still in ``net.trainable_params()`` and trains. The author believes the
+        layer is frozen.
+
+    Example:
+        ```python
+        for p in net.backbone.get_parameters():
+            p.require_grad = False  # typo: nothing is frozen
+        ```
+
+    Use instead:
+        ```python
+        for p in net.backbone.get_parameters():
+            p.requires_grad = False
+        ```
+    """
+    for node, param in ctx.parameters():
+        try:
+            attributes = list(vars(param))
+        except TypeError:
+            continue
+        for attribute in attributes:
+            if not misspelt(attribute):
+                continue
+            value = repr(vars(param)[attribute])
+            value = value if len(value) <= 40 else value[:37] + "..."
+            yield ctx.finding(
+                "error",
+                param.name,
+                f"{param.name} has an attribute {attribute!r} = {value}, which MindSpore ignores: "
+                f"requires_grad is still {param.requires_grad}.",
+                f"Set {param.name}.requires_grad instead of {attribute} (and build the optimizer from "
+                "net.trainable_params()).",
+                [node],
+            )

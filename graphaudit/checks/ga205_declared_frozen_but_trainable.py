@@ -1,0 +1,56 @@
+"""GA205 declared-frozen-but-trainable."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+@register("GA205", "declared-frozen-but-trainable")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A parameter the design declares frozen that will train.
+
+    What it does:
+        Reports each parameter matching ``Spec.frozen`` that has ``requires_grad=True`` and is
+        in the optimizer. (Trainable but left out of the optimizer is a freeze by omission,
+        reported as info by GA201.)
+
+    Why is this bad:
+        Fine-tuning recipes freeze a pretrained backbone on purpose; when the freeze is
+        forgotten, or done on the wrong prefix, the backbone is updated with a learning rate
+        meant for a fresh head and its pretrained features are destroyed. Training still
+        runs and the loss still falls, so nothing points at the mistake.
+
+    Example:
+        ```python
+        spec = Spec(frozen=["backbone.*"])
+        optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)  # the freeze was never done
+        ```
+
+    Use instead:
+        ```python
+        for p in net.backbone.get_parameters():
+            p.requires_grad = False
+        optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+        ```
+    """
+    if ctx.optimizer is None or not ctx.spec.frozen:
+        return
+    in_optimizer = {id(p) for p in ctx.optimizer_parameters}
+    in_optimizer |= {
+        id(p.inited_param) for p in ctx.optimizer_parameters if getattr(p, "inited_param", None) is not None
+    }
+    for node, param in ctx.parameters():
+        if not ctx.spec.is_frozen(param.name) or not param.requires_grad or id(param) not in in_optimizer:
+            continue
+        yield ctx.finding(
+            "error",
+            param.name,
+            f"{param.name} is declared frozen but has requires_grad=True and is in the optimizer: it will train.",
+            f"Set {param.name}.requires_grad = False and build the optimizer from net.trainable_params(), "
+            "or remove it from Spec(frozen=...) if it is meant to train.",
+            [node],
+        )

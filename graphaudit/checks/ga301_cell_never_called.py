@@ -1,0 +1,116 @@
+"""GA301 cell-never-called."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+def _children(ctx: AuditContext, cell_node: str) -> list[str]:
+    return [t for _, t, d in ctx.graph.out_edges(cell_node, data=True) if d["kind"] == g.CONTAINS]
+
+
+def _parents(ctx: AuditContext, cell_node: str) -> list[str]:
+    return [s for s, _, d in ctx.graph.in_edges(cell_node, data=True) if d["kind"] == g.CONTAINS]
+
+
+def _used(ctx: AuditContext, cell_node: str, memo: dict[str, tuple[bool, bool]]) -> tuple[bool, bool]:
+    """``(used, holds_parameters)`` for a cell and everything inside it.
+
+    *used*: the cell or a cell inside it was called, or one of their parameters was read.
+    """
+    if cell_node in memo:
+        return memo[cell_node]
+    memo[cell_node] = (True, False)  # a containment cycle: assume used, never report it
+    graph = ctx.graph
+    used = bool(g.calls_of(graph, cell_node))
+    params = [t for _, t, d in graph.out_edges(cell_node, data=True) if d["kind"] == g.OWNS]
+    holds = bool(params)
+    used = used or any(d["kind"] == g.READS for p in params for _, _, d in graph.out_edges(p, data=True))
+    for child in _children(ctx, cell_node):
+        child_used, child_holds = _used(ctx, child, memo)
+        used, holds = used or child_used, holds or child_holds
+    memo[cell_node] = (used, holds)
+    return used, holds
+
+
+def never_called_cells(ctx: AuditContext) -> list[str]:
+    """The outermost cell nodes holding parameters that the traced pass never touched.
+
+    A cell is reported when neither it nor any cell inside it was called and none of their
+    parameters was read; a cell inside one already reported is not reported again.
+    """
+    if not ctx.traced:
+        return []
+    memo: dict[str, tuple[bool, bool]] = {}
+    idle = set()
+    for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
+        used, holds = _used(ctx, node, memo)
+        if holds and not used:
+            idle.add(node)
+    return [
+        node
+        for node, _ in g.nodes_of_kind(ctx.graph, g.CELL)
+        if node in idle and not any(parent in idle for parent in _parents(ctx, node))
+    ]
+
+
+@register("GA301", "cell-never-called", needs_inputs=True)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A cell with parameters that the forward pass never uses.
+
+    What it does:
+        Reports every cell of the network tree that holds parameters (itself or below) but
+        that the traced forward pass never touched: neither the cell nor any cell inside it
+        was called, and none of their parameters was read. Only the outermost such cell is
+        reported. A cell driven through another method than ``construct`` still has its
+        sub-cells called, so it is not reported.
+
+    Why is this bad:
+        A layer defined in ``__init__`` and forgotten in ``construct`` (or a branch behind a
+        flag that is never set) is counted in ``net.trainable_params()``, handed to the
+        optimizer and saved in checkpoints, so everything looks normal, but it never
+        contributes to the output: the network is smaller than its author thinks and the
+        weights of that layer stay at their initial values.
+
+    Example:
+        ```python
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Dense(4, 8)
+                self.fc2 = nn.Dense(8, 8)   # meant to sit between fc1 and head
+                self.head = nn.Dense(8, 2)
+
+            def construct(self, x):
+                return self.head(ops.relu(self.fc1(x)))
+        ```
+
+    Use instead:
+        ```python
+            def construct(self, x):
+                x = ops.relu(self.fc1(x))
+                return self.head(ops.relu(self.fc2(x)))
+        ```
+
+        If the cell is used only in training (an auxiliary head), audit the network in
+        training mode (``net.set_train(True)``); if it is not needed, delete it.
+    """
+    mode = "training" if ctx.net.training else "evaluation"
+    for node in never_called_cells(ctx):
+        attrs = ctx.graph.nodes[node]
+        path = ctx.cell_path(node)
+        yield ctx.finding(
+            "warning",
+            path,
+            f"{path} ({attrs['class_name']}) holds parameters but was never called in the traced "
+            f"forward pass ({mode} mode), and none of its parameters was read: it does not "
+            "contribute to the output, yet it is trained and saved.",
+            f"Call {path} in construct where it belongs, or delete it; if it is used only in "
+            f"{'evaluation' if ctx.net.training else 'training'} mode, audit the network in that mode.",
+            [node],
+        )

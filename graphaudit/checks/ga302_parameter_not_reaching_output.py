@@ -1,0 +1,106 @@
+"""GA302 parameter-not-reaching-output."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import networkx as nx
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks.ga301_cell_never_called import never_called_cells
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+def reaching_outputs(graph: nx.MultiDiGraph) -> set[str]:
+    """Every node from which a ``flows`` path leads to an output node (outputs included)."""
+    reached = {node for node, _ in g.nodes_of_kind(graph, g.OUTPUT)}
+    stack = list(reached)
+    while stack:
+        node = stack.pop()
+        for source, _, attrs in graph.in_edges(node, data=True):
+            if attrs["kind"] == g.FLOWS and source not in reached:
+                reached.add(source)
+                stack.append(source)
+    return reached
+
+
+def _inside_cells(graph: nx.MultiDiGraph, roots: list[str]) -> set[str]:
+    cells = set(roots)
+    stack = list(roots)
+    while stack:
+        for _, child, attrs in graph.out_edges(stack.pop(), data=True):
+            if attrs["kind"] == g.CONTAINS and child not in cells:
+                cells.add(child)
+                stack.append(child)
+    return cells
+
+
+@register("GA302", "parameter-not-reaching-output", needs_inputs=True)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A trainable parameter that has no effect on the network's output.
+
+    What it does:
+        Follows, in the traced forward pass, the data flow from every operation or cell call
+        that reads a trainable parameter, and reports the parameter when none of them leads
+        to an output of the network, or when nothing reads it at all. Parameters of cells
+        that were never called are left to GA301.
+
+    Why is this bad:
+        A branch that is computed and then dropped (``aux = self.aux(x)`` with ``aux`` never
+        used, a result overwritten by the next line, a parameter created and forgotten) costs
+        compute and looks like part of the model, but gets a zero gradient: its weights never
+        train and the output is not what the author designed.
+
+    Example:
+        ```python
+        def construct(self, x):
+            x = self.backbone(x)
+            aux = self.aux(x)          # computed, then dropped
+            return self.head(x)
+        ```
+
+    Use instead:
+        ```python
+        def construct(self, x):
+            x = self.backbone(x)
+            return self.head(x), self.aux(x)   # or combine it: self.head(x + self.aux(x))
+        ```
+
+        If the branch is meant for another mode only, audit in that mode; if it is not
+        needed, delete it.
+    """
+    graph = ctx.graph
+    skipped = _inside_cells(graph, never_called_cells(ctx))
+    reaching = reaching_outputs(graph)
+    for node, attrs in g.nodes_of_kind(graph, g.PARAMETER):
+        if not attrs["requires_grad"] or not attrs.get("registered", True):
+            continue
+        owners = g.owners_of(graph, node)
+        if any(owner in skipped for owner in owners):
+            continue
+        readers = [t for _, t, d in graph.out_edges(node, data=True) if d["kind"] == g.READS]
+        if any(reader in reaching for reader in readers):
+            continue
+        name = attrs["name"]
+        if readers:
+            where = ", ".join(
+                dict.fromkeys(
+                    graph.nodes[r].get("path", graph.nodes[r].get("scope", "")) or "(root)" for r in readers
+                )
+            )
+            message = (
+                f"{name} is trainable and is read in the forward pass (by {where}), but nothing computed "
+                "from it reaches an output of the network: it gets no gradient and never trains."
+            )
+            fix = f"Use the result computed from {name} (return it or combine it into the output), or remove it."
+        else:
+            message = (
+                f"{name} is trainable but nothing reads it in the traced forward pass: it gets no "
+                "gradient and never trains."
+            )
+            fix = (
+                f"Use {name} in construct, or remove it (or set requires_grad=False if it is a fixed buffer)."
+            )
+        yield ctx.finding("error", name, message, fix, [node, *readers])

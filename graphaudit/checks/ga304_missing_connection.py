@@ -1,0 +1,84 @@
+"""GA304 missing-connection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.connectivity import close_paths, connected, resolve
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+def unmatched_pattern(ctx: AuditContext, pattern: str, where: str) -> Finding:
+    """The finding for a spec pattern that names no cell of the network."""
+    close = close_paths(ctx.graph, pattern)
+    hint = f" Close matches: {', '.join(close)}." if close else ""
+    source = f" ({ctx.spec.source})" if ctx.spec.source else ""
+    return ctx.finding(
+        "error",
+        pattern,
+        f"{where}{source} names {pattern!r}, which matches no cell path of the network, so the "
+        f"rule checks nothing.{hint}",
+        "Fix the path in the design (cell paths are attribute paths such as 'layer1.0.conv1'; "
+        "globs use fnmatch: 'layer1.*').",
+        [g.cell_node("")],
+    )
+
+
+@register("GA304", "missing-connection", needs_inputs=True)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A data flow the design expects between two cells that the network does not have.
+
+    What it does:
+        For each ``(source, target)`` in ``Spec.expected_connections`` (cell paths or globs),
+        checks in the traced forward pass that a tensor produced inside *source* reaches
+        *target*, directly or through functional operations only (``+``, ``cat``,
+        ``reshape``...; another cell in between breaks the connection). With globs, one
+        matching pair connected is enough. A pattern that matches no cell is reported too.
+
+    Why is this bad:
+        A forgotten residual (``x = self.block(x)`` instead of ``x = x + self.block(x)``), a
+        U-Net skip that concatenates the wrong feature map, or a layer bypassed because a
+        variable was overwritten: the network still trains, just to a worse accuracy, and
+        nothing ever fails.
+
+    Example:
+        ```python
+        # Spec(expected_connections=[("stem", "head"), ("block", "head")])
+        def construct(self, x):
+            x = self.stem(x)
+            x = self.block(x)          # residual forgotten: stem no longer feeds head
+            return self.head(x)
+        ```
+
+    Use instead:
+        ```python
+        def construct(self, x):
+            x = self.stem(x)
+            x = x + self.block(x)
+            return self.head(x)
+        ```
+    """
+    by_path = g.cell_nodes_by_path(ctx.graph)
+    for source, target in ctx.spec.expected_connections:
+        sources, targets = resolve(ctx.graph, source), resolve(ctx.graph, target)
+        for pattern, matched in ((source, sources), (target, targets)):
+            if not matched:
+                yield unmatched_pattern(ctx, pattern, f"Spec.expected_connections ({source!r}, {target!r})")
+        if not sources or not targets:
+            continue
+        if any(connected(ctx.graph, s, t) for s in sources for t in targets):
+            continue
+        pair = f"{source} -> {target}"
+        yield ctx.finding(
+            "error",
+            source,
+            f"the design expects data to flow from {source} into {target}, but in the traced forward pass "
+            f"no tensor made inside {source} reaches {target} (directly or through functional "
+            "operations only).",
+            f"Check construct where {target} is called: feed it what {source} produces (a forgotten "
+            f"residual add, skip concatenation or an overwritten variable), or correct the design ({pair}).",
+            list(dict.fromkeys(by_path[p] for p in (*sources, *targets))),
+        )

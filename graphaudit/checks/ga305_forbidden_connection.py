@@ -1,0 +1,68 @@
+"""GA305 forbidden-connection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks.ga304_missing_connection import unmatched_pattern
+from graphaudit.connectivity import connected, resolve
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+@register("GA305", "forbidden-connection", needs_inputs=True)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A data flow between two cells that the design forbids.
+
+    What it does:
+        For each ``(source, target)`` in ``Spec.forbidden_connections`` (cell paths or
+        globs), reports every matching pair for which, in the traced forward pass, a tensor
+        produced inside *source* reaches *target* directly or through functional operations
+        only. A pattern that matches no cell is reported too, since the rule guards nothing.
+
+    Why is this bad:
+        Some designs depend on two parts staying apart: the towers of a two-tower retrieval
+        model, a student that must not see the teacher's features, a causal branch that must
+        not see the future. A wrong variable name wires one into the other; the network runs
+        and even trains well, but it is not the model that was designed and it will not
+        behave the same at inference time.
+
+    Example:
+        ```python
+        # Spec(forbidden_connections=[("user_tower", "item_tower")])
+        def construct(self, user, item):
+            u = self.user_tower(user)
+            v = self.item_tower(item + u)   # the item tower now sees the user
+            return (u * v).sum(-1)
+        ```
+
+    Use instead:
+        ```python
+        def construct(self, user, item):
+            u = self.user_tower(user)
+            v = self.item_tower(item)
+            return (u * v).sum(-1)
+        ```
+    """
+    by_path = g.cell_nodes_by_path(ctx.graph)
+    for source, target in ctx.spec.forbidden_connections:
+        sources, targets = resolve(ctx.graph, source), resolve(ctx.graph, target)
+        for pattern, matched in ((source, sources), (target, targets)):
+            if not matched:
+                yield unmatched_pattern(ctx, pattern, f"Spec.forbidden_connections ({source!r}, {target!r})")
+        for s in sources:
+            for t in targets:
+                if not connected(ctx.graph, s, t):
+                    continue
+                rule = f" (rule {source} -> {target})" if (s, t) != (source, target) else ""
+                yield ctx.finding(
+                    "error",
+                    s,
+                    f"data flows from {s} into {t} in the traced forward pass, which the design "
+                    f"forbids{rule}.",
+                    f"Check construct where {t} is called and feed it what the design says instead of "
+                    f"{s}'s output (often a wrong variable name), or correct the design.",
+                    [by_path[s], by_path[t]],
+                )

@@ -1,0 +1,71 @@
+"""GA306 undeclared-connection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fnmatch import fnmatchcase
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.connectivity import direct_connections, resolve
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+@register("GA306", "undeclared-connection", needs_inputs=True)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A data flow between the cells of an exhaustive design that the design does not list.
+
+    What it does:
+        When ``Spec.exhaustive_connections`` is true, takes every cell named (or matched by a
+        glob) in ``Spec.expected_connections`` and reports each direct connection between two
+        of them, in the traced forward pass, that no expected (or forbidden) pair declares.
+        A direct connection is a tensor made inside one cell reaching another directly or
+        through functional operations only.
+
+    Why is this bad:
+        An exhaustive design is a wiring diagram: an extra wire is as much a bug as a missing
+        one. A stray skip connection, a feature map reused one stage too late or a branch fed
+        from the wrong place all leave a network that trains, but not the one designed.
+
+    Example:
+        ```python
+        # Spec(expected_connections=[("encoder", "decoder"), ("decoder", "head")],
+        #      exhaustive_connections=True)
+        def construct(self, x):
+            z = self.encoder(x)
+            return self.head(self.decoder(z) + z)   # encoder -> head is not in the design
+        ```
+
+    Use instead:
+        ```python
+        def construct(self, x):
+            return self.head(self.decoder(self.encoder(x)))
+        ```
+
+        or, if the skip is meant, add ``("encoder", "head")`` to the expected connections.
+    """
+    spec = ctx.spec
+    if not spec.exhaustive_connections:
+        return
+    names: list[str] = []
+    for source, target in spec.expected_connections:
+        names.extend(resolve(ctx.graph, source))
+        names.extend(resolve(ctx.graph, target))
+    declared = [*spec.expected_connections, *spec.forbidden_connections]
+    by_path = g.cell_nodes_by_path(ctx.graph)
+    order = {path: index for index, path in enumerate(dict.fromkeys(names))}
+    for a, b in sorted(
+        direct_connections(ctx.graph, order), key=lambda pair: (order[pair[0]], order[pair[1]])
+    ):
+        if any(fnmatchcase(a, s) and fnmatchcase(b, t) for s, t in declared):
+            continue
+        yield ctx.finding(
+            "warning",
+            a,
+            f"data flows from {a} into {b} in the traced forward pass, but the exhaustive design "
+            "does not declare this connection.",
+            f"Remove the connection from construct if it is a mistake, or declare it: add ({a!r}, {b!r}) "
+            "to Spec.expected_connections.",
+            [by_path[a], by_path[b]],
+        )

@@ -1,0 +1,73 @@
+"""GA307 call-count-mismatch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks.ga304_missing_connection import unmatched_pattern
+from graphaudit.connectivity import resolve
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+@register("GA307", "call-count-mismatch", needs_inputs=True)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A cell called a different number of times than the design says.
+
+    What it does:
+        For each ``path: n`` in ``Spec.calls`` (a cell path or a glob), counts the calls of
+        that cell object in the traced forward pass and reports a count other than *n*.
+        Calls are counted per cell object: a cell shared under several paths counts the calls
+        made through every path. A path that names no cell is reported with close matches.
+
+    Why is this bad:
+        Iterative refinement, weight-shared recurrent blocks, siamese encoders and
+        test-time loops depend on a cell being applied an exact number of times. An
+        off-by-one ``range``, a loop variable shadowed, or a config value that is never
+        read change that number silently: the network still produces the right shapes.
+
+    Example:
+        ```python
+        # Spec(calls={"refine": 3})
+        for _ in range(1, self.steps):   # off by one: refine runs twice
+            x = self.refine(x)
+        ```
+
+    Use instead:
+        ```python
+        for _ in range(self.steps):
+            x = self.refine(x)
+        ```
+    """
+    by_path = g.cell_nodes_by_path(ctx.graph)
+    for pattern, expected in ctx.spec.calls.items():
+        paths = resolve(ctx.graph, pattern)
+        if not paths:
+            yield unmatched_pattern(ctx, pattern, f"Spec.calls[{pattern!r}]")
+            continue
+        seen: set[str] = set()
+        for path in paths:
+            node = by_path[path]
+            if node in seen:
+                continue
+            seen.add(node)
+            actual = len(g.calls_of(ctx.graph, node))
+            if actual == expected:
+                continue
+            shared = g.node_paths(ctx.graph, node)
+            note = (
+                f" (one cell object under {', '.join(shared)}: its calls are counted together)"
+                if len(shared) > 1
+                else ""
+            )
+            yield ctx.finding(
+                "error",
+                path,
+                f"{path} was called {actual} time(s) in the traced forward pass, but the design says "
+                f"{expected}{note}.",
+                f"Check the loop or branch in construct that calls {path} (an off-by-one range, a "
+                "condition, a config value not read), or correct Spec.calls.",
+                [node, *g.calls_of(ctx.graph, node)],
+            )

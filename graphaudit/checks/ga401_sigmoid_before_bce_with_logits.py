@@ -1,0 +1,57 @@
+"""GA401 sigmoid-before-bce-with-logits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+from graphaudit.lossflow import describe_node, pairing
+
+
+@register("GA401", "sigmoid-before-bce-with-logits", needs_inputs=True)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A network that ends in a sigmoid, trained with a loss that applies its own sigmoid.
+
+    What it does:
+        Follows the network's first output back through shape-only operations (reshape,
+        squeeze, ``nn.Flatten``, ``nn.Dropout``...) and reports an error when it was made by
+        a sigmoid (``nn.Sigmoid``, ``nn.Dense(activation="sigmoid")``, ``ops.sigmoid``) while
+        the loss expects logits: ``nn.BCEWithLogitsLoss``, or a custom loss cell that calls
+        ``ops.binary_cross_entropy_with_logits`` (or applies a sigmoid and then a binary
+        cross-entropy). The subject is the class name of the loss cell.
+
+    Why is this bad:
+        The loss squashes the sigmoid's output a second time: ``sigmoid(sigmoid(z))`` lies in
+        (0.5, 0.73), so every prediction is "positive", the loss can never go near zero and
+        the gradients shrink. Training runs and the loss goes down a little, silently.
+
+    Example:
+        ```python
+        net = nn.SequentialCell([nn.Dense(16, 8), nn.ReLU(), nn.Dense(8, 1, activation="sigmoid")])
+        train = nn.WithLossCell(net, nn.BCEWithLogitsLoss())
+        ```
+
+    Use instead:
+        ```python
+        net = nn.SequentialCell([nn.Dense(16, 8), nn.ReLU(), nn.Dense(8, 1)])
+        train = nn.WithLossCell(net, nn.BCEWithLogitsLoss())  # apply ops.sigmoid at inference
+        ```
+
+        or keep the sigmoid and train with ``nn.BCELoss()`` (less stable numerically).
+    """
+    found = pairing(ctx)
+    if found is None or found.activation != "sigmoid" or found.expects != "logits-sigmoid":
+        return
+    assert found.activation_node is not None
+    where = describe_node(ctx.graph, found.activation_node)
+    yield ctx.finding(
+        "error",
+        found.loss_name,
+        f"The network's output is made by a sigmoid ({where}), but {found.evidence}. "
+        "The loss sees sigmoid(sigmoid(z)), which stays within (0.5, 0.73).",
+        f"Remove the sigmoid ({where}) from the training network and keep {found.loss_name}, "
+        "applying the sigmoid only at inference; or keep it and use nn.BCELoss.",
+        found.nodes,
+    )

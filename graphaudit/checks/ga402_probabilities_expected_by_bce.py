@@ -1,0 +1,55 @@
+"""GA402 probabilities-expected-by-bce."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+from graphaudit.lossflow import describe_node, pairing
+
+
+@register("GA402", "probabilities-expected-by-bce", needs_inputs=True)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Unbounded logits fed to a loss that expects probabilities.
+
+    What it does:
+        Reports an error when the loss expects probabilities in [0, 1] (``nn.BCELoss``,
+        ``ops.binary_cross_entropy`` in a custom loss cell) but the network's first output,
+        followed back through shape-only operations, comes straight from a layer or an
+        affine operation (``nn.Dense``, ``nn.Conv2d``, ``matmul``, ``add``...) with no
+        sigmoid or softmax. The subject is the class name of the loss cell.
+
+    Why is this bad:
+        Binary cross-entropy takes ``log(p)`` and ``log(1 - p)``: a logit outside [0, 1]
+        makes one of them NaN or, once clipped, a constant with no gradient. On some
+        backends this raises, on others training quietly produces NaN or stalls.
+
+    Example:
+        ```python
+        net = nn.SequentialCell([nn.Dense(16, 8), nn.ReLU(), nn.Dense(8, 1)])
+        loss_fn = nn.BCELoss()
+        ```
+
+    Use instead:
+        ```python
+        net = nn.SequentialCell([nn.Dense(16, 8), nn.ReLU(), nn.Dense(8, 1)])
+        loss_fn = nn.BCEWithLogitsLoss()  # takes the logits, numerically stable
+        ```
+
+        or end the network with ``nn.Sigmoid()`` and keep ``nn.BCELoss``.
+    """
+    found = pairing(ctx)
+    if found is None or found.activation != "none" or found.expects != "probabilities":
+        return
+    where = describe_node(ctx.graph, found.activation_node) if found.activation_node else "its input"
+    yield ctx.finding(
+        "error",
+        found.loss_name,
+        f"The network's output is unbounded logits straight from {where}, with no sigmoid or "
+        f"softmax, but {found.evidence}.",
+        f"Train with nn.BCEWithLogitsLoss on the logits instead of {found.loss_name}, or end the "
+        "network with nn.Sigmoid().",
+        found.nodes,
+    )

@@ -1,0 +1,230 @@
+"""GA501 mode-contradicts-audit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mindspore import nn
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+try:  # mindspore.mint's BatchNorm (track_running_stats instead of use_batch_statistics)
+    from mindspore.mint.nn.layer.normalization import _BatchNorm as _MintBatchNorm
+except ImportError:  # pragma: no cover - older MindSpore
+    _MintBatchNorm = None
+
+_NN_BATCHNORM = nn.layer.normalization._BatchNorm
+_DROPOUT_WORDS = ("Dropout", "DropPath", "DropBlock")
+
+
+def is_batchnorm(cell: nn.Cell) -> bool:
+    """A BatchNorm of ``mindspore.nn`` or ``mindspore.mint`` (or a class named like one)."""
+    if isinstance(cell, _NN_BATCHNORM) or (_MintBatchNorm is not None and isinstance(cell, _MintBatchNorm)):
+        return True
+    return "BatchNorm" in type(cell).__name__
+
+
+def is_dropout(cell: nn.Cell) -> bool:
+    """A dropout-like cell: ``nn.Dropout``/``Dropout1d/2d/3d``, ``mint.nn.Dropout``, DropPath..."""
+    if isinstance(cell, (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d)):
+        return True
+    name = type(cell).__name__
+    return any(word in name for word in _DROPOUT_WORDS)
+
+
+def is_mode_dependent(cell: nn.Cell) -> bool:
+    return is_batchnorm(cell) or is_dropout(cell)
+
+
+def training_flag_set(cell: nn.Cell) -> bool:
+    """Whether ``set_train`` (or ``add_flags(training=...)``) ever ran on this cell.
+
+    A Cell starts with ``training=False`` without any flag recorded; ``set_train`` records
+    ``training`` in ``_func_graph_flags`` (MindSpore 2.10).
+    """
+    return "training" in (getattr(cell, "_func_graph_flags", None) or {})
+
+
+def uses_batch_statistics(cell: nn.Cell) -> bool:
+    """Whether a BatchNorm normalises with the statistics of the batch when called now."""
+    explicit = getattr(cell, "use_batch_statistics", None)
+    if isinstance(explicit, bool):
+        return explicit
+    if _MintBatchNorm is not None and isinstance(cell, _MintBatchNorm) and not cell.training:
+        return getattr(cell, "running_mean", None) is None and getattr(cell, "running_var", None) is None
+    return bool(cell.training)
+
+
+def affine_frozen(ctx: AuditContext, cell: nn.Cell) -> bool:
+    """A BatchNorm whose scale and shift do not train: a frozen BatchNorm, on purpose."""
+    params = [p for p in cell.get_parameters(expand=False) if p.ndim == 1]
+    affine = [p for p in params if not any(w in p.name for w in ("moving", "running", "num_batches"))]
+    return bool(affine) and all(not p.requires_grad or ctx.spec.is_frozen(p.name) for p in affine)
+
+
+def drop_probability(cell: nn.Cell) -> float | None:
+    """The probability that a dropout-like cell zeroes an element, as it will run.
+
+    ``nn.Dropout`` keeps its rate in the ``ops.Dropout`` primitive it builds in ``__init__``
+    (``p`` and ``keep_prob`` written later are not used for the rate); the others keep it in
+    ``p`` / ``prob`` / ``drop_prob`` / ``drop_rate`` or ``keep_prob``.
+    """
+    primitive = getattr(cell, "dropout", None)
+    if isinstance(cell, nn.Dropout) and primitive is not None and hasattr(primitive, "keep_prob"):
+        if getattr(cell, "keep_prob", None) == 1 or getattr(cell, "p", None) == 0:
+            return 0.0  # construct() returns its input unchanged
+        return 1.0 - float(primitive.keep_prob)
+    for attribute in ("p", "prob", "drop_prob", "drop_rate"):
+        value = vars(cell).get(attribute)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    keep = vars(cell).get("keep_prob")
+    if isinstance(keep, (int, float)) and not isinstance(keep, bool):
+        return 1.0 - float(keep)
+    return None
+
+
+def _contradicts(ctx: AuditContext, cell: nn.Cell) -> str | None:
+    """What a mode-dependent cell would do wrong in ``ctx.mode``, or None."""
+    if is_batchnorm(cell):
+        if ctx.mode == "train":
+            if getattr(cell, "use_batch_statistics", None) is False or affine_frozen(ctx, cell):
+                return None  # GA503's business, or a frozen BatchNorm kept in eval mode on purpose
+            if not uses_batch_statistics(cell):
+                return "normalises with its moving statistics instead of the batch's and never updates them"
+        elif uses_batch_statistics(cell):
+            explicit = getattr(cell, "use_batch_statistics", None) is True
+            why = " (use_batch_statistics=True)" if explicit else ""
+            return f"normalises with the statistics of each inference batch{why} and updates its moving statistics"
+        return None
+    rate = drop_probability(cell)
+    if rate is None or rate <= 0:
+        return None
+    if ctx.mode == "train" and not cell.training:
+        return f"is disabled: it will not drop anything (p={rate:g} is meant for training)"
+    if ctx.mode == "eval" and cell.training:
+        return f"still drops {rate:.0%} of its inputs at random at inference"
+    return None
+
+
+@register("GA501", "mode-contradicts-audit")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A BatchNorm or Dropout in the wrong mode for what the network is audited for.
+
+    What it does:
+        With ``mode="train"`` (the default when an optimizer is given), reports a BatchNorm
+        that would not use batch statistics and a Dropout (or DropPath) that would not drop,
+        because their ``training`` flag is False. With ``mode="eval"``, reports a Dropout
+        still in training mode and a BatchNorm that would still use batch statistics. When
+        the whole network is in the wrong mode it is reported once, on the network itself.
+        A network on which ``set_train`` was never called (MindSpore cells start with
+        ``training=False``) gets one *info* finding in train mode: ``Model.train()`` calls
+        ``set_train(True)`` itself, a custom training loop must. A BatchNorm whose ``gamma``
+        and ``beta`` are frozen is taken as a deliberately frozen BatchNorm.
+
+    Why is this bad:
+        MindSpore's BatchNorm and Dropout choose their behaviour from ``self.training``,
+        which only ``net.set_train(...)`` sets, recursively. A BatchNorm left in eval mode
+        during training normalises with its moving statistics (on MindSpore 2.10 a batch of
+        mean 3, std 2 comes out with mean 2.95, std 2.02 instead of 0 and 1) and never
+        updates them; a Dropout left in training mode at inference zeroes half of the
+        activations at random. Nothing raises; accuracy silently suffers.
+
+    Example:
+        ```python
+        def train_step(x, y):
+            loss, grads = grad_fn(x, y)
+            optimizer(grads)
+
+        net.set_train(False)  # after an evaluation pass
+        for x, y in dataset:  # ...training resumes in eval mode
+            train_step(x, y)
+        ```
+
+    Use instead:
+        ```python
+        net.set_train(True)  # before training, and set_train(False) before evaluating
+        for x, y in dataset:
+            train_step(x, y)
+        ```
+    """
+    if ctx.mode not in ("train", "eval"):
+        return
+    want = ctx.mode == "train"
+    root = next((node for node, attrs in g.nodes_of_kind(ctx.graph, g.CELL) if attrs["path"] == ""), None)
+    if root is None:
+        return
+    root_cell = ctx.structure.cells[root]
+    root_wrong = bool(root_cell.training) != want
+
+    wrong: list[tuple[str, nn.Cell, str]] = []
+    for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
+        cell = ctx.structure.cells[node]
+        if not is_mode_dependent(cell):
+            continue
+        problem = _contradicts(ctx, cell)
+        if problem is not None:
+            wrong.append((node, cell, problem))
+    if not wrong:
+        return
+
+    # The whole network in the wrong mode: one finding on the network, not one per cell.
+    collapsed = [
+        (node, cell, problem)
+        for node, cell, problem in wrong
+        if root_wrong and cell.training == root_cell.training
+    ]
+    if collapsed:
+        done = {node for node, _, _ in collapsed}
+        wrong = [item for item in wrong if item[0] not in done]
+        names = sorted({type(cell).__name__ for _, cell, _ in collapsed})
+        paths = ", ".join(ctx.cell_path(node) for node, _, _ in collapsed[:3])
+        more = f" and {len(collapsed) - 3} more" if len(collapsed) > 3 else ""
+        nodes = [root] + [node for node, _, _ in collapsed]
+        if (
+            want
+            and not any(training_flag_set(cell) for _, cell, _ in collapsed)
+            and not training_flag_set(root_cell)
+        ):
+            yield ctx.finding(
+                "info",
+                ctx.cell_path(root),
+                f"set_train() was never called on this network, so its {len(collapsed)} mode-dependent "
+                f"cells ({', '.join(names)}: {paths}{more}) are in inference mode (training=False, "
+                "MindSpore's default). Model.train() switches them on; a custom training loop does not.",
+                "If you train with a custom loop (value_and_grad, TrainOneStepCell called by hand), call "
+                "net.set_train(True) before it.",
+                nodes,
+            )
+        else:
+            state, fix = ("eval", "net.set_train(True)") if want else ("training", "net.set_train(False)")
+            yield ctx.finding(
+                "error",
+                ctx.cell_path(root),
+                f"the network is in {state} mode but is audited for mode={ctx.mode!r}: its "
+                f"{len(collapsed)} mode-dependent cells ({', '.join(names)}: {paths}{more}) "
+                f"behave as in {state}: {collapsed[0][2]}.",
+                f"Call {fix} before {'training' if want else 'evaluating or exporting'}.",
+                nodes,
+            )
+
+    for node, cell, problem in wrong:
+        path = ctx.cell_path(node)
+        class_name = type(cell).__name__
+        if is_batchnorm(cell) and not want and getattr(cell, "use_batch_statistics", None) is True:
+            fix = (
+                f"Build {path} with use_batch_statistics=None (the default), so that it follows set_train()."
+            )
+        else:
+            fix = f"Call net.set_train({want}) on the whole network, not set_train({not want}) on {path} or a cell above it."
+        yield ctx.finding(
+            "error",
+            path,
+            f"{path} ({class_name}, training={bool(cell.training)}) {problem}, but the network is audited "
+            f"for mode={ctx.mode!r}.",
+            fix,
+            [node],
+        )

@@ -1,0 +1,51 @@
+"""GA602 constant-initialized-weight."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks.ga601_zero_initialized_weight import weight_values
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+@register("GA602", "constant-initialized-weight")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A weight matrix whose elements all have the same non-zero value.
+
+    What it does:
+        Reads the values of every trainable weight matrix (as GA601 selects them) and reports
+        one with at least two elements that are all equal to one non-zero value (all zeros
+        are GA601's). The same names as GA601 are exempt. Values are only read.
+
+    Why is this bad:
+        Initialisation must break the symmetry between a layer's units: with every weight
+        equal, every output unit computes the same function of the input and receives the
+        same gradient, so the units stay copies of each other and the layer has the capacity
+        of one unit. Typical causes: ``weight_init="ones"`` or ``Constant(0.01)`` meant for
+        a bias, or ``initializer(0.1, shape)`` where a distribution was meant.
+
+    Example:
+        ```python
+        self.fc = nn.Dense(256, 128, weight_init=Constant(0.01))
+        ```
+
+    Use instead:
+        ```python
+        self.fc = nn.Dense(256, 128, weight_init=Normal(0.01))  # random, not constant
+        ```
+    """
+    for item in weight_values(ctx):
+        if item.constant is None or item.constant == 0.0 or item.parameter.size < 2:
+            continue
+        name = item.parameter.name
+        yield ctx.finding(
+            "error",
+            name,
+            f"{name} (shape {tuple(item.parameter.shape)}, in a {item.owner}) has every element equal to "
+            f"{item.constant:g}: its units start as identical copies and stay so.",
+            f"Initialise {name} from a random distribution (e.g. weight_init=Normal(0.01), 'HeUniform', "
+            "'XavierUniform'); keep constant initialisers for biases and normalisation parameters.",
+            [item.node],
+        )

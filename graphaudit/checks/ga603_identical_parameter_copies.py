@@ -1,0 +1,71 @@
+"""GA603 identical-parameter-copies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks.ga601_zero_initialized_weight import WeightValues, weight_values
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+# Below this many elements two equal weights are too likely to be a coincidence of no weight.
+MIN_ELEMENTS = 16
+
+
+@register("GA603", "identical-parameter-copies")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Distinct weight matrices that hold bit-identical values.
+
+    What it does:
+        Hashes the values of every trainable weight matrix (as GA601 selects them, with at
+        least 16 elements and not constant: constant ones are GA601/GA602's) and reports each
+        group of distinct Parameter objects with the same shape, dtype and bytes. Groups
+        declared as tied in the design (``Spec(shared_parameters=...)``) are exempt. Values
+        are only read (a BLAKE2b hash of their bytes).
+
+    Why is this bad:
+        Separately initialised weights are never bit-identical. Identical copies mean that
+        the layers were made by ``copy.deepcopy`` of an already initialised layer, or that one
+        initial tensor was wrapped in several Parameters: the copies start as the same
+        function, receive the same gradients whenever they see the same input, and may never
+        diverge, so the stack has the capacity of one layer. Unlike GA101/GA104 the copies are
+        separate objects, so no sharing check sees them.
+
+    Example:
+        ```python
+        layer = EncoderLayer(256)
+        self.layers = nn.CellList([copy.deepcopy(layer) for _ in range(6)])
+        ```
+
+    Use instead:
+        ```python
+        self.layers = nn.CellList([EncoderLayer(256) for _ in range(6)])
+        ```
+
+        (or re-initialise each copy after deep-copying it).
+    """
+    groups: dict[tuple, list[WeightValues]] = {}
+    for item in weight_values(ctx):
+        param = item.parameter
+        if item.constant is not None or param.size < MIN_ELEMENTS:
+            continue
+        groups.setdefault((tuple(param.shape), str(param.dtype), item.digest), []).append(item)
+    for items in groups.values():
+        if len(items) < 2:
+            continue
+        names = [item.parameter.name for item in items]
+        if all(ctx.spec.declares_shared_parameter(name) for name in names):
+            continue
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        yield ctx.finding(
+            "warning",
+            names[1],
+            f"{len(names)} distinct weights hold bit-identical values ({shown}, shape "
+            f"{tuple(items[0].parameter.shape)}): they were copied from one initialised weight, so the "
+            "layers start as the same function.",
+            "Build each layer anew (Block() for each slot) instead of copy.deepcopy of an initialised "
+            "one, or give each Parameter its own initial tensor; if they are meant to be one weight, tie "
+            "them (one Parameter object) and declare it: Spec(shared_parameters=[[...]]).",
+            [item.node for item in items],
+        )

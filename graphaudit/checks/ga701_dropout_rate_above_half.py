@@ -1,0 +1,72 @@
+"""GA701 dropout-rate-above-half."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mindspore import nn
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks.ga501_mode_contradicts_audit import drop_probability, is_dropout
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+def configured_with(cell: nn.Cell) -> str:
+    """How a dropout's rate was written, for messages."""
+    if isinstance(cell, nn.Dropout) and getattr(cell, "p", None) is None:
+        return f"keep_prob={cell.keep_prob:g} (nn.Dropout's first argument is the probability to KEEP)"
+    for attribute in ("p", "prob", "drop_prob", "drop_rate", "keep_prob"):
+        value = vars(cell).get(attribute)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return f"{attribute}={value:g}"
+    return "its rate"
+
+
+@register("GA701", "dropout-rate-above-half")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A Dropout that drops more than half of its inputs.
+
+    What it does:
+        Reports every dropout-like cell (``nn.Dropout``, ``Dropout1d/2d/3d``,
+        ``mint.nn.Dropout``, DropPath...) whose drop probability is above 0.5. For
+        ``nn.Dropout`` the rate is read where MindSpore 2.10 keeps it, the ``ops.Dropout``
+        primitive built in ``__init__`` (``p`` or ``keep_prob`` assigned later change nothing).
+
+    Why is this bad:
+        In MindSpore's ``nn.Dropout`` the first positional argument is ``keep_prob``, the
+        probability to *keep*, the opposite of other frameworks: ``nn.Dropout(0.1)`` ported
+        from ``torch.nn.Dropout(0.1)`` drops 90% of the activations instead of 10% (measured
+        on 2.10: 0.900 of a tensor of ones zeroed, against 0.099 for ``nn.Dropout(0.9)``).
+        Writing a keep probability as ``p`` makes the same mistake the other way round. The
+        network still trains, badly. MindSpore's accuracy-tuning guide lists this mistake.
+
+    Example:
+        ```python
+        self.drop = nn.Dropout(0.1)  # meant: drop 10%; does: keep 10%
+        ```
+
+    Use instead:
+        ```python
+        self.drop = nn.Dropout(p=0.1)
+        ```
+    """
+    for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
+        cell = ctx.structure.cells[node]
+        if not is_dropout(cell):
+            continue
+        rate = drop_probability(cell)
+        if rate is None or rate <= 0.5 + 1e-9:
+            continue
+        path = ctx.cell_path(node)
+        yield ctx.finding(
+            "warning",
+            path,
+            f"{path} ({type(cell).__name__}) drops {rate:.0%} of its inputs, configured with "
+            f"{configured_with(cell)}. A rate above 50% is almost always a keep probability written as a "
+            "drop rate, or the reverse.",
+            f"If {1 - rate:.0%} is the rate you meant, write nn.Dropout(p={1 - rate:.2g}); if {rate:.0%} "
+            "really is meant, ignore this warning.",
+            [node],
+        )

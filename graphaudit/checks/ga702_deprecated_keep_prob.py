@@ -1,0 +1,69 @@
+"""GA702 deprecated-keep-prob."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mindspore import nn
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+
+@register("GA702", "deprecated-keep-prob")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """An nn.Dropout configured through the deprecated keep_prob.
+
+    What it does:
+        ``nn.Dropout`` stores both ``p`` and ``keep_prob``; ``p`` stays ``None`` when the
+        rate came from ``keep_prob`` (given, positionally or by name, or left to its default
+        of 0.5). Such a Dropout is reported as info. It is a warning when both were given and
+        ``keep_prob=1.0`` silently switches off a Dropout built with ``p > 0``. Only the
+        stored result is visible, so ``nn.Dropout()`` and ``nn.Dropout(keep_prob=0.5)`` cannot
+        be told apart, and a subclass that passes ``p`` (mindcv's ``Dropout``) is not reported.
+
+    Why is this bad:
+        MindSpore 2.10 still honours ``keep_prob`` and only logs a warning when the Dropout
+        is built ("this parameter `keep_prob` will be deprecated, please use `p` instead"), so
+        the behaviour is right today; but ``keep_prob`` means the opposite of the ``p`` of
+        ``nn.Dropout(p=...)``, ``mint.nn.Dropout`` and other frameworks, which is how rates
+        get inverted (see GA701), and it is going away. When both are given ``p`` sets the
+        rate but ``construct`` still returns its input unchanged when ``keep_prob == 1``
+        (measured on 2.10: ``nn.Dropout(p=0.3, keep_prob=1.0)`` zeroes nothing).
+
+    Example:
+        ```python
+        self.drop = nn.Dropout(keep_prob=0.9)
+        ```
+
+    Use instead:
+        ```python
+        self.drop = nn.Dropout(p=0.1)
+        ```
+    """
+    for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
+        cell = ctx.structure.cells[node]
+        if not isinstance(cell, nn.Dropout):
+            continue
+        path = ctx.cell_path(node)
+        p, keep_prob = getattr(cell, "p", None), getattr(cell, "keep_prob", None)
+        if p is None:
+            yield ctx.finding(
+                "info",
+                path,
+                f"{path} is configured through keep_prob={keep_prob:g} (p is None), which MindSpore 2.10 "
+                f"deprecates; it drops {1 - keep_prob:.0%} of its inputs.",
+                f"Write nn.Dropout(p={1 - keep_prob:.2g}) (p is the probability to drop).",
+                [node],
+            )
+        elif keep_prob == 1 and p > 0:
+            yield ctx.finding(
+                "warning",
+                path,
+                f"{path} was given both p={p:g} and keep_prob=1.0: the rate comes from p, but construct() "
+                "returns its input unchanged when keep_prob == 1, so it drops nothing.",
+                f"Pass only p: nn.Dropout(p={p:g}).",
+                [node],
+            )

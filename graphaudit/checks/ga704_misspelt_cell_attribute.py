@@ -1,0 +1,175 @@
+"""GA704 misspelt-cell-attribute."""
+
+from __future__ import annotations
+
+import difflib
+import dis
+import functools
+import types
+from collections.abc import Iterator
+
+from mindspore import nn
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.context import AuditContext
+from graphaudit.findings import Finding
+
+# The Cell flags that change behaviour, which a misspelt attribute is meant to set.
+FLAGS = ("training", "requires_grad", "use_batch_statistics", "keep_prob")
+# Names written for those flags that difflib does not find close enough (PyTorch, Keras and
+# Paddle habits included: ``trainable``, ``use_global_stats``).
+NEAR_MISSES = frozenset(
+    {
+        "train",
+        "is_train",
+        "is_training",
+        "train_mode",
+        "training_mode",
+        "eval",
+        "is_eval",
+        "eval_mode",
+        "trainable",
+        "is_trainable",
+        "frozen",
+        "freeze",
+        "is_frozen",
+        "requires_grads",
+        "require_grad",
+        "require_grads",
+        "requires_gradient",
+        "need_grad",
+        "use_batch_stats",
+        "use_batch_statistic",
+        "use_global_stats",
+        "keepprob",
+        "keep_rate",
+    }
+)
+_LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR"})
+
+
+@functools.cache
+def fresh_cell_attributes() -> frozenset[str]:
+    """What any Cell has: a fresh ``nn.Cell()``'s instance attributes and the class's."""
+    return frozenset(vars(nn.Cell())) | frozenset(dir(nn.Cell))
+
+
+def _code_objects(cls: type) -> Iterator[types.CodeType]:
+    for value in vars(cls).values():
+        if isinstance(value, (staticmethod, classmethod)):
+            value = value.__func__
+        if isinstance(value, property):
+            value = value.fget
+        code = getattr(value, "__code__", None)
+        if isinstance(code, types.CodeType):
+            yield code
+
+
+def _read_names(code: types.CodeType) -> set[str]:
+    names: set[str] = set()
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in _LOADS and isinstance(instruction.argval, str):
+            names.add(instruction.argval)
+    for const in code.co_consts:
+        if isinstance(const, str):
+            names.add(const)  # getattr(self, "name", ...)
+        elif isinstance(const, types.CodeType):
+            names |= _read_names(const)
+    return names
+
+
+@functools.cache
+def names_read_by(cls: type) -> frozenset[str]:
+    """Attribute names that the methods of *cls* and its bases read (``self.x``, ``getattr(self, "x")``)."""
+    names: set[str] = set()
+    for base in cls.__mro__:
+        if base is object or base.__module__.startswith(("builtins", "pybind11")):
+            continue
+        for code in _code_objects(base):
+            names |= _read_names(code)
+    return frozenset(names)
+
+
+def meant_flag(attribute: str) -> str | None:
+    """The Cell flag that *attribute* is a near miss of, or None."""
+    lowered = attribute.lower()
+    if lowered in FLAGS:
+        return None
+    close = difflib.get_close_matches(lowered, FLAGS, n=1, cutoff=0.8)
+    if close:
+        return close[0]
+    if lowered in NEAR_MISSES:
+        if "stat" in lowered:
+            return "use_batch_statistics"
+        if "keep" in lowered:
+            return "keep_prob"
+        if "grad" in lowered or "able" in lowered or "fro" in lowered:
+            return "requires_grad"
+        return "training"
+    return None
+
+
+@register("GA704", "misspelt-cell-attribute")
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A Cell given an attribute that looks like one of its flags but is not.
+
+    What it does:
+        Looks at the scalar instance attributes of every cell and reports one whose name is
+        a near miss of a flag that changes behaviour (``training``, ``requires_grad``,
+        ``use_batch_statistics``, ``keep_prob``): ``trainning``, ``traning``,
+        ``requires_grads``, ``require_grad``, ``trainable``, ``use_global_stats``... An
+        attribute that a fresh ``nn.Cell`` has, that the cell's class defines, or that any
+        method of a class in the network reads (``self.is_training`` in a custom
+        ``construct``) is not a misspelling and is never reported.
+
+    Why is this bad:
+        A Cell accepts any attribute: ``net.trainning = True`` raises nothing, stores a new
+        attribute, and changes nothing (checked on MindSpore 2.10: ``training`` stays False on
+        the cell and on its children). ``backbone.trainable = False`` (the Keras way) freezes
+        nothing either. The author believes the mode or the freeze is set.
+
+    Example:
+        ```python
+        net.trainning = True
+        net.backbone.requires_grads = False
+        ```
+
+    Use instead:
+        ```python
+        net.set_train(True)
+        for p in net.backbone.get_parameters():
+            p.requires_grad = False
+        ```
+    """
+    classes = {type(ctx.structure.cells[node]) for node, _ in g.nodes_of_kind(ctx.graph, g.CELL)}
+    read_anywhere = frozenset().union(*(names_read_by(cls) for cls in classes)) if classes else frozenset()
+    for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
+        cell = ctx.structure.cells[node]
+        for attribute, value in list(vars(cell).items()):
+            if not isinstance(value, (bool, int, float)):
+                continue
+            if (
+                attribute in fresh_cell_attributes()
+                or attribute in read_anywhere
+                or hasattr(type(cell), attribute)
+            ):
+                continue
+            flag = meant_flag(attribute)
+            if flag is None:
+                continue
+            path = ctx.cell_path(node)
+            if flag == "requires_grad":
+                fix = f"Set requires_grad on the parameters: for p in {path}.get_parameters(): p.requires_grad = ..."
+            elif flag == "training":
+                fix = f"Call {path}.set_train(...) (on the whole network) instead of setting {attribute}."
+            else:
+                fix = f"Set {flag} (or rebuild the cell with {flag}=...) instead of {attribute}."
+            yield ctx.finding(
+                "warning",
+                path,
+                f"{path} ({type(cell).__name__}) has an attribute {attribute!r} = {value!r} that nothing reads: "
+                f"it looks like {flag!r}, which it does not set.",
+                fix,
+                [node],
+            )

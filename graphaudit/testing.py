@@ -1,0 +1,208 @@
+"""Assertions for test suites: a network audits clean, a network matches its design spec.
+
+Example:
+    >>> import graphaudit.testing as gt
+    >>> from mindspore import nn
+    >>> net = nn.Dense(3, 2)
+    >>> gt.assert_clean(net, nn.SGD(net.trainable_params()))
+    <Report Dense: 0 findings, ok=True>
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from fnmatch import fnmatchcase
+from typing import Any, Union
+
+from graphaudit.errors import GraphAuditError
+from graphaudit.findings import Finding
+from graphaudit.report import Report
+from graphaudit.spec import Spec, _snapshot, glob_problem
+
+__all__ = ["assert_clean", "assert_matches_spec"]
+
+SpecLike = Union[Spec, str, "os.PathLike[str]"]
+
+
+def _parse_allow(allow: Iterable[str] | str) -> list[tuple[str, str | None]]:
+    from graphaudit.checks import all_checks
+
+    if isinstance(allow, str):
+        allow = (allow,)
+    checks = all_checks()
+    known = set(checks) | {check.name for check in checks.values()}
+    rules: list[tuple[str, str | None]] = []
+    for entry in allow:
+        if not isinstance(entry, str):
+            raise GraphAuditError(
+                f"allow= holds check IDs, check names or 'ID:subject-glob' strings, got {type(entry).__name__} {entry!r}"
+            )
+        check, colon, glob = entry.partition(":")
+        if check not in known:
+            import difflib
+
+            close = difflib.get_close_matches(check, sorted(known), n=1, cutoff=0.5)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise GraphAuditError(f"allow={entry!r}: there is no check {check!r}{hint}")
+        if colon:
+            problem = glob_problem(glob)
+            if problem is not None:
+                raise GraphAuditError(f"allow={entry!r}: the subject pattern {glob!r} {problem}")
+        rules.append((check, glob if colon else None))
+    return rules
+
+
+def _allowed(finding: Finding, rules: list[tuple[str, str | None]]) -> bool:
+    return any(
+        check in (finding.check_id, finding.name) and (glob is None or fnmatchcase(finding.subject, glob))
+        for check, glob in rules
+    )
+
+
+def _describe(finding: Finding) -> str:
+    return (
+        f"  {finding.check_id} {finding.name} [{finding.severity}] {finding.subject}\n"
+        f"      {finding.message}\n"
+        f"      fix: {finding.fix}"
+    )
+
+
+def assert_clean(
+    net_or_report: Any, optimizer: Any = None, *, allow: Iterable[str] | str = (), **audit_kwargs: Any
+) -> Report:
+    """Fail unless the audit finds no error or warning other than the allowed ones.
+
+    *net_or_report* is a :class:`~graphaudit.report.Report`, or a network that is audited with
+    ``graphaudit.audit(net, optimizer, **audit_kwargs)`` (``inputs=``, ``loss_fn=``,
+    ``spec=``...). *allow* holds check IDs (``"GA101"``), check names
+    (``"repeated-cell-in-container"``) or ``"ID:subject-glob"`` strings (``"GA201:head.*"``)
+    that excuse the matching findings. ``info`` findings never fail. Returns the report.
+
+    Raises:
+        AssertionError: listing each finding not allowed, with its message and fix.
+        GraphAuditError: an *allow* entry names no check, or has a malformed glob.
+
+    Example:
+        >>> import graphaudit.testing as gt
+        >>> from mindspore import nn
+        >>> net = nn.SequentialCell([nn.Dense(4, 4)] * 2)  # one Dense in two slots
+        >>> gt.assert_clean(net)
+        Traceback (most recent call last):
+        ...
+        AssertionError: graphaudit found 1 problem in SequentialCell:
+          GA101 repeated-cell-in-container [error] 0
+        ...
+        >>> gt.assert_clean(net, allow=["GA101:0"])  # intended: one layer applied twice
+        <Report SequentialCell: 1 findings, ok=False>
+    """
+    if isinstance(net_or_report, Report):
+        if optimizer is not None or audit_kwargs:
+            raise GraphAuditError(
+                "assert_clean() got a Report together with audit arguments; pass either a Report, "
+                "or the network with its optimizer and audit keyword arguments"
+            )
+        report = net_or_report
+    else:
+        from graphaudit.audit import audit
+
+        report = audit(net_or_report, optimizer, **audit_kwargs)
+    rules = _parse_allow(allow)
+    failing = [f for f in report.of_severity("error", "warning") if not _allowed(f, rules)]
+    if failing:
+        count = f"{len(failing)} problem{'s' if len(failing) != 1 else ''}"
+        example = f"{failing[0].check_id}:{failing[0].subject}"
+        raise AssertionError(
+            f"graphaudit found {count} in {report.network or 'the network'}:\n"
+            + "\n".join(_describe(f) for f in failing)
+            + f"\nIf one is intended, allow it, e.g. allow=[{example!r}]."
+        )
+    return report
+
+
+def _resolved(graph: Any, patterns: Iterable[str], what: str, missing: list[str]) -> list[str]:
+    from graphaudit.connectivity import resolve
+
+    paths: list[str] = []
+    for pattern in dict.fromkeys(patterns):
+        found = resolve(graph, pattern)
+        if not found:
+            missing.append(f"{what}: no cell of the network matches {pattern!r}")
+        paths += found
+    return list(dict.fromkeys(paths))
+
+
+def assert_matches_spec(net: Any, spec: SpecLike, *, inputs: Any = None) -> None:
+    """Fail unless *net*'s design (as :meth:`Spec.from_net` sees it) matches *spec*.
+
+    *spec* is a :class:`~graphaudit.spec.Spec` or the path of a TOML spec file. Its
+    connections and call counts need a traced forward pass: pass *inputs* (one batch) when
+    the spec declares any. Connections are looked for among the cells the spec names (globs
+    resolved on the network), so a hand-written spec works as well as a snapshot.
+
+    Raises:
+        AssertionError: listing every difference, one per line.
+        SpecError: the spec file is malformed.
+        GraphAuditError: the spec declares connections or calls and *inputs* is missing.
+
+    Example:
+        >>> import numpy as np, graphaudit.testing as gt
+        >>> from mindspore import nn, Tensor
+        >>> from graphaudit import Spec
+        >>> x = Tensor(np.ones((1, 4), np.float32))
+        >>> good = nn.SequentialCell([nn.Dense(4, 4), nn.ReLU(), nn.Dense(4, 2)])
+        >>> spec = Spec.from_net(good, x)
+        >>> gt.assert_matches_spec(good, spec, inputs=x)
+        >>> block = nn.Dense(4, 4)
+        >>> gt.assert_matches_spec(nn.SequentialCell([block, nn.ReLU(), block]), spec, inputs=x)
+        Traceback (most recent call last):
+        ...
+        AssertionError: SequentialCell does not match its design spec: 5 differences
+          - shared cells: ['0', '2'] are shared in the network, but the spec does not declare it
+          - connections: 1 -> 2 is expected, but the network has no such connection
+          - connections: 1 -> 0 is in the network, but the spec does not declare it (its connections are exhaustive)
+          - calls: '0' is called 2 times in one forward pass, but the spec says 1
+          - calls: '2' is called 2 times in one forward pass, but the spec says 1
+        If the new design is intended, update the spec (with the design_snapshot fixture: pytest --graphaudit-update-snapshots).
+    """
+    from graphaudit.capture import capture, check_cell
+    from graphaudit.graph import PARAMETER, nodes_of_kind
+
+    net = check_cell(net, function="assert_matches_spec")
+    if not isinstance(spec, Spec):
+        spec = Spec.load(spec)
+    else:
+        spec.validate()
+    traced_parts = [
+        part
+        for part, present in (
+            ("connections", spec.expected_connections or spec.forbidden_connections),
+            ("call counts", spec.calls),
+        )
+        if present
+    ]
+    if traced_parts and inputs is None:
+        raise GraphAuditError(
+            f"the spec{f' {spec.source}' if spec.source else ''} declares {' and '.join(traced_parts)}, "
+            "which need a traced forward pass: pass inputs=... (one batch, as construct() takes it)"
+        )
+    graph = capture(net, inputs)[0]
+    missing: list[str] = []
+    endpoints = [p for pair in (*spec.expected_connections, *spec.forbidden_connections) for p in pair]
+    actual = _snapshot(
+        graph,
+        depth=None,
+        connection_paths=_resolved(graph, endpoints, "connections", missing) if inputs is not None else (),
+        call_paths=_resolved(graph, spec.calls, "calls", missing) if inputs is not None else (),
+    )
+    trainable = [d["name"] for _, d in nodes_of_kind(graph, PARAMETER) if d["requires_grad"]]
+    differences = missing + spec._diff(actual, trainable=trainable)
+    if differences:
+        where = f" ({spec.source})" if spec.source else ""
+        count = f"{len(differences)} difference{'s' if len(differences) != 1 else ''}"
+        raise AssertionError(
+            f"{type(net).__name__} does not match its design spec{where}: {count}\n"
+            + "\n".join(f"  - {line}" for line in differences)
+            + "\nIf the new design is intended, update the spec "
+            "(with the design_snapshot fixture: pytest --graphaudit-update-snapshots)."
+        )

@@ -1,0 +1,31 @@
+"""GA304 good: the residual add carries ``stem``'s output into ``head``; globs name the block's cells."""
+
+import numpy as np
+from mindspore import Tensor, nn
+
+from graphaudit import Spec
+
+DESIGN = Spec(expected_connections=[("stem", "block.*"), ("stem", "head"), ("block.*", "head")])
+
+
+class Net(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Dense(4, 8)
+        self.block = nn.SequentialCell([nn.Dense(8, 8), nn.ReLU()])
+        self.head = nn.Dense(8, 2)
+
+    def construct(self, x):
+        x = self.stem(x)
+        x = x + self.block(x)
+        return self.head(x)
+
+
+def build() -> dict:
+    net = Net()
+    return {
+        "net": net,
+        "optimizer": nn.SGD(net.trainable_params()),
+        "inputs": Tensor(np.ones((2, 4), np.float32)),
+        "spec": DESIGN,
+    }

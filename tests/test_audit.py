@@ -1,0 +1,139 @@
+"""audit(): wrappers, the report, no mutation, bad arguments, generated docs."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import mindspore as ms
+import networkx as nx
+import numpy as np
+import pytest
+from mindspore import nn, ops
+from nets import Repeated, TrainModeNet, tensor
+
+import graphaudit
+from graphaudit.checks import REQUIRED_DOC_SECTIONS, all_checks
+from graphaudit.docgen import DOC_PATH, checks_markdown
+
+
+class Net(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.backbone = nn.Dense(4, 8)
+        self.head = nn.Dense(8, 2)
+
+    def construct(self, x):
+        return self.head(self.backbone(x))
+
+
+def test_docs_checks_md_is_current():
+    assert DOC_PATH.read_text(encoding="utf-8") == checks_markdown(), "run: python -m graphaudit.docgen"
+
+
+def test_every_check_is_documented_and_named():
+    for check_id, check in all_checks().items():
+        assert check.check_id == check_id
+        for section in REQUIRED_DOC_SECTIONS:
+            assert section in check.doc, (check_id, section)
+    names = [c.name for c in all_checks().values()]
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("wrap", ["with_loss", "train_one_step", "model"])
+def test_optimizer_and_loss_are_found_inside_wrappers(wrap):
+    net = Net()
+    optimizer = nn.SGD(net.backbone.trainable_params())
+    loss = nn.MSELoss()
+    wrapped = {
+        "with_loss": lambda: nn.WithLossCell(net, loss),
+        "train_one_step": lambda: nn.TrainOneStepCell(nn.WithLossCell(net, loss), optimizer),
+        "model": lambda: ms.train.Model(net, loss, optimizer),
+    }[wrap]()
+    report = graphaudit.audit(wrapped, optimizer if wrap == "with_loss" else None)
+    assert report.network == "Net"
+    assert sorted(f.subject for f in report.by_check("GA201")) == ["head.bias", "head.weight"]
+    assert not report.ok
+
+
+def test_wrapper_inputs_end_with_the_label():
+    net = Net()
+    report = graphaudit.audit(nn.WithLossCell(net, nn.MSELoss()), inputs=(tensor(2, 4), tensor(2, 2)))
+    assert report.graph.graph["traced"]
+    assert report.graph.nodes["input:0"]["shape"] == "[2, 4]"
+    with pytest.raises(graphaudit.InputError, match=r"inputs=\(x, y\)"):
+        graphaudit.audit(nn.WithLossCell(net, nn.MSELoss()), inputs=tensor(2, 4))
+
+
+def test_report_text_json_and_annotated_graph(tmp_path):
+    report = graphaudit.audit(Repeated(), nn.SGD(Repeated().trainable_params()))
+    assert [f.check_id for f in report.findings if f.severity == "error"][:1] == ["GA101"]
+    data = json.loads(report.to_json())
+    assert data["schema_version"] == 1 and data["ok"] is False
+    assert data["findings"][0]["check_id"] == report.findings[0].check_id
+    text = str(report)
+    assert text.startswith("graphaudit report for Repeated: FAILED") and "ERRORS" in text
+    annotated = [n for n, d in report.graph.nodes(data=True) if "findings" in d]
+    assert annotated and all(report.graph.nodes[n]["severity"] in ("error", "warning", "info") for n in annotated)
+    nx.write_graphml(report.graph, tmp_path / "report.graphml")
+
+
+def test_findings_are_deterministic():
+    def ids():
+        net = Repeated()
+        other = Repeated()
+        return [(f.check_id, f.subject, f.message) for f in graphaudit.audit(net, nn.SGD(other.trainable_params())).findings]
+
+    assert ids() == ids()
+
+
+def test_audit_changes_nothing_in_network_optimizer_or_globals():
+    net = TrainModeNet().set_train(True)
+    net.fc.bias.requires_grad = False
+    optimizer = nn.Adam(net.trainable_params(), learning_rate=0.01, weight_decay=0.1)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), optimizer)
+    x, y = tensor(4, 4), tensor(4, 8)
+    step(x, y)  # optimizer state (moments, step counter) is not at its initial value
+
+    def state():
+        return {
+            "net": {p.name: (p.asnumpy().tobytes(), p.requires_grad) for p in net.get_parameters()},
+            "optimizer": {p.name: p.asnumpy().tobytes() for p in optimizer.get_parameters()},
+            "training": {n: c.training for n, c in step.cells_and_names()},
+            "mode": ms.get_context("mode"),
+        }
+
+    before = state()
+    ms.set_seed(3)
+    np.random.seed(3)
+    random.seed(3)
+    draws = (ops.uniform((2,), ms.Tensor(0.0), ms.Tensor(1.0)).asnumpy().tobytes(), np.random.rand(), random.random())
+    ms.set_seed(3)
+    np.random.seed(3)
+    random.seed(3)
+
+    graphaudit.audit(step, inputs=(x, y))
+
+    assert (ops.uniform((2,), ms.Tensor(0.0), ms.Tensor(1.0)).asnumpy().tobytes(), np.random.rand(), random.random()) == draws
+    assert state() == before
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"optimizer": [1, 2]}, "expects a mindspore.nn.Optimizer"),
+        ({"optimizer": nn.SGD}, r"Pass an instance"),
+        ({"loss_fn": ops.mse_loss}, "expects a loss Cell"),
+        ({"spec": {"frozen": []}}, r"Spec.load\(path\)"),
+    ],
+)
+def test_bad_arguments_get_clear_errors(kwargs, message):
+    with pytest.raises(graphaudit.GraphAuditError, match=message):
+        graphaudit.audit(Net(), **kwargs)
+
+
+def test_checks_needing_inputs_are_reported_as_not_run():
+    report = graphaudit.audit(Net())
+    needing = {i for i, c in all_checks().items() if c.needs_inputs}
+    assert set(report.skipped) == needing
+    assert not needing & set(report.checks_run)

@@ -1,0 +1,605 @@
+"""The ``graphaudit`` command line: every command, format and exit code.
+
+The CLI runs in-process (``main(argv)`` returns the exit code) on small networks defined in a
+factory file written to ``tmp_path``, on the bundled samples, and once as a subprocess via
+``python -m graphaudit``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import graphaudit
+from graphaudit import cli
+from graphaudit.checks import all_checks
+from graphaudit.cli import EXIT_CLEAN, EXIT_FINDINGS, EXIT_FORWARD, EXIT_INTERNAL, EXIT_USAGE, main
+from graphaudit.spec import Spec
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+REPORT_SCHEMA = ROOT / "graphaudit" / "schema" / "report.schema.json"
+CHECKS = all_checks()
+
+FACTORIES = '''
+"""Small networks for the graphaudit command-line tests."""
+
+import numpy as np
+from mindspore import Tensor, nn, ops
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Dense(4, 8)
+        self.head = nn.Dense(8, 2)
+
+    def construct(self, x):
+        return self.head(self.backbone(x))
+
+
+class HeadTwice(Net):
+    def construct(self, x):
+        h = self.backbone(x)
+        return self.head(h) + self.head(h)
+
+
+class WithSpare(Net):
+    def __init__(self):
+        super().__init__()
+        self.spare = nn.Dense(4, 4)  # never called: GA301, a warning
+
+
+class SigmoidNet(Net):
+    def construct(self, x):
+        return ops.sigmoid(self.head(self.backbone(x)))
+
+
+def clean():
+    net = Net()
+    return net, nn.SGD(net.trainable_params())
+
+
+def missing_head():
+    net = Net()
+    return {"net": net, "optimizer": nn.SGD(net.backbone.trainable_params())}
+
+
+def spare():
+    net = WithSpare()
+    return net, nn.SGD(net.trainable_params())
+
+
+def head_twice():
+    net = HeadTwice()
+    return net, nn.SGD(net.trainable_params())
+
+
+def with_inputs():
+    net = Net()
+    x = Tensor(np.ones((2, 4), np.float32))
+    return {"net": net, "optimizer": nn.SGD(net.trainable_params()), "inputs": x}
+
+
+def with_loss():
+    net = Net()
+    return net, nn.SGD(net.trainable_params()), nn.MSELoss()
+
+
+def sigmoid_bce():
+    net = SigmoidNet()
+    return net, nn.SGD(net.trainable_params()), nn.BCEWithLogitsLoss()
+
+
+def train_step():
+    net = Net()
+    optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+    return nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), optimizer)
+
+
+def full_optimizer(net):
+    return nn.Momentum(net.trainable_params(), 0.01, 0.9)
+
+
+def backbone_optimizer(net):
+    return nn.SGD(net.backbone.trainable_params())
+
+
+def broken():
+    raise RuntimeError("boom while building")
+
+
+def needs_argument(width):
+    return nn.Dense(width, 2)
+
+
+def not_a_net():
+    return 42
+
+
+def bad_dict():
+    return {"net": Net(), "optimiser": None}
+
+
+def returns_class():
+    return Net
+
+
+def too_many():
+    return Net(), None, None, None
+
+
+NET_OBJECT = Net()
+'''
+
+
+@pytest.fixture(autouse=True)
+def _isolate_imports():
+    """Undo what importing factory files does to sys.path and sys.modules."""
+    path = list(sys.path)
+    before = set(sys.modules)
+    yield
+    sys.path[:] = path
+    for name in set(sys.modules) - before:
+        if name.startswith(("_graphaudit_target_", "ga_cli_")):
+            del sys.modules[name]
+
+
+@pytest.fixture
+def factories(tmp_path) -> Path:
+    path = tmp_path / "ga_cli_factories.py"
+    path.write_text(FACTORIES, encoding="utf-8")
+    return path
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def report_validator():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def assert_valid_report(validator, data) -> None:
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
+
+
+# --------------------------------------------------------------------------- audit: exit codes
+
+
+def test_clean_network_exits_0_with_a_text_report(capsys, factories):
+    code, out, err = run(capsys, "audit", f"{factories}:clean", "--input", "2x4")
+    assert code == EXIT_CLEAN, err
+    assert out.startswith("graphaudit report for Net: OK")
+
+
+def test_errors_exit_1_and_name_the_subject(capsys, factories):
+    code, out, _ = run(capsys, "audit", f"{factories}:missing_head", "--input", "2x4")
+    assert code == EXIT_FINDINGS
+    assert "FAILED" in out and "GA201 trainable-not-in-optimizer  head.weight" in out
+
+
+@pytest.mark.parametrize(
+    ("factory", "fail_on", "expected"),
+    [
+        ("spare", "error", EXIT_CLEAN),  # a warning only
+        ("spare", "warning", EXIT_FINDINGS),
+        ("spare", "never", EXIT_CLEAN),
+        ("missing_head", "never", EXIT_CLEAN),
+        ("missing_head", "warning", EXIT_FINDINGS),
+        ("clean", "warning", EXIT_CLEAN),
+    ],
+)
+def test_fail_on_sets_the_threshold(capsys, factories, factory, fail_on, expected):
+    code, out, _ = run(capsys, "audit", f"{factories}:{factory}", "--input", "2x4", "--fail-on", fail_on)
+    assert code == expected, out
+
+
+def test_spare_cell_is_a_warning(capsys, factories):
+    _, out, _ = run(capsys, "audit", f"{factories}:spare", "--input", "2x4", "--format", "json")
+    data = json.loads(out)
+    assert [(f["check_id"], f["severity"], f["subject"]) for f in data["findings"]] == [
+        ("GA301", "warning", "spare")
+    ]
+
+
+def test_forward_failure_exits_3_without_traceback(capsys, factories):
+    code, out, err = run(capsys, "audit", f"{factories}:clean", "--input", "2x5")
+    assert code == EXIT_FORWARD
+    assert out == ""
+    assert "graphaudit: error: the network failed to run" in err and "'backbone'" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["{f}:nope", "--input", "2x4"], "has no attribute 'nope'; it defines HeadTwice, "),
+        (["{f}", "--input", "2x4"], "is not MODULE:FACTORY"),
+        (["{d}/missing.py:build"], "no such Python file"),
+        (["no_such_module_for_graphaudit:build"], "cannot import module 'no_such_module_for_graphaudit'"),
+        (["{f}:clean", "--input", "2y4"], "bad tensor shape '2y4'"),
+        (["{f}:clean", "--input", "2x0"], "dimension '0' is not a positive integer"),
+        (["{f}:clean", "--input", "2x4:complex7"], "bad tensor dtype 'complex7'"),
+        (["{f}:clean", "--format", "xml"], "invalid choice: 'xml'"),
+        (["{f}:broken"], "calling {f}:broken raised RuntimeError: boom while building"),
+        (["{f}:needs_argument"], "missing a required argument: 'width'"),
+        (["{f}:not_a_net"], "gave an object of type int, not a network"),
+        (
+            ["{f}:bad_dict"],
+            "unknown keys ['optimiser']; the keys allowed are 'net' (required) and 'optimizer'",
+        ),
+        (["{f}:clean", "--mode", "test"], "invalid choice: 'test'"),
+        (["{f}:too_many"], "returned a tuple of 4 values"),
+        (["{f}:returns_class"], "gave the class Net, not a network: return an instance"),
+        (["{f}:clean", "--input", "2x4", "--label", "2x2"], "--label needs a loss"),
+        (["{f}:with_loss", "--label", "2x2"], "--label needs the data inputs too"),
+        (["{f}:train_step", "--input", "2x4"], "so `inputs` must be (data..., label)"),
+        (["{f}:clean", "--spec", "{d}/absent.toml"], "cannot read the spec file"),
+        (["{f}:clean", "--spec", "{d}/typo.toml"], "typo.toml:1: unknown key 'parameter'"),
+        (["{f}:clean", "--optimizer", "{f}:nope"], "has no attribute 'nope'"),
+        (["{f}:clean", "--optimizer", "{f}:not_a_net"], "--optimizer {f}:not_a_net cannot be called with 1"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message_and_no_traceback(capsys, factories, args, message):
+    (factories.parent / "typo.toml").write_text("[parameter]\nfrozen = []\n", encoding="utf-8")
+    fill = {"f": str(factories), "d": str(factories.parent)}
+    code, out, err = run(capsys, "audit", *(a.format(**fill) for a in args))
+    assert code == EXIT_USAGE, err
+    assert message.format(**fill) in err
+    assert "Traceback" not in err
+    assert out == ""
+
+
+def test_a_bug_in_graphaudit_exits_4_with_the_traceback(capsys, factories, monkeypatch):
+    def explode(*args, **kwargs):
+        raise RuntimeError("internal bug")
+
+    monkeypatch.setattr(graphaudit, "audit", explode)
+    code, _, err = run(capsys, "audit", f"{factories}:clean")
+    assert code == EXIT_INTERNAL
+    assert "Traceback" in err and "internal bug" in err and "this is a bug in graphaudit" in err
+
+
+# --------------------------------------------------------------------------- audit: what it builds
+
+
+def test_module_name_factory_and_cell_object(capsys, factories, monkeypatch):
+    monkeypatch.chdir(factories.parent)
+    code, out, err = run(capsys, "audit", "ga_cli_factories:missing_head", "--input", "2x4")
+    assert "head.weight" in out
+    assert code == EXIT_FINDINGS, err
+    code, _, err = run(capsys, "audit", "ga_cli_factories:NET_OBJECT", "--input", "2x4")
+    assert code == EXIT_CLEAN, err  # a network object, no optimizer: nothing to compare
+    code, _, err = run(capsys, "audit", "ga_cli_factories.py:Net", "--input", "2x4")  # a class
+    assert code == EXIT_CLEAN, err
+
+
+def test_mode_is_passed_to_audit(capsys, factories, monkeypatch):
+    seen = {}
+    real = graphaudit.audit
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(graphaudit, "audit", spy)
+    code, _, err = run(capsys, "audit", f"{factories}:clean", "--input", "2x4", "--mode", "eval")
+    assert code == EXIT_CLEAN, err
+    assert seen["mode"] == "eval"
+
+
+def test_optimizer_factory_replaces_the_factorys_optimizer(capsys, factories):
+    code, _, _ = run(
+        capsys, "audit", f"{factories}:missing_head", "--optimizer", f"{factories}:full_optimizer"
+    )
+    assert code == EXIT_CLEAN
+    code, out, _ = run(
+        capsys, "audit", f"{factories}:clean", "--optimizer", f"{factories}:backbone_optimizer"
+    )
+    assert code == EXIT_FINDINGS and "head.weight" in out
+
+
+def test_inputs_from_the_factory_enable_the_traced_checks(capsys, factories):
+    code, out, _ = run(capsys, "audit", f"{factories}:with_inputs", "--format", "json")
+    assert code == EXIT_CLEAN
+    data = json.loads(out)
+    assert data["skipped"] == {} and "GA301" in data["checks_run"]
+    code, out, _ = run(capsys, "audit", f"{factories}:clean", "--format", "json")
+    assert "GA301" in json.loads(out)["skipped"]  # no inputs: the traced checks are skipped
+
+
+@pytest.mark.parametrize("factory", ["train_step", "with_loss"])
+def test_label_goes_to_the_loss(capsys, factories, factory):
+    code, out, err = run(capsys, "audit", f"{factories}:{factory}", "--input", "2x4", "--label", "2x2")
+    assert code == EXIT_CLEAN, out + err
+
+
+def test_sigmoid_before_bce_with_logits_is_found_through_the_label(capsys, factories):
+    code, out, _ = run(capsys, "audit", f"{factories}:sigmoid_bce", "--input", "2x4", "--label", "2x2")
+    assert code == EXIT_FINDINGS
+    assert "GA401 sigmoid-before-bce-with-logits" in out
+
+
+def test_the_tour_sample_network(capsys):
+    code, out, _ = run(
+        capsys, "audit", SAMPLES / "tour.py:SampleNet", "--input", "2x3x16x16", "--format", "json"
+    )
+    assert code == EXIT_FINDINGS
+    assert "GA101" in {f["check_id"] for f in json.loads(out)["findings"]}
+
+
+def test_inputs_are_deterministic_and_seeded():
+    def values(seed: int) -> list:
+        return [t.asnumpy().tolist() for t in cli._tensors([((2, 3), "float32"), ((4,), "int64")], seed)]
+
+    assert values(0) == values(0)
+    assert values(0) != values(1)
+    floats, ints = values(0)
+    assert all(0 <= v < 1 for row in floats for v in row) and set(ints) <= {0, 1}
+
+
+# --------------------------------------------------------------------------- formats and outputs
+
+
+def test_json_report_matches_the_schema_and_the_api(capsys, factories, report_validator, tmp_path):
+    target = tmp_path / "out" / "report.json"
+    code, out, err = run(
+        capsys, "audit", f"{factories}:missing_head", "--input", "2x4", "--format", "json", "-o", target
+    )
+    assert code == EXIT_FINDINGS
+    assert out == "" and f"wrote the json report to {target}" in err
+    data = json.loads(target.read_text(encoding="utf-8"))
+    assert_valid_report(report_validator, data)
+    assert data["schema_version"] == 1 and data["ok"] is False and data["counts"]["error"] == 2
+    assert [f["subject"] for f in data["findings"]] == ["head.bias", "head.weight"]
+
+
+def test_report_schema_rejects_what_is_not_a_report(report_validator):
+    good = {
+        "schema_version": 1,
+        "network": "Net",
+        "ok": True,
+        "counts": {"error": 0, "warning": 0, "info": 0},
+        "checks_run": ["GA101"],
+        "skipped": {},
+        "findings": [],
+    }
+    assert_valid_report(report_validator, good)
+    for bad in (
+        {**good, "schema_version": 2},
+        {**good, "ok": False},  # no error, so ok must be true
+        {**good, "extra": 1},
+        {**good, "checks_run": ["X1"]},
+        {**good, "findings": [{"check_id": "GA101"}]},
+    ):
+        assert list(report_validator.iter_errors(bad)), bad
+
+
+SAMPLE_FILES = sorted(SAMPLES.glob("GA*/*.py"))
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=[f"{p.parent.name}-{p.stem}" for p in SAMPLE_FILES])
+def test_every_sample_audits_to_a_valid_json_report(capsys, report_validator, path):
+    code, out, err = run(capsys, "audit", f"{path}:build", "--format", "json", "--fail-on", "never")
+    assert code == EXIT_CLEAN, err
+    data = json.loads(out)
+    assert_valid_report(report_validator, data)
+    check_id = path.parent.name
+    fired = {f["check_id"] for f in data["findings"] if f["severity"] != "info"}
+    if path.stem == "bad":
+        assert check_id in {f["check_id"] for f in data["findings"]}
+    else:
+        assert check_id not in fired
+
+
+def test_sarif_report_points_at_the_factory(capsys, factories, monkeypatch):
+    monkeypatch.chdir(factories.parent)
+    code, out, _ = run(capsys, "audit", "ga_cli_factories.py:missing_head", "--format", "sarif")
+    assert code == EXIT_FINDINGS
+    log = json.loads(out)
+    assert log["version"] == "2.1.0"
+    run_ = log["runs"][0]
+    assert [r["id"] for r in run_["tool"]["driver"]["rules"]] == list(CHECKS)
+    result = run_["results"][0]
+    assert result["ruleId"] == "GA201" and result["level"] == "error"
+    physical = result["locations"][0]["physicalLocation"]
+    assert physical["artifactLocation"]["uri"] == "ga_cli_factories.py"
+    line = FACTORIES.splitlines().index("def missing_head():") + 1
+    assert physical["region"]["startLine"] == line
+    assert result["locations"][0]["logicalLocations"] == [
+        {"fullyQualifiedName": "head.bias", "kind": "member"}
+    ]
+
+
+def test_sarif_artifact_outside_the_working_folder_is_a_file_uri(capsys, factories, monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    _, out, _ = run(capsys, "audit", f"{factories}:missing_head", "--format", "sarif")
+    uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"][
+        "uri"
+    ]
+    assert uri == factories.resolve().as_uri()
+
+
+def test_output_folder_that_cannot_be_made_exits_2(capsys, factories, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code, _, err = run(capsys, "audit", f"{factories}:clean", "-o", blocker / "report.txt")
+    assert code == EXIT_USAGE and "cannot write the text report" in err
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+@pytest.mark.needs_dot
+def test_audit_writes_svg_and_html(capsys, factories, tmp_path):
+    svg, html = tmp_path / "r" / "report.svg", tmp_path / "r" / "report.html"
+    code, _, err = run(
+        capsys, "audit", f"{factories}:missing_head", "--input", "2x4", "--svg", svg, "--html", html
+    )
+    assert code == EXIT_FINDINGS, err
+    assert svg.read_text().lstrip().startswith("<?xml") and "<svg" in svg.read_text()
+    assert "<html" in html.read_text().lower() and "GA201" in html.read_text()
+
+
+def test_render_writes_the_graph_without_audit(capsys, factories, tmp_path):
+    out = tmp_path / "graph.dot"
+    code, stdout, err = run(
+        capsys, "render", f"{factories}:clean", "--input", "2x4", "-o", out, "--depth", "1"
+    )
+    assert code == EXIT_CLEAN, err
+    assert stdout == "" and out.read_text().startswith("digraph")
+    assert "GA" not in out.read_text()  # no audit, so no finding marked
+
+
+@pytest.mark.needs_dot
+def test_render_svg(capsys, factories, tmp_path):
+    out = tmp_path / "graph.svg"
+    code, _, err = run(capsys, "render", f"{factories}:clean", "--input", "2x4", "-o", out)
+    assert code == EXIT_CLEAN, err
+    assert "<svg" in out.read_text()
+
+
+def test_render_needs_an_output(capsys, factories):
+    code, _, err = run(capsys, "render", f"{factories}:clean")
+    assert code == EXIT_USAGE and "--output" in err
+
+
+def test_render_without_the_renderer_exits_2(capsys, factories, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "graphaudit.render", None)  # as if graphaudit.render were missing
+    code, _, err = run(capsys, "audit", f"{factories}:clean", "--svg", tmp_path / "x.svg")
+    assert code == EXIT_USAGE and "rendering is not available" in err
+
+
+def test_render_failure_exits_2(capsys, factories, tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHAUDIT_DOT", str(tmp_path / "no-dot-here"))
+    code, _, err = run(capsys, "render", f"{factories}:clean", "-o", tmp_path / "graph.svg")
+    assert code == EXIT_USAGE and "graphaudit: error:" in err and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def test_checks_lists_every_check(capsys):
+    code, out, _ = run(capsys, "checks")
+    assert code == EXIT_CLEAN
+    lines = out.splitlines()
+    for check in CHECKS.values():
+        row = next(line for line in lines if line.startswith(check.check_id + " "))
+        assert check.name in row and check.family in row
+        assert row.endswith("*") == check.needs_inputs
+
+
+@pytest.mark.parametrize("key", ["GA201", "ga201", "trainable-not-in-optimizer"])
+def test_checks_id_prints_the_full_doc(capsys, key):
+    code, out, _ = run(capsys, "checks", key)
+    assert code == EXIT_CLEAN
+    assert out.startswith("GA201 trainable-not-in-optimizer\n")
+    for section in ("What it does", "Why is this bad", "Example", "Use instead"):
+        assert section in out
+
+
+def test_checks_unknown_id_exits_2(capsys):
+    code, _, err = run(capsys, "checks", "GA999")
+    assert code == EXIT_USAGE and "no check 'GA999'" in err and "GA101" in err
+
+
+# --------------------------------------------------------------------------- spec snapshot
+
+
+def test_spec_snapshot_round_trip(capsys, factories, tmp_path):
+    design = tmp_path / "specs" / "design.toml"
+    code, _, err = run(capsys, "spec", "snapshot", f"{factories}:clean", "--input", "2x4", "-o", design)
+    assert code == EXIT_CLEAN, err
+    spec = Spec.load(design)
+    assert spec.expected_connections == [("backbone", "head")] and spec.calls == {"backbone": 1, "head": 1}
+
+    # the network it was taken from keeps its design...
+    code, out, _ = run(
+        capsys, "audit", f"{factories}:clean", "--input", "2x4", "--spec", design, "--fail-on", "warning"
+    )
+    assert code == EXIT_CLEAN, out
+    # ...one that calls the head twice does not
+    code, out, _ = run(
+        capsys, "audit", f"{factories}:head_twice", "--input", "2x4", "--spec", design, "--fail-on", "warning"
+    )
+    assert code == EXIT_FINDINGS and "GA307" in out
+
+
+def test_spec_snapshot_to_stdout_and_of_a_wrapper(capsys, factories):
+    code, out, _ = run(capsys, "spec", "snapshot", f"{factories}:train_step", "--input", "2x4")
+    assert code == EXIT_CLEAN
+    assert Spec.from_toml(out).calls == {"backbone": 1, "head": 1}  # the backbone inside TrainOneStepCell
+
+
+def test_spec_snapshot_bad_depth_exits_2(capsys, factories):
+    code, _, err = run(capsys, "spec", "snapshot", f"{factories}:clean", "--input", "2x4", "--depth", "0")
+    assert code == EXIT_USAGE and "depth >= 1" in err
+
+
+# --------------------------------------------------------------------------- help
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["audit", "--help"],
+        ["render", "--help"],
+        ["checks", "--help"],
+        ["spec", "--help"],
+        ["spec", "snapshot", "--help"],
+    ],
+)
+def test_help_everywhere(capsys, argv):
+    code, out, _ = run(capsys, *argv)
+    assert code == EXIT_CLEAN
+    assert out.startswith(f"usage: graphaudit {' '.join(argv[:-1])}".rstrip())
+    if argv[0] != "checks":
+        assert "exit codes:" in out
+
+
+def test_version_and_missing_command(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == EXIT_CLEAN and out.strip() == f"graphaudit {graphaudit.__version__}"
+    code, _, err = run(capsys, "spec")
+    assert code == EXIT_USAGE and "required" in err
+    code, _, err = run(capsys)
+    assert code == EXIT_USAGE
+
+
+# --------------------------------------------------------------------------- subprocess
+
+
+def test_python_dash_m_graphaudit(factories, tmp_path):
+    env = {
+        **os.environ,
+        "GLOG_v": "3",
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    command = [sys.executable, "-m", "graphaudit", "audit", f"{factories}:missing_head", "--input", "2x4"]
+    done = subprocess.run(
+        [*command, "--format", "json"], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == EXIT_FINDINGS, done.stderr
+    assert json.loads(done.stdout)["counts"]["error"] == 2
+    done = subprocess.run(
+        [sys.executable, "-m", "graphaudit", "audit", f"{factories}:clean", "--input", "2x5"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == EXIT_FORWARD and "Traceback" not in done.stderr
