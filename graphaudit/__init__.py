@@ -3,7 +3,10 @@
 The pipeline is capture → graph → checks → report/render:
 
 - :func:`to_networkx` captures a ``mindspore.nn.Cell`` (and optionally one traced
-  forward pass) as a ``networkx.MultiDiGraph`` whose vocabulary is in :mod:`graphaudit.graph`.
+  forward pass) as a ``networkx.MultiDiGraph`` whose vocabulary is in :mod:`graphaudit.graph`;
+- :func:`audit` runs every check (:mod:`graphaudit.checks`, listed in ``docs/checks.md``)
+  and returns a :class:`Report` of :class:`Finding` records;
+- :func:`render` and ``Report.render`` draw the graph with Graphviz (:mod:`graphaudit.draw`).
 
 Example:
     >>> import graphaudit
@@ -19,6 +22,7 @@ __version__ = "0.1.0"
 
 from graphaudit.audit import audit
 from graphaudit.capture import to_networkx
+from graphaudit.draw import render
 from graphaudit.errors import ForwardError, GraphAuditError, InputError, NotACellError, SpecError
 from graphaudit.findings import Finding
 from graphaudit.report import Report
@@ -36,6 +40,7 @@ __all__ = [
     "SpecError",
     "__version__",
     "audit",
+    "render",
     "summarize",
     "to_networkx",
 ]

@@ -109,6 +109,16 @@ class AuditContext:
     def optimizer_parameters(self) -> list[Parameter]:
         return [entry.parameter for entry in self.optimizer_entries]
 
+    def in_optimizer(self, param: Parameter) -> bool:
+        """Whether the optimizer updates *param* (False when there is no optimizer)."""
+        ids = self.extra.get("_optimizer_ids")
+        if ids is None:
+            ids = {id(p) for p in self.optimizer_parameters}
+            # a lazily initialised parameter is held by the optimizer through its twin
+            ids |= {id(p.inited_param) for p in self.optimizer_parameters if getattr(p, "inited_param", None)}
+            self.extra["_optimizer_ids"] = ids
+        return id(param) in ids
+
     def parameter_node(self, param: Parameter) -> str | None:
         """The graph node of a Parameter object, or None when the network does not hold it."""
         return self.structure.parameter_nodes.get(id(param))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -106,6 +107,34 @@ class Report:
             lines.append("\nNOT RUN")
             lines += [f"  {check_id}: {reason}" for check_id, reason in sorted(self.skipped.items())]
         return "\n".join(lines)
+
+    def render(self, path: str | Path, **options: Any) -> Path:
+        """Draw the graph with the findings marked; see :func:`graphaudit.draw.render_report`.
+
+        The format follows the suffix (``.svg``, ``.png``, ``.pdf``, ``.dot``, ``.html``) or
+        ``format=``; ``depth=`` collapses deeper cells. Needs Graphviz's ``dot``, except for DOT.
+
+        Example:
+            >>> import graphaudit, tempfile, pathlib
+            >>> from mindspore import nn
+            >>> report = graphaudit.audit(nn.Dense(2, 2))
+            >>> path = report.render(pathlib.Path(tempfile.mkdtemp()) / "net.dot")
+            >>> path.read_text().startswith("digraph")
+            True
+        """
+        from graphaudit.draw import render_report  # drawing is optional for audits
+
+        return render_report(self, path, **options)
+
+    def _repr_svg_(self) -> str:
+        from graphaudit.draw import report_svg
+
+        return report_svg(self)
+
+    def _repr_html_(self) -> str:
+        from graphaudit.draw import report_html
+
+        return report_html(self)
 
     def __repr__(self) -> str:
         return f"<Report {self.network}: {len(self.findings)} findings, ok={self.ok}>"

@@ -1,21 +1,30 @@
 #!/usr/bin/env bash
 # Make everything graphaudit needs exist on this machine, idempotently:
-# a virtualenv in .venv with graphaudit and its test dependencies, and Graphviz's `dot`.
+# a virtualenv in .venv with graphaudit and its test dependencies, Graphviz's `dot`, and
+# (unless GRAPHAUDIT_NO_BROWSER=1) Chromium for the browser test.
 # Sourced by run-sample.sh and test.sh; safe to run on its own.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${GRAPHAUDIT_VENV:-$root/.venv}"
 python="${PYTHON:-python3}"
 
-if ! command -v dot >/dev/null 2>&1; then
-  echo "setup: installing Graphviz's dot (Debian package graphviz)..." >&2
+# System programs: Graphviz's dot draws the graphs; Chromium (with its driver) runs the
+# HTML report's browser test. Both come from Debian's packages.
+missing=()
+command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+if [ "${GRAPHAUDIT_NO_BROWSER:-0}" != 1 ]; then
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]} (Debian packages)..." >&2
   if command -v apt-get >/dev/null 2>&1; then
     sudo_cmd=""
     [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
     $sudo_cmd apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq graphviz >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "setup: no apt-get here; install Graphviz (the 'dot' program) with your package manager." >&2
+    echo "setup: no apt-get here; install ${missing[*]} with your package manager." >&2
     exit 1
   fi
 fi

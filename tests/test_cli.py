@@ -478,7 +478,7 @@ def test_render_needs_an_output(capsys, factories):
 
 
 def test_render_without_the_renderer_exits_2(capsys, factories, tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "graphaudit.render", None)  # as if graphaudit.render were missing
+    monkeypatch.setitem(sys.modules, "graphaudit.draw", None)  # as if graphaudit.draw were missing
     code, _, err = run(capsys, "audit", f"{factories}:clean", "--svg", tmp_path / "x.svg")
     assert code == EXIT_USAGE and "rendering is not available" in err
 

@@ -38,9 +38,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     if ctx.optimizer is None:
         return
-    in_optimizer = {id(p) for p in ctx.optimizer_parameters}
     for node, param in ctx.parameters():
-        if not param.requires_grad or id(param) in in_optimizer:
+        if not param.requires_grad or ctx.in_optimizer(param):
             continue
         if ctx.spec.is_frozen(param.name):
             yield ctx.finding(

@@ -39,12 +39,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     if ctx.optimizer is None or not ctx.spec.frozen:
         return
-    in_optimizer = {id(p) for p in ctx.optimizer_parameters}
-    in_optimizer |= {
-        id(p.inited_param) for p in ctx.optimizer_parameters if getattr(p, "inited_param", None) is not None
-    }
     for node, param in ctx.parameters():
-        if not ctx.spec.is_frozen(param.name) or not param.requires_grad or id(param) not in in_optimizer:
+        if not ctx.spec.is_frozen(param.name) or not param.requires_grad or not ctx.in_optimizer(param):
             continue
         yield ctx.finding(
             "error",

@@ -55,14 +55,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     if not ctx.spec.trainable:
         return
-    in_optimizer: set[int] | None = None
-    if ctx.optimizer is not None:
-        in_optimizer = {id(p) for p in ctx.optimizer_parameters}
-        in_optimizer |= {
-            id(p.inited_param)
-            for p in ctx.optimizer_parameters
-            if getattr(p, "inited_param", None) is not None
-        }
     for node, param in ctx.parameters():
         if not ctx.spec.is_trainable(param.name):
             continue
@@ -71,7 +63,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         problems = []
         if not param.requires_grad:
             problems.append("has requires_grad=False")
-        if in_optimizer is not None and id(param) not in in_optimizer:
+        if ctx.optimizer is not None and not ctx.in_optimizer(param):
             problems.append("is not in the optimizer")
         if not problems or problems == ["is not in the optimizer"]:
             continue  # trainable but left out of the optimizer: GA201 reports it, once

@@ -1,0 +1,429 @@
+"""graphaudit.draw: DOT text (exact on small nets), escaping, reuse, findings, collapsing, formats."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mindspore import Parameter, Tensor, nn
+from nets import Repeated, Tied, tensor
+
+import graphaudit
+from graphaudit.draw import (
+    KIND_COLORS,
+    RenderError,
+    RenderTimeoutError,
+    render,
+    render_report,
+    report_html,
+    report_svg,
+    to_dot,
+)
+from graphaudit.draw.dot import draw
+from graphaudit.findings import Finding
+
+needs_dot = pytest.mark.needs_dot
+skip_without_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+SVG_NS = "{http://www.w3.org/2000/svg}"
+EVIL_KEY = "<script>alert(1)</script>"
+EVIL_PARAM = "<img src=x onerror=alert(2)>"
+WEIRD_KEY = 'a"b\\n\nc&lt;{x} -> y;'
+
+
+def small_net() -> nn.Cell:
+    return nn.SequentialCell([nn.Dense(2, 2)])
+
+
+STRUCTURE_DOT = """\
+digraph graphaudit {
+  graph [compound=true, rankdir=TB, nodesep=0.3, ranksep=0.35, fontname="Helvetica", fontsize=12, labelloc=t, style="rounded,filled", color="#9aa5b1", label="SequentialCell (structure view)"];
+  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10, color="#5f6b7a", penwidth=1];
+  edge [fontname="Helvetica", fontsize=8, arrowsize=0.6];
+  subgraph "cluster_ga-cell_3a_" {
+    id="ga-cell_3a_";
+    class="ga-cell";
+    label="(network)\\nSequentialCell · 6 params";
+    tooltip="cell (network)\\nSequentialCell · 6 params";
+    fillcolor="#f8fafc";
+    "ga-cell_3a_0" [id="ga-cell_3a_0", class="ga-cell", label="0\\nDense · 6 params", tooltip="cell 0\\nDense · 6 params", fillcolor="#dfe9f5"];
+  }
+  subgraph "cluster_ga-legend" {
+    id="ga-legend"; label="legend"; fillcolor="#ffffff"; fontsize=9;
+    "ga-legend-cell" [label="cell", fillcolor="#dfe9f5"];
+    {rank=same; "ga-legend-cell";}
+  }
+}
+"""
+
+TRACED_DOT = """\
+digraph graphaudit {
+  graph [compound=true, rankdir=TB, nodesep=0.3, ranksep=0.35, fontname="Helvetica", fontsize=12, labelloc=t, style="rounded,filled", color="#9aa5b1", label="SequentialCell (traced view)"];
+  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10, color="#5f6b7a", penwidth=1];
+  edge [fontname="Helvetica", fontsize=8, arrowsize=0.6];
+  "ga-input_3a_0" [id="ga-input_3a_0", class="ga-input", label="input 0\\n[1, 2] Float32", tooltip="[1, 2] Float32", fillcolor="#dff2dc", shape=invhouse];
+  subgraph "cluster_ga-call_3a__23_1" {
+    id="ga-call_3a__23_1";
+    class="ga-call";
+    label="(network)\\nSequentialCell · 6 params";
+    tooltip="call 1 of 1: (network)\\nSequentialCell · 6 params";
+    fillcolor="#f8fafc";
+    "ga-call_3a_0_23_1" [id="ga-call_3a_0_23_1", class="ga-call", label="0\\nDense · 6 params", tooltip="call 1 of 1: 0\\nDense · 6 params", fillcolor="#dfe9f5"];
+  }
+  "ga-output_3a_0" [id="ga-output_3a_0", class="ga-output", label="output 0\\n[1, 2] Float32", tooltip="[1, 2] Float32", fillcolor="#dff2dc", shape=house];
+  "ga-input_3a_0" -> "ga-call_3a_0_23_1" [label="[1, 2]", color="#444444"];
+  "ga-call_3a_0_23_1" -> "ga-output_3a_0" [label="[1, 2]", color="#444444"];
+  subgraph "cluster_ga-legend" {
+    id="ga-legend"; label="legend"; fillcolor="#ffffff"; fontsize=9;
+    "ga-legend-call" [label="cell call", fillcolor="#dfe9f5"];
+    "ga-legend-input" [label="input / output", fillcolor="#dff2dc", shape=invhouse];
+    {rank=same; "ga-legend-call"; "ga-legend-input";}
+    "ga-legend-call" -> "ga-legend-input" [style=invis];
+  }
+}
+"""
+
+
+class Evil(nn.Cell):
+    """Cell and parameter names full of HTML, DOT syntax, quotes, a newline and an entity.
+
+    ``nn.CellDict`` refuses such keys through its own ``__setitem__`` (MindSpore validates
+    the parameter-name prefix), so they are inserted the way any Cell attribute can be.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.heads = nn.CellDict()
+        nn.Cell.insert_child_to_cell(self.heads, EVIL_KEY, nn.Dense(4, 4))
+        nn.Cell.insert_child_to_cell(self.heads, WEIRD_KEY, nn.Dense(4, 4))
+        self.heads[WEIRD_KEY].bias.name = EVIL_PARAM
+
+    def construct(self, x: Tensor) -> Tensor:
+        return self.heads[EVIL_KEY](x) + self.heads[WEIRD_KEY](x)
+
+
+def evil_report() -> graphaudit.Report:
+    net = Evil()
+    optimizer = nn.SGD(net.heads[EVIL_KEY].trainable_params())  # the other head is left out: GA201
+    return graphaudit.audit(net, optimizer, inputs=tensor(1, 4))
+
+
+def quoted_strings(dot: str) -> list[str]:
+    return re.findall(r'"((?:[^"\\]|\\.)*)"', dot)
+
+
+# --- DOT text -------------------------------------------------------------------------------
+
+
+def test_structure_dot_is_exact() -> None:
+    assert to_dot(graphaudit.to_networkx(small_net())) == STRUCTURE_DOT
+
+
+def test_traced_dot_is_exact() -> None:
+    graph = graphaudit.to_networkx(small_net(), inputs=Tensor(np.ones((1, 2), np.float32)))
+    assert to_dot(graph) == TRACED_DOT
+    assert to_dot(graph, view="structure").replace("structure view", "x") == STRUCTURE_DOT.replace(
+        "structure view", "x"
+    )
+
+
+def test_every_user_string_is_escaped_in_dot() -> None:
+    report = evil_report()
+    dot = to_dot(report.graph, report.findings)
+    for string in quoted_strings(dot):
+        assert "\n" not in string and "\r" not in string
+        assert not re.search(r"&(?!amp;)", string), string  # every & is ours, spelled &amp;
+    assert "heads.<script>alert(1)</script>" in dot  # shown as text, quoted
+    assert 'heads.a\\"b\\\\n\\\\nc&amp;lt;{x} -> y;' in dot  # quote, backslash, newline, entity, DOT syntax
+    assert EVIL_PARAM in dot
+    ids = re.findall(r'\bid="([^"]*)"', dot)
+    assert ids and all(re.fullmatch(r"[A-Za-z0-9_-]+", i) for i in ids)
+
+
+def test_a_cell_called_several_times_shows_its_calls_and_one_weights_node() -> None:
+    graph = graphaudit.to_networkx(Repeated(), inputs=tensor(1, 4))
+    dot = to_dot(graph)
+    for k in (1, 2, 3):
+        assert f'label="layers.0 (call {k}/3)\\nDense · 20 params"' in dot
+    weights = '"ga-cell_3a_layers_2e_0"'
+    assert dot.count(f'-> {weights} [color="#4a6fa5", style=dotted') == 3  # invokes, one per call
+    assert 'label="layers.0 = layers.1 = layers.2\\nDense · 20 params"' in dot
+    assert "ga-param_" not in dot  # its parameters are that weights node, not drawn again
+
+
+def test_a_tied_parameter_is_drawn_once_with_an_edge_to_each_user() -> None:
+    graph = graphaudit.to_networkx(Tied(), inputs=Tensor(np.array([[1, 2]], np.int32)))
+    dot = to_dot(graph)
+    node = '"ga-param_3a_embed_2e_embedding_5f_table"'
+    assert dot.count(f"{node} [") == 1
+    readers = re.findall(rf"{node} -> (\S+) \[", dot)
+    assert sorted(readers) == ['"ga-call_3a_decoder_23_1"', '"ga-call_3a_embed_23_1"']
+    structure = to_dot(graph, view="structure")
+    assert sorted(re.findall(rf'(\S+) -> {node} \[color="#b8860b"', structure)) == [
+        '"ga-cell_3a_decoder"',
+        '"ga-cell_3a_embed"',
+    ]
+
+
+def test_params_all_and_none() -> None:
+    graph = graphaudit.to_networkx(nn.Dense(3, 2))
+    assert to_dot(graph, params="all").count('class="ga-parameter"') == 2
+    assert "ga-param_" not in to_dot(graph, params="none")
+    with pytest.raises(ValueError, match="params must be one of"):
+        to_dot(graph, params="some")
+    with pytest.raises(ValueError, match="needs a graph captured with inputs"):
+        to_dot(graph, view="traced")
+
+
+def test_findings_are_coloured_labelled_and_explained() -> None:
+    report = graphaudit.audit(Repeated(), inputs=tensor(1, 4))
+    drawing = draw(report.graph, report.findings)
+    [ga101] = report.by_check("GA101")
+    index = drawing.findings.index(ga101)
+    assert drawing.targets[index] == ["ga-cell_3a_layers_2e_0", "ga-call_3a_layers_23_1"]
+    line = next(x for x in drawing.dot.splitlines() if x.strip().startswith('"ga-cell_3a_layers_2e_0" ['))
+    assert "ga-sev-error ga-check-GA101" in line and 'color="#d62728"' in line and "[GA101]" in line
+    assert ga101.message.split(":")[0] in line and "Fix: Create a separate Dense" in line  # the tooltip
+    assert '"ga-legend-error" [label="error finding [check ID]"' in drawing.dot
+    # The report's graph alone (no Finding objects) still shows the IDs it was annotated with.
+    assert "[GA101]" in to_dot(report.graph)
+
+
+def test_severity_colours_and_kind_colours_are_fixed() -> None:
+    graph = graphaudit.to_networkx(nn.Dense(3, 2))
+    found = [
+        Finding("GA900", "x", severity, "s", "m", "f", (node,))
+        for severity, node in (("warning", "param:weight"), ("info", "param:bias"))
+    ]
+    dot = to_dot(graph, found)
+    assert 'color="#ff7f0e"' in dot and 'color="#1f77b4"' in dot
+    assert KIND_COLORS["parameter"] == "#fff1c9" and KIND_COLORS["op"] == "#f2f2f2"
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, None])
+def test_collapsing_never_hides_a_finding(depth: int | None) -> None:
+    report = graphaudit.audit(Repeated(), inputs=tensor(1, 4))
+    drawing = draw(report.graph, report.findings, depth=depth)
+    assert all(drawing.targets) and not drawing.unplaced
+    for finding, targets in zip(drawing.findings, drawing.targets):
+        for target in targets:
+            line = next(x for x in drawing.dot.splitlines() if f'id="{target}"' in x)
+            assert "ga-flagged" in line or "ga-flagged" in drawing.dot.split(f'id="{target}"')[1][:80]
+            assert finding.check_id in drawing.dot
+    if depth == 0:  # one box for the whole network, still red and labelled
+        assert drawing.targets[0] == ["ga-call_3a__23_1"]
+        assert 'label="(network)\\nRepeated · 20 params\\n(5 nodes inside)\\n[GA101]"' in drawing.dot
+
+
+def test_repeated_blocks_roll_up_into_one_box() -> None:
+    def block() -> nn.Cell:
+        return nn.SequentialCell([nn.Dense(4, 4), nn.ReLU()])
+
+    net = nn.SequentialCell([nn.Dense(4, 4), *(block() for _ in range(6)), nn.Dense(4, 2)])
+    graph = graphaudit.to_networkx(net, inputs=tensor(1, 4))
+    for view in ("traced", "structure"):
+        dot = to_dot(graph, view=view, rollup=True)
+        assert "SequentialCell \u00d76" in dot, view
+    assert "\u00d76" not in to_dot(graph, rollup=False)
+    assert "\u00d76" in to_dot(graph, rollup_threshold=5)  # automatic above the threshold
+
+
+def big_net(stages: int = 50, width: int = 100) -> nn.Cell:
+    """stages x width cells; consecutive stages differ, so that rolling up cannot shrink it."""
+    acts = (nn.ReLU, nn.Tanh, nn.Sigmoid)
+    return nn.SequentialCell(
+        [
+            nn.SequentialCell([nn.Dense(4, 4) if j % 2 == 0 else acts[s % 3]() for j in range(width)])
+            for s in range(stages)
+        ]
+    )
+
+
+@pytest.mark.slow
+def test_a_5000_cell_network_falls_back_to_a_collapsed_view(tmp_path: Path) -> None:
+    graph = graphaudit.to_networkx(big_net())
+    assert graph.number_of_nodes() > 10_000
+    flagged = "cell:37.42"
+    drawing = draw(graph, [Finding("GA900", "deep", "warning", "37.42", "m", "f", (flagged,))])
+    assert drawing.plan.count <= 1500 and drawing.plan.depth == 1
+    assert "collapsed to depth 1: depth 2 would draw 5051 nodes, over max_nodes=1500" in drawing.dot
+    assert drawing.targets == [["ga-cell_3a_37"]]  # the finding marks the box it fell into
+    assert "[GA900]" in drawing.dot
+    if shutil.which("dot"):
+        start = time.perf_counter()
+        svg = render_report(graphaudit.Report([], graph, network="Big"), tmp_path / "big.svg", timeout=60)
+        assert time.perf_counter() - start < 60
+        assert ET.parse(svg).getroot().tag == f"{SVG_NS}svg"
+
+
+def test_dot_that_hangs_is_stopped_with_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "dot"
+    fake.write_text("#!/bin/sh\nexec sleep 30\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("GRAPHAUDIT_DOT", str(fake))
+    start = time.perf_counter()
+    with pytest.raises(RenderTimeoutError) as caught:
+        render(Repeated(), tmp_path / "r.svg", inputs=tensor(1, 4), timeout=0.5)
+    assert time.perf_counter() - start < 10
+    message = str(caught.value)
+    assert "lay out 8 nodes (drawn at depth 2) within 0.5 s" in message and "pass depth=1" in message
+    assert isinstance(caught.value, graphaudit.GraphAuditError)
+
+
+def test_missing_dot_is_a_clear_error_and_dot_format_needs_no_dot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GRAPHAUDIT_DOT", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(RenderError, match="apt-get install graphviz"):
+        render(small_net(), tmp_path / "n.svg")
+    assert render(small_net(), tmp_path / "n.gv").read_text() == STRUCTURE_DOT
+    with pytest.raises(RenderError, match="unknown format 'jpeg'"):
+        render(small_net(), tmp_path / "n.x", format="jpeg")
+
+
+# --- with Graphviz --------------------------------------------------------------------------
+
+
+@needs_dot
+@skip_without_dot
+def test_every_format_is_written(tmp_path: Path) -> None:
+    report = graphaudit.audit(Repeated(), inputs=tensor(1, 4))
+    magic = {
+        "svg": b"<?xml",
+        "png": b"\x89PNG",
+        "pdf": b"%PDF",
+        "dot": b"digraph",
+        "html": b"<!DOCTYPE html>",
+    }
+    for fmt, start in magic.items():
+        out = render_report(report, tmp_path / f"report.{fmt}")
+        assert out == tmp_path / f"report.{fmt}" and out.read_bytes().startswith(start), fmt
+    forced = render_report(report, tmp_path / "report.txt", format="png")
+    assert forced.read_bytes().startswith(b"\x89PNG")
+    assert render_report(report, tmp_path / "unknown.suffix").read_bytes().startswith(b"<?xml")
+
+
+@needs_dot
+@skip_without_dot
+def test_svg_structure_carries_ids_classes_and_tooltips() -> None:
+    report = graphaudit.audit(Repeated(), inputs=tensor(1, 4))
+    root = ET.fromstring(report_svg(report))
+    groups = {g.get("id"): g for g in root.iter(f"{SVG_NS}g")}
+    weights = groups["ga-cell_3a_layers_2e_0"]
+    assert "node" in weights.get("class") and "ga-check-GA101" in weights.get("class")
+    assert "cluster" in groups["ga-call_3a_layers_23_1"].get("class")
+    texts = ["".join(t.itertext()) for t in root.iter(f"{SVG_NS}text")]
+    assert "[GA101]" in texts and "layers.0 (call 2/3)" in texts
+    titles = [a.get("{http://www.w3.org/1999/xlink}title") or "" for a in root.iter(f"{SVG_NS}a")]
+    assert any("Fix: Create a separate Dense" in t for t in titles)
+
+
+@needs_dot
+@skip_without_dot
+def test_malicious_names_stay_text_in_svg_and_html(tmp_path: Path) -> None:
+    report = evil_report()
+    root = ET.fromstring(report_svg(report))
+    assert not [
+        el for el in root.iter() if el.tag.split("}")[-1].lower() in ("script", "img", "foreignobject")
+    ]
+    texts = ["".join(t.itertext()) for t in root.iter(f"{SVG_NS}text")]
+    assert f"heads.{EVIL_KEY}" in texts and EVIL_PARAM in texts
+    assert any('heads.a"b\\n\\nc&lt;{x} -> y;' in t for t in texts)  # shown as written, escapes visible
+    page = report_html(report)
+    assert page.count("<script>") == 1  # ours only
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<img" not in page
+
+
+@needs_dot
+@skip_without_dot
+def test_html_report_is_self_contained_and_links_findings_to_nodes(tmp_path: Path) -> None:
+    report = graphaudit.audit(Repeated(), inputs=tensor(1, 4))
+    page = render_report(report, tmp_path / "r.html").read_text()
+    assert not re.search(r"https?:", page, re.I)
+    assert not re.search(r"\s(src|href)\s*=", page, re.I) and "@import" not in page and "url(" not in page
+    assert '<table id="ga-findings">' in page and "<svg" in page and "<?xml" not in page
+    for targets in re.findall(r'data-targets="([^"]*)"', page):
+        for target in targets.split():
+            assert f'id="{target.replace("-", "&#45;")}"' in page or f'id="{target}"' in page
+
+
+@needs_dot
+@skip_without_dot
+def test_a_flagged_cell_that_is_never_called_is_drawn(tmp_path: Path) -> None:
+    class Unused(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.used = nn.Dense(4, 4)
+            self.spare = nn.Dense(4, 4)
+
+        def construct(self, x: Tensor) -> Tensor:
+            return self.used(x)
+
+    report = graphaudit.audit(Unused(), inputs=tensor(1, 4))
+    assert report.by_check("GA301")
+    dot = to_dot(report.graph, report.findings)
+    assert 'label="spare\\nDense · never called\\n[GA301]"' in dot
+    ET.parse(render_report(report, tmp_path / "u.svg"))
+
+
+# --- real models (slow) ---------------------------------------------------------------------
+
+
+def _model_report(name: str) -> graphaudit.Report:
+    mindcv = pytest.importorskip("mindcv")
+    net = mindcv.create_model(name, pretrained=False)
+    params = net.trainable_params()
+    optimizer = nn.Momentum(params[:-2], learning_rate=0.01, momentum=0.9)  # the classifier left out
+    x = Tensor(np.random.default_rng(0).random((1, 3, 64, 64), dtype=np.float32))
+    return graphaudit.audit(net, optimizer, inputs=x)
+
+
+@pytest.mark.slow
+@needs_dot
+@skip_without_dot
+@pytest.mark.parametrize("name", ["resnet50", "densenet121"])
+def test_mindcv_models_render_with_findings_visible(name: str, tmp_path: Path) -> None:
+    report = _model_report(name)
+    assert len(report.by_check("GA201")) == 2
+    for options in ({}, {"depth": 2}, {"view": "structure"}):
+        start = time.perf_counter()
+        svg = render_report(report, tmp_path / f"{name}.svg", timeout=120, **options)
+        assert time.perf_counter() - start < 60, options
+        root = ET.parse(svg).getroot()
+        ids = {g.get("id") for g in root.iter(f"{SVG_NS}g")}
+        drawing = draw(report.graph, report.findings, **options)
+        assert all(drawing.targets) and all(set(t) <= ids for t in drawing.targets), options
+        flagged = [g for g in root.iter(f"{SVG_NS}g") if "ga-check-GA201" in (g.get("class") or "")]
+        assert flagged, options
+    html = render_report(report, tmp_path / f"{name}.html").read_text()
+    assert html.count('class="ga-finding ') == len(report.findings)
+
+
+@pytest.mark.slow
+def test_a_traced_5000_cell_network_falls_back(tmp_path: Path) -> None:
+    net = big_net()
+    graph = graphaudit.to_networkx(net, inputs=Tensor(np.ones((1, 4), np.float32)))
+    drawing = draw(graph)
+    assert drawing.view == "traced" and drawing.plan.count <= 1500 and drawing.plan.notes
+    if shutil.which("dot"):
+        report = graphaudit.Report([], graph, network="Big")
+        assert (
+            ET.parse(render_report(report, tmp_path / "big.svg", timeout=60)).getroot().tag == f"{SVG_NS}svg"
+        )
+
+
+def test_parameter_names_are_shown_with_their_path_when_they_differ() -> None:
+    net = nn.Dense(2, 2)
+    net.extra = Parameter(Tensor(np.ones(2, np.float32)), name="renamed")
+    dot = to_dot(graphaudit.to_networkx(net), params="all")
+    assert 'label="renamed\\nat extra\\n[2] Float32"' in dot
+    assert os.path.basename(__file__) == "test_render.py"
