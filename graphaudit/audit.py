@@ -17,12 +17,13 @@ from typing import Any
 import mindspore as ms
 from mindspore import Tensor, nn, ops
 
-from graphaudit.capture import capture, check_cell, normalize_inputs
+from graphaudit.capture import capture, check_cell, normalize_inputs, normalize_value
 from graphaudit.capture.trace import flatten_tensors
 from graphaudit.checks import all_checks
 from graphaudit.context import AuditContext
 from graphaudit.errors import GraphAuditError, InputError
 from graphaudit.findings import Finding
+from graphaudit.probe import run_probe
 from graphaudit.report import Report
 from graphaudit.spec import Spec
 
@@ -122,6 +123,7 @@ def audit(
     loss_fn: Any = None,
     spec: Spec | None = None,
     mode: str | None = None,
+    probe: bool = False,
 ) -> Report:
     """Run every check on *net* and return a :class:`~graphaudit.report.Report`.
 
@@ -131,8 +133,10 @@ def audit(
     forward pass is traced, enabling the wiring and loss-pairing checks; *spec* declares the
     intended design (see :class:`~graphaudit.spec.Spec`). *mode* (``"train"`` or
     ``"eval"``) is what the network is about to be used for; it defaults to ``"train"`` when
-    an optimizer is given. The network, the optimizer and every global state are left
-    exactly as they were.
+    an optimizer is given. With ``probe=True`` (and ``inputs=(x, y)``, a loss and an
+    optimizer) one real training step is run and its numbers checked (GA9xx, see
+    ``docs/probe.md``). The network, the optimizer and every global state are left exactly
+    as they were.
 
     Example:
         >>> import graphaudit
@@ -158,11 +162,17 @@ def audit(
     if mode not in (None, "train", "eval"):
         raise GraphAuditError(f'audit() expects mode="train" or mode="eval", got {mode!r}.')
 
+    if probe and inputs is None:
+        raise InputError(
+            "probe=True runs one real training step, so it needs a batch and its label: pass "
+            "inputs=(x, y), with a loss (loss_fn= or a WithLossCell) and an optimizer."
+        )
+
     label = None
     if inputs is not None:
-        if takes_label:
+        if takes_label or probe:
             data, label = _split_label(tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,))
-            label = normalize_inputs(loss_fn, (None, label))[1] if loss_fn is not None else label
+            label = normalize_value(label, "[-1]")
             inputs = data
         inputs = normalize_inputs(net, inputs)
     graph, structure, output = capture(net, inputs)
@@ -171,6 +181,16 @@ def audit(
     )
     if loss_fn is not None and inputs is not None:
         ctx.loss_graph = _capture_loss(loss_fn, output, label)
+    if probe:
+        ctx.extra["probe"] = run_probe(
+            net,
+            optimizer,
+            loss_fn,
+            inputs,
+            label,
+            parameter_nodes=structure.parameter_nodes,
+            is_frozen=ctx.spec.is_frozen,
+        )
 
     findings: list[Finding] = []
     run: list[str] = []
@@ -178,6 +198,9 @@ def audit(
     for check_id, check in all_checks().items():
         if check.needs_inputs and not ctx.traced:
             skipped[check_id] = f"{check.name} needs a traced forward pass: pass inputs=..."
+            continue
+        if check.needs_probe and not probe:
+            skipped[check_id] = f"{check.name} needs one real training step: pass probe=True, inputs=(x, y)"
             continue
         ctx.current_check = (check_id, check.name)
         findings.extend(check.run(ctx))

@@ -9,6 +9,7 @@
     graphaudit render MODULE:FACTORY [--input ...] -o graph.svg [--depth N]
     graphaudit checks [ID]
     graphaudit spec snapshot MODULE:FACTORY [--input ...] [-o design.toml] [--depth N]
+    graphaudit compare rank0.json rank1.json ... [--format text|json] [-o PATH]
 
 ``MODULE`` is an importable module (``mypkg.models``) or the path of a ``.py`` file;
 ``FACTORY`` names what in it builds the network (see :func:`load_target`). The exit codes are
@@ -419,11 +420,11 @@ def _write(text: str, output: str | None, stdout: TextIO, what: str) -> None:
 
 def _render_module() -> Any:
     try:
-        return importlib.import_module("graphaudit.render")
+        return importlib.import_module("graphaudit.draw")
     except ModuleNotFoundError as err:
         if err.name and err.name.startswith("graphaudit"):
             raise CLIError(
-                "rendering is not available in this version of graphaudit (no graphaudit.render)"
+                "rendering is not available in this version of graphaudit (no graphaudit.draw)"
             ) from err
         raise
 
@@ -489,6 +490,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     options = dict(target.options)
     if args.mode is not None:
         options["mode"] = args.mode
+    if args.probe:
+        options["probe"] = True
     report = graphaudit.audit(net, optimizer, inputs=inputs, loss_fn=loss_fn, spec=spec, **options)
 
     if args.svg:
@@ -580,6 +583,59 @@ def _cmd_spec_snapshot(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from graphaudit.fingerprint import Fingerprint, compare
+
+    if len(args.files) < 2:
+        raise CLIError(
+            f"compare needs at least two fingerprint files (one per rank), got {len(args.files)}: "
+            "write one on each rank with graphaudit.fingerprint.fingerprint(net).save(f'rank{rank}.json')"
+        )
+    fingerprints = [Fingerprint.load(path) for path in args.files]
+    findings = compare(fingerprints)
+    differing = [f for f in findings if f.subject != "(world)"]
+    names = {name for fp in fingerprints for name in fp.parameters}
+    if args.format == "json":
+        data = {
+            "identical": not differing,
+            "parameters": len(names),
+            "fingerprints": [
+                {
+                    "file": fp.source,
+                    "rank": fp.rank,
+                    "world_size": fp.world_size,
+                    "hostname": fp.hostname,
+                    "network": fp.network,
+                    "graphaudit_version": fp.version,
+                    "parameters": len(fp.parameters),
+                }
+                for fp in fingerprints
+            ],
+            "findings": [f.to_dict() for f in findings],
+        }
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+    else:
+        lines = [f"compared {len(fingerprints)} fingerprints of {len(names)} parameters:"]
+        for fp in fingerprints:
+            lines.append(
+                f"  {fp.label}: {fp.source}  ({len(fp.parameters)} parameters of {fp.network or '?'}, "
+                f"host {fp.hostname or '?'}, world size {fp.world_size if fp.world_size is not None else '?'})"
+            )
+        lines.append("")
+        for finding in findings:
+            lines.append(f"{finding.check_id} [{finding.severity}] {finding.subject}: {finding.message}")
+            lines.append(f"    fix: {finding.fix}")
+        if differing:
+            lines.append(f"{len(differing)} parameter(s) not identical across the fingerprints.")
+        else:
+            lines.append(
+                f"identical: every parameter has the same content in all {len(fingerprints)} fingerprints."
+            )
+        text = "\n".join(lines)
+    _write(text, args.output, sys.stdout, "comparison")
+    return EXIT_FINDINGS if differing else EXIT_CLEAN
+
+
 # --------------------------------------------------------------------------- parser
 
 _EPILOG = """exit codes:
@@ -651,6 +707,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     audit.add_argument(
         "--spec", metavar="FILE.toml", help="the declared design to check against (docs/spec.md)"
+    )
+    audit.add_argument(
+        "--probe",
+        action="store_true",
+        help="also run one real training step and check its numbers (GA9xx; needs --label, a loss "
+        "and an optimizer; everything is restored afterwards)",
     )
     audit.add_argument(
         "--mode",
@@ -740,6 +802,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="record the connections among the cells N levels down (default: %(default)s: the children)",
     )
     snapshot.set_defaults(handler=_cmd_spec_snapshot)
+
+    compare = commands.add_parser(
+        "compare",
+        help="compare the weight fingerprints of the ranks of a data-parallel job",
+        description="Compare fingerprint files written on each rank with "
+        "graphaudit.fingerprint.fingerprint(net).save(PATH) (docs/distributed.md): exit 0 when every "
+        "parameter is identical, 1 when some differ or are missing on some ranks, 2 for unreadable files.",
+        epilog=_EPILOG,
+        formatter_class=_formatter,
+    )
+    compare.add_argument("files", nargs="+", metavar="FINGERPRINT.json", help="one fingerprint file per rank")
+    compare.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: %(default)s)"
+    )
+    compare.add_argument("--output", "-o", metavar="PATH", help="write the result there instead of to stdout")
+    compare.set_defaults(handler=_cmd_compare)
     return parser
 
 

@@ -132,8 +132,21 @@ def test_bad_arguments_get_clear_errors(kwargs, message):
         graphaudit.audit(Net(), **kwargs)
 
 
-def test_checks_needing_inputs_are_reported_as_not_run():
+def test_checks_needing_inputs_or_the_probe_are_reported_as_not_run():
     report = graphaudit.audit(Net())
-    needing = {i for i, c in all_checks().items() if c.needs_inputs}
+    needing = {i for i, c in all_checks().items() if c.needs_inputs or c.needs_probe}
     assert set(report.skipped) == needing
     assert not needing & set(report.checks_run)
+    traced = graphaudit.audit(Net(), inputs=tensor(1, 4))
+    assert set(traced.skipped) == {i for i, c in all_checks().items() if c.needs_probe}
+
+
+def test_probe_runs_one_step_and_its_findings_join_the_report():
+    net = Net()
+    optimizer = nn.Momentum(net.backbone.trainable_params(), 0.01, 0.9)
+    report = graphaudit.audit(net, optimizer, loss_fn=nn.MSELoss(), inputs=(tensor(2, 4), tensor(2, 2)), probe=True)
+    assert not report.skipped
+    assert sorted(f.subject for f in report.by_check("GA905")) == ["head.bias", "head.weight"]
+    assert all(node in report.graph for f in report.by_check("GA905") for node in f.nodes)
+    with pytest.raises(graphaudit.InputError, match=r"inputs=\(x, y\)"):
+        graphaudit.audit(net, optimizer, loss_fn=nn.MSELoss(), probe=True)

@@ -147,3 +147,30 @@ def test_construct_that_raises_is_reported_with_its_message():
 def test_numpy_inputs_are_accepted():
     graph = graphaudit.to_networkx(nn.Dense(4, 2), inputs=np.ones((1, 4), np.float32))
     assert graph.nodes["input:0"]["shape"] == "[1, 4]"
+
+
+def test_training_after_a_capture_matches_training_without_one():
+    """A twin trained without a capture ends bit-identical: capture leaves no trace in training.
+
+    This catches restores that replace storage (``set_data`` silently stops an already compiled
+    optimizer from updating the parameter in PyNative mode) and random state kept inside
+    Dropout's primitive, which ``set_rng_state`` does not reset.
+    """
+
+    def twin():
+        ms.set_seed(11)
+        net = TrainModeNet().set_train(True)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        return net, step
+
+    x, y = tensor(4, 4, seed=5), tensor(4, 8, seed=6)
+    (probed, probed_step), (plain, plain_step) = twin(), twin()
+    for step in (probed_step, plain_step):
+        step(x, y)
+    graphaudit.to_networkx(probed, inputs=x)
+    for _ in range(2):
+        probed_step(x, y)
+        plain_step(x, y)
+    assert {p.name: p.asnumpy().tobytes() for p in probed.get_parameters()} == {
+        p.name: p.asnumpy().tobytes() for p in plain.get_parameters()
+    }

@@ -17,7 +17,7 @@ import numpy as np
 from mindspore import Tensor, nn
 
 from graphaudit import __version__
-from graphaudit.capture.isolation import preserved
+from graphaudit.capture.isolation import preserved, synchronize
 from graphaudit.capture.structure import Structure, add_structure
 from graphaudit.capture.trace import Tracer, trace_forward
 from graphaudit.errors import ForwardError, InputError, NotACellError
@@ -45,13 +45,14 @@ def check_cell(net: Any, *, argument: str = "net", function: str = "to_networkx"
     raise NotACellError(f"{function}() expects a mindspore.nn.Cell as `{argument}`, got {got}: {hint}.")
 
 
-def _normalize_item(value: Any, where: str) -> Any:
+def normalize_value(value: Any, where: str = "") -> Any:
+    """One input value as construct() will get it (numpy arrays become Tensors), or an InputError."""
     if isinstance(value, (Tensor, *_SCALARS)):
         return value
     if isinstance(value, np.ndarray):
         return Tensor(value)
     if isinstance(value, (tuple, list)):
-        return type(value)(_normalize_item(v, f"{where}[{i}]") for i, v in enumerate(value))
+        return type(value)(normalize_value(v, f"{where}[{i}]") for i, v in enumerate(value))
     raise InputError(
         f"inputs{where} is a {type(value).__module__}.{type(value).__name__}; graphaudit passes "
         "`inputs` positionally to construct() and accepts mindspore.Tensor, numpy arrays, Python "
@@ -67,7 +68,7 @@ def normalize_inputs(net: nn.Cell, inputs: Any) -> tuple[Any, ...]:
             "order of construct()'s parameters, e.g. inputs=(x, mask)."
         )
     args = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
-    args = tuple(_normalize_item(v, f"[{i}]") for i, v in enumerate(args))
+    args = tuple(normalize_value(v, f"[{i}]") for i, v in enumerate(args))
     try:
         signature = inspect.signature(net.construct)
     except (TypeError, ValueError):  # a construct without a Python signature
@@ -94,18 +95,6 @@ def describe_inputs(args: tuple[Any, ...]) -> str:
         else:
             parts.append(repr(value))
     return ", ".join(parts)
-
-
-def _synchronize() -> None:
-    """Wait for queued PyNative kernels, so that their errors surface here, as ForwardErrors.
-
-    On CPU some kernels (BCELoss given values outside [0, 1]) fail asynchronously; without
-    this the error would surface at the next synchronisation, inside the state restore.
-    """
-    executor = getattr(ms.common.api, "_pynative_executor", None)
-    sync = getattr(executor, "sync", None)
-    if sync is not None:
-        sync()
 
 
 def _forward_error(net: nn.Cell, args: tuple[Any, ...], tracer: Tracer, err: Exception) -> ForwardError:
@@ -157,7 +146,7 @@ def capture(
             ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
         try:
             output = trace_forward(tracer, net, args)
-            _synchronize()
+            synchronize()
         except Exception as err:
             raise _forward_error(net, args, tracer, err) from err
     for node, param in tracer.extra_parameters.items():

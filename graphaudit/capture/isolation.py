@@ -8,24 +8,106 @@ pass can change and puts it back afterwards, on success and on failure alike.
 
 from __future__ import annotations
 
+import copy
+import importlib
 import random
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import mindspore as ms
 import numpy as np
-from mindspore import Parameter, Tensor, nn
+from mindspore import Parameter, Tensor, nn, ops
+from mindspore.ops.primitive import Primitive
 
-__all__ = ["Snapshot", "preserved"]
+__all__ = [
+    "Snapshot",
+    "fresh_random_primitives",
+    "preserved",
+    "preserved_seed_counters",
+    "synchronize",
+    "tensor_bytes",
+    "write_in_place",
+]
 
+# Attributes that mark a primitive holding random state of its own (ops.Dropout and kin).
+RANDOM_PRIMITIVE_ATTRS = ("Seed0", "Seed1", "seed", "seed2", "side_effect_hidden")
 
-def _tensor_bytes(tensor: Tensor) -> np.ndarray:
+def tensor_bytes(tensor: Tensor) -> np.ndarray:
+    """A copy of *tensor*'s values as a NumPy array (bfloat16 widened exactly to float32)."""
     if tensor.dtype == ms.bfloat16:  # numpy has no bfloat16; float32 holds it exactly
         return tensor.astype(ms.float32).asnumpy().copy()
     return tensor.asnumpy().copy()
 
+def synchronize() -> None:
+    """Wait for queued PyNative kernels, so that their errors surface now.
+
+    On CPU some kernels (BCELoss given values outside [0, 1]) fail asynchronously; without
+    this the error would surface at the next synchronisation, e.g. inside a state restore.
+    """
+    executor = getattr(ms.common.api, "_pynative_executor", None)
+    sync = getattr(executor, "sync", None)
+    if sync is not None:
+        sync()
+
+def write_in_place(param: Parameter, value: np.ndarray) -> None:
+    """Put *value* into *param*'s own storage.
+
+    Not ``set_data``: on MindSpore 2.10 in PyNative mode an optimizer (or a ``@jit`` train
+    step) that has already run keeps writing into the storage it saw first, so after
+    ``set_data`` it silently stops updating the parameter (and ``global_step``).
+    """
+    tensor = Tensor(value)
+    if tensor.dtype != param.dtype:
+        tensor = tensor.astype(param.dtype)
+    try:
+        ops.assign(param, tensor)
+        synchronize()
+    except Exception:
+        param.set_data(tensor)  # a parameter assign cannot write (e.g. a lazily initialised one)
+    if tensor_bytes(param).tobytes() != value.tobytes():
+        param.set_data(tensor)
+
+@contextmanager
+def fresh_random_primitives(cells: list[nn.Cell]) -> Iterator[None]:
+    """Run with copies of the cells' random primitives; put the originals back afterwards.
+
+    ``ops.Dropout`` (behind ``nn.Dropout``) keeps its random state inside the primitive
+    object: each call advances it, and ``mindspore.set_rng_state`` does not reset it. A fresh
+    copy starts from the same seeds, so masks are drawn without moving the originals.
+    """
+    swapped: list[tuple[nn.Cell, str, Primitive, bool]] = []
+    try:
+        for cell in cells:
+            primitives = getattr(cell, "_primitives", {})
+            for name, value in list(vars(cell).items()):
+                if isinstance(value, Primitive) and any(a in value.attrs for a in RANDOM_PRIMITIVE_ATTRS):
+                    in_table = primitives.get(name) is value
+                    twin = copy.deepcopy(value)
+                    swapped.append((cell, name, value, in_table))
+                    object.__setattr__(cell, name, twin)
+                    if in_table:
+                        primitives[name] = twin
+        yield
+    finally:
+        for cell, name, original, in_table in reversed(swapped):
+            object.__setattr__(cell, name, original)
+            if in_table:
+                cell._primitives[name] = original
+
+@contextmanager
+def preserved_seed_counters() -> Iterator[None]:
+    """Keep MindSpore's per-operation seed counters (``ops.dropout(x)`` advances them)."""
+    ms_seed = importlib.import_module("mindspore.common.seed")  # the package re-exports a function `seed`
+    counters = getattr(ms_seed, "_KERNEL_SEED", None)
+    saved = dict(counters) if isinstance(counters, dict) else None
+    try:
+        yield
+    finally:
+        if saved is not None and counters is not None:
+            counters.clear()
+            counters.update(saved)
 
 @dataclass
 class Snapshot:
@@ -44,7 +126,7 @@ class Snapshot:
     def save_parameter(self, param: Parameter) -> None:
         """Save *param*'s value, once, before something may write into it."""
         if id(param) not in self.values:
-            self.values[id(param)] = (param, _tensor_bytes(param))
+            self.values[id(param)] = (param, tensor_bytes(param))
 
     def restore(self) -> None:
         """Put everything back; every step runs even if an earlier one fails."""
@@ -73,17 +155,14 @@ class Snapshot:
 
     def _restore_values(self) -> None:
         for param, saved in self.values.values():
-            now = _tensor_bytes(param)
-            if now.tobytes() != saved.tobytes():
-                restored = Tensor(saved)
-                param.set_data(restored.astype(param.dtype) if param.dtype != restored.dtype else restored)
+            if tensor_bytes(param).tobytes() != saved.tobytes():
+                write_in_place(param, saved)
 
     def _restore_random(self) -> None:
         if self.ms_rng is not None:
             ms.set_rng_state(Tensor(self.ms_rng))
         np.random.set_state(self.np_rng)
         random.setstate(self.py_rng)
-
 
 @contextmanager
 def preserved(cells: list[nn.Cell], parameters: list[Parameter]) -> Iterator[Snapshot]:
@@ -106,7 +185,13 @@ def preserved(cells: list[nn.Cell], parameters: list[Parameter]) -> Iterator[Sna
     for param in parameters:
         if not param.requires_grad:
             snapshot.save_parameter(param)
-    try:
-        yield snapshot
-    finally:
-        snapshot.restore()
+    with ExitStack() as stack:
+        stack.enter_context(preserved_seed_counters())
+        stack.enter_context(fresh_random_primitives(cells))
+        try:
+            yield snapshot
+        finally:
+            try:
+                synchronize()  # queued kernels of a failed pass must not fail the restore
+            finally:
+                snapshot.restore()

@@ -42,10 +42,11 @@ FAMILIES = {
     "6": "initialization",
     "7": "API misuse",
     "8": "distributed consistency",
+    "9": "probe step (one real training step, confirmed from the numbers)",
 }
 
 REQUIRED_DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead")
-_ID = re.compile(r"^GA[1-8]\d\d$")
+_ID = re.compile(r"^GA[1-9]\d\d$")
 _NAME = re.compile(r"^[a-z]+(-[a-z0-9]+)*$")
 _REGISTRY: dict[str, Check] = {}
 
@@ -58,6 +59,7 @@ class Check:
     name: str
     run: CheckFunction
     needs_inputs: bool = False
+    needs_probe: bool = False
 
     @property
     def family(self) -> str:
@@ -69,13 +71,17 @@ class Check:
 
 
 def register(
-    check_id: str, name: str, *, needs_inputs: bool = False
+    check_id: str, name: str, *, needs_inputs: bool = False, needs_probe: bool = False
 ) -> Callable[[CheckFunction], CheckFunction]:
-    """Register the decorated function as check *check_id* called *name*."""
+    """Register the decorated function as check *check_id* called *name*.
+
+    *needs_inputs*: the check reads the traced forward pass; *needs_probe*: it reads the
+    result of ``audit(..., probe=True)`` (one real training step).
+    """
 
     def decorate(run: CheckFunction) -> CheckFunction:
         if not _ID.match(check_id):
-            raise ValueError(f"check id {check_id!r} must look like GA101 (GA, family digit 1-8, two digits)")
+            raise ValueError(f"check id {check_id!r} must look like GA101 (GA, family digit 1-9, two digits)")
         if not _NAME.match(name):
             raise ValueError(f"check name {name!r} must be kebab-case")
         missing = [s for s in REQUIRED_DOC_SECTIONS if s not in (run.__doc__ or "")]
@@ -84,7 +90,7 @@ def register(
         existing = _REGISTRY.get(check_id)
         if existing is not None and existing.run.__qualname__ != run.__qualname__:
             raise ValueError(f"check id {check_id} is used twice ({existing.name}, {name})")
-        _REGISTRY[check_id] = Check(check_id, name, run, needs_inputs)
+        _REGISTRY[check_id] = Check(check_id, name, run, needs_inputs, needs_probe)
         return run
 
     return decorate

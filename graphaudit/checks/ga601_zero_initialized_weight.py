@@ -29,15 +29,53 @@ EXEMPT_NAME = re.compile(
 _CACHE_KEY = "ga6xx.weights"
 
 
-@dataclass(frozen=True)
+# How many leading elements are compared before a weight is scanned in full: a random
+# weight differs within them, so only a (nearly) constant one pays for the full comparison.
+_PROBE = 64
+
+
+@dataclass(frozen=True, eq=False)
 class WeightValues:
-    """What the GA6xx checks need to know about one weight matrix's values."""
+    """What the GA6xx checks need to know about one weight matrix's values.
+
+    ``digest`` (a BLAKE2b hash of the bytes) is computed on first use and cached: hashing
+    every weight of a large model costs more than the rest of a structure-only audit, and
+    GA603 only needs the digests of weights whose ``sample`` (the bytes of a few elements,
+    equal for equal weights) collides with another's.
+    """
 
     node: str
     parameter: Parameter
     owner: str
     constant: float | None  # the one value of a weight whose elements are all equal
-    digest: bytes
+    sample: bytes = b""
+
+    @property
+    def digest(self) -> bytes:
+        cached = self.__dict__.get("_digest")
+        if cached is None:
+            values = np.ascontiguousarray(_values(self.parameter))
+            cached = hashlib.blake2b(values.tobytes(), digest_size=16).digest()
+            object.__setattr__(self, "_digest", cached)
+        return cached
+
+
+def _sample(values: np.ndarray) -> bytes:
+    """The bytes of up to 3 x 64 elements of *values* (its start, middle and end)."""
+    flat = values.reshape(-1)
+    if flat.size <= 3 * _PROBE:
+        return flat.tobytes()
+    middle = flat.size // 2 - _PROBE // 2
+    return flat[:_PROBE].tobytes() + flat[middle : middle + _PROBE].tobytes() + flat[-_PROBE:].tobytes()
+
+
+def _constant(values: np.ndarray) -> float | None:
+    """The one value of *values* if all its elements are equal (a NaN never is), else None."""
+    flat = values.reshape(-1)
+    first = flat[0]
+    if not bool(np.all(flat[:_PROBE] == first)):
+        return None  # the common case, decided without touching the rest
+    return float(first) if bool(np.all(values == first)) else None
 
 
 def _leaf(name: str) -> str:
@@ -48,12 +86,16 @@ def is_weight_matrix(ctx: AuditContext, node: str, param: Parameter) -> str | No
     """The owner's class name when *param* is a trainable float weight matrix, else None."""
     if len(param.shape) < 2 or not param.requires_grad or param.dtype not in ms.common.dtype.float_type:
         return None
-    if EXEMPT_NAME.search(param.name) or any(EXEMPT_NAME.search(p) for p in g.node_paths(ctx.graph, node)):
+    name = param.name  # a property that does work on every access
+    if EXEMPT_NAME.search(name) or any(EXEMPT_NAME.search(p) for p in g.node_paths(ctx.graph, node)):
         return None
-    owners = g.owners_of(ctx.graph, node)
-    classes = [ctx.graph.nodes[o]["class_name"] for o in owners]
-    attribute_names = {d["name"] for _, _, d in ctx.graph.in_edges(node, data=True) if d["kind"] == g.OWNS}
-    named = _leaf(param.name) in WEIGHT_NAMES or bool(attribute_names & WEIGHT_NAMES)
+    classes: list[str] = []  # of the owners, as g.owners_of lists them
+    attribute_names: set[str] = set()
+    for owner, _, d in ctx.graph.in_edges(node, data=True):  # one pass for both
+        if d["kind"] == g.OWNS:
+            classes.append(ctx.graph.nodes[owner]["class_name"])
+            attribute_names.add(d["name"])
+    named = _leaf(name) in WEIGHT_NAMES or bool(attribute_names & WEIGHT_NAMES)
     layer = next((c for c in classes if LAYER_CLASS.search(c)), None)
     if layer is None and not named:
         return None
@@ -87,10 +129,7 @@ def weight_values(ctx: AuditContext) -> list[WeightValues]:
             continue
         if values.size == 0:
             continue
-        first = values.flat[0]
-        constant = float(first) if bool(np.all(values == first)) else None
-        digest = hashlib.blake2b(np.ascontiguousarray(values).tobytes(), digest_size=16).digest()
-        found.append(WeightValues(node, param, owner, constant, digest))
+        found.append(WeightValues(node, param, owner, _constant(values), _sample(values)))
     ctx.extra[_CACHE_KEY] = found
     return found
 

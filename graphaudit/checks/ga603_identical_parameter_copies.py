@@ -45,15 +45,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
         (or re-initialise each copy after deep-copying it).
     """
-    groups: dict[tuple, list[WeightValues]] = {}
-    for item in weight_values(ctx):
-        param = item.parameter
-        if item.constant is not None or param.size < MIN_ELEMENTS:
-            continue
-        groups.setdefault((tuple(param.shape), str(param.dtype), item.digest), []).append(item)
-    for items in groups.values():
-        if len(items) < 2:
-            continue
+    for items in _identical_groups(weight_values(ctx)):
         names = [item.parameter.name for item in items]
         if all(ctx.spec.declares_shared_parameter(name) for name in names):
             continue
@@ -69,3 +61,30 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             "them (one Parameter object) and declare it: Spec(shared_parameters=[[...]]).",
             [item.node for item in items],
         )
+
+
+def _identical_groups(weights: list[WeightValues]) -> list[list[WeightValues]]:
+    """Groups of weights with the same shape, dtype and bytes, in order of their first member.
+
+    Weights are first grouped by shape, dtype and a sample of their bytes (cheap: distinct
+    weights almost always differ in it); only the members of a group of two or more are hashed
+    in full. Equal bytes give equal samples, so this finds exactly the groups that hashing
+    every weight would.
+    """
+    candidates: dict[tuple, list[tuple[int, WeightValues]]] = {}
+    for index, item in enumerate(weights):
+        param = item.parameter
+        if item.constant is not None or param.size < MIN_ELEMENTS:
+            continue
+        candidates.setdefault((tuple(param.shape), str(param.dtype), item.sample), []).append((index, item))
+    groups: dict[bytes, list[tuple[int, WeightValues]]] = {}
+    found: list[list[tuple[int, WeightValues]]] = []
+    for members in candidates.values():
+        if len(members) < 2:
+            continue
+        groups.clear()
+        for index, item in members:
+            groups.setdefault(item.digest, []).append((index, item))
+        found.extend(group for group in groups.values() if len(group) >= 2)
+    found.sort(key=lambda group: group[0][0])
+    return [[item for _, item in group] for group in found]

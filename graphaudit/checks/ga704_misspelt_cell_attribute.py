@@ -110,6 +110,9 @@ def meant_flag(attribute: str) -> str | None:
     return None
 
 
+_meant_flag = functools.lru_cache(maxsize=4096)(meant_flag)  # attribute names repeat across cells
+
+
 @register("GA704", "misspelt-cell-attribute")
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A Cell given an attribute that looks like one of its flags but is not.
@@ -144,18 +147,17 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     classes = {type(ctx.structure.cells[node]) for node, _ in g.nodes_of_kind(ctx.graph, g.CELL)}
     read_anywhere = frozenset().union(*(names_read_by(cls) for cls in classes)) if classes else frozenset()
+    # Every cell has dozens of instance attributes, nearly all of them a fresh Cell's own:
+    # one set lookup rules those out before anything else is asked of them.
+    known = fresh_cell_attributes() | read_anywhere
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
         cell = ctx.structure.cells[node]
-        for attribute, value in list(vars(cell).items()):
+        for attribute, value in [item for item in vars(cell).items() if item[0] not in known]:
             if not isinstance(value, (bool, int, float)):
                 continue
-            if (
-                attribute in fresh_cell_attributes()
-                or attribute in read_anywhere
-                or hasattr(type(cell), attribute)
-            ):
+            if hasattr(type(cell), attribute):
                 continue
-            flag = meant_flag(attribute)
+            flag = _meant_flag(attribute)
             if flag is None:
                 continue
             path = ctx.cell_path(node)

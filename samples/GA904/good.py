@@ -1,0 +1,32 @@
+"""GA904 good: both branches receive gradients."""
+
+import numpy as np
+from mindspore import Tensor, nn
+
+
+def batch() -> tuple:
+    rng = np.random.default_rng(0)
+    return Tensor(rng.standard_normal((4, 4)).astype(np.float32)), Tensor(
+        rng.standard_normal((4, 3)).astype(np.float32)
+    )
+
+
+class Net(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Dense(4, 3)
+        self.aux = nn.Dense(4, 3)
+
+    def construct(self, x):
+        return self.fc(x) + self.aux(x)
+
+
+def build() -> dict:
+    net = Net()
+    return {
+        "net": net,
+        "optimizer": nn.Adam(net.trainable_params(), 0.01),
+        "loss_fn": nn.MSELoss(),
+        "inputs": batch(),
+        "probe": True,
+    }
