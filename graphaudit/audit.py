@@ -18,6 +18,7 @@ import mindspore as ms
 from mindspore import Tensor, nn, ops
 
 from graphaudit.capture import capture, check_cell, normalize_inputs, normalize_value
+from graphaudit.capture.structure import gc_paused
 from graphaudit.capture.trace import flatten_tensors
 from graphaudit.checks import all_checks
 from graphaudit.context import AuditContext
@@ -195,14 +196,15 @@ def audit(
     findings: list[Finding] = []
     run: list[str] = []
     skipped: dict[str, str] = {}
-    for check_id, check in all_checks().items():
-        if check.needs_inputs and not ctx.traced:
-            skipped[check_id] = f"{check.name} needs a traced forward pass: pass inputs=..."
-            continue
-        if check.needs_probe and not probe:
-            skipped[check_id] = f"{check.name} needs one real training step: pass probe=True, inputs=(x, y)"
-            continue
-        ctx.current_check = (check_id, check.name)
-        findings.extend(check.run(ctx))
-        run.append(check_id)
+    with gc_paused():  # the checks allocate no garbage; full collections would rescan the network
+        for check_id, check in all_checks().items():
+            if check.needs_inputs and not ctx.traced:
+                skipped[check_id] = f"{check.name} needs a traced forward pass: pass inputs=..."
+                continue
+            if check.needs_probe and not probe:
+                skipped[check_id] = f"{check.name} needs one real training step: pass probe=True, inputs=(x, y)"
+                continue
+            ctx.current_check = (check_id, check.name)
+            findings.extend(check.run(ctx))
+            run.append(check_id)
     return Report(findings, graph, checks_run=run, skipped=skipped, network=type(net).__name__)

@@ -1,0 +1,670 @@
+"""Every bad input tried on graphaudit, and what it gets: one table, tested and documented.
+
+``CASES`` is the single source of ``docs/bad-inputs.md``: each row is run here, and the table
+in the doc is generated from the same rows (``test_doc_table_is_current``; regenerate it with
+``PYTHONPATH=. python tests/test_bad_inputs.py``). A row expects either a
+``graphaudit.GraphAuditError`` subclass whose message starts with a given text and says what to
+do, a documented finding, or a clean run (inputs that look bad but are fine).
+
+Complements tests/test_isolation_and_errors.py and tests/test_audit.py, which check the
+``to_networkx`` side of some of these in more detail (chained causes, failing cell path).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mindspore as ms
+import numpy as np
+import pytest
+from mindspore import Tensor, nn
+from nets import Raises, tensor
+
+import graphaudit
+from graphaudit import Spec
+from graphaudit.testing import assert_clean, assert_matches_spec
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "bad-inputs.md"
+BEGIN, END = "<!-- table:begin (generated from tests/test_bad_inputs.py) -->", "<!-- table:end -->"
+
+
+class Net(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.backbone = nn.Dense(4, 8)
+        self.head = nn.Dense(8, 2)
+
+    def construct(self, x):
+        return self.head(self.backbone(x))
+
+
+class PyNativeOnly(nn.Cell):
+    """``try``/``except`` in construct: graph mode refuses to compile it, PyNative runs it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Dense(4, 4)
+
+    def construct(self, x):
+        try:
+            y = self.fc(x)
+        except ValueError:
+            y = x
+        return y
+
+
+def _x() -> Tensor:
+    return tensor(2, 4)
+
+
+def _spec_file(tmp: Path, text: str | bytes) -> Path:
+    path = tmp / "design.toml"
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input: *call(tmp_path)* and what it must give.
+
+    *error* is a GraphAuditError subclass (then *message* is the start of its text, with
+    ``{tmp}`` standing for the temporary folder, and *hint* a phrase saying what to do), or
+    ``None``: then *finding* is ``"GA202"``-style (a check ID that must be among the findings,
+    with *message* the start of its message), or ``""`` for a run with no error finding.
+    """
+
+    id: str
+    input: str  # for the doc table, Markdown
+    call: Callable[[Path], Any]
+    error: type[Exception] | None
+    message: str
+    hint: str = ""
+    finding: str = ""
+    note: str = ""
+
+
+NA = graphaudit.NotACellError
+IE = graphaudit.InputError
+FE = graphaudit.ForwardError
+SE = graphaudit.SpecError
+GE = graphaudit.GraphAuditError
+
+CASES: list[Case] = [
+    # ---------------------------------------------------------------- not a network
+    Case(
+        "list",
+        "`audit([1, 2])`",
+        lambda t: graphaudit.audit([1, 2]),
+        NA,
+        "audit() expects a mindspore.nn.Cell as `net`, got list",
+        "build your network",
+    ),
+    Case(
+        "list-of-cells",
+        "`audit([nn.Dense(2, 2)])`",
+        lambda t: graphaudit.audit([nn.Dense(2, 2)]),
+        NA,
+        "audit() expects a mindspore.nn.Cell as `net`, got list",
+        "nn.SequentialCell(cells)",
+    ),
+    Case(
+        "str",
+        '`audit("net")`',
+        lambda t: graphaudit.audit("net"),
+        NA,
+        "audit() expects a mindspore.nn.Cell as `net`, got str",
+        "build your network",
+    ),
+    Case(
+        "none",
+        "`audit(None)`",
+        lambda t: graphaudit.audit(None),
+        NA,
+        "audit() expects a mindspore.nn.Cell as `net`, got NoneType",
+        "build your network",
+    ),
+    Case(
+        "class",
+        "`audit(Net)` (the class)",
+        lambda t: graphaudit.audit(Net),
+        NA,
+        "audit() expects a mindspore.nn.Cell as `net`, got type",
+        "pass an instance, e.g. Net(...)",
+    ),
+    Case(
+        "bound-method",
+        "`audit(net.construct)`",
+        lambda t: graphaudit.audit(Net().construct),
+        NA,
+        "audit() expects a mindspore.nn.Cell as `net`, got method",
+        "not its method",
+    ),
+    Case(
+        "model-to-networkx",
+        "`to_networkx(Model(net))`",
+        lambda t: graphaudit.to_networkx(ms.train.Model(Net())),
+        NA,
+        "to_networkx() expects a mindspore.nn.Cell as `net`, got Model",
+        "model.predict_network",
+    ),
+    Case(
+        "model-audit",
+        "`audit(Model(net))`",
+        lambda t: graphaudit.audit(ms.train.Model(Net())),
+        None,
+        "",
+        note="not an error: audit() unwraps a Model (and its loss and optimizer)",
+    ),
+    # ---------------------------------------------------------------- optimizer
+    Case(
+        "optimizer-str",
+        '`audit(net, "sgd")`',
+        lambda t: graphaudit.audit(Net(), "sgd"),
+        GE,
+        "audit() expects a mindspore.nn.Optimizer (or None) as `optimizer`, got str",
+        "or None",
+    ),
+    Case(
+        "optimizer-params",
+        "`audit(net, net.trainable_params())`",
+        lambda t: graphaudit.audit(Net(), Net().trainable_params()),
+        GE,
+        "audit() expects a mindspore.nn.Optimizer (or None) as `optimizer`, got list",
+        "Pass the optimizer built from these parameters",
+    ),
+    Case(
+        "optimizer-class",
+        "`audit(net, nn.Momentum)` (the class)",
+        lambda t: graphaudit.audit(Net(), nn.Momentum),
+        GE,
+        "audit() expects a mindspore.nn.Optimizer (or None) as `optimizer`, got type",
+        "Pass an instance",
+    ),
+    Case(
+        "optimizer-none",
+        "`audit(net, None)`",
+        lambda t: graphaudit.audit(Net(), None),
+        None,
+        "",
+        note="not an error: the optimizer checks (GA2xx) have nothing to compare and stay silent",
+    ),
+    Case(
+        "optimizer-other-net",
+        "`audit(net, nn.SGD(Net().trainable_params()))` (another instance)",
+        lambda t: graphaudit.audit(Net(), nn.SGD(Net().trainable_params())),
+        None,
+        "the optimizer updates a Parameter named backbone.bias that is not the network's backbone.bias",
+        finding="GA202",
+        note="findings, not an exception: GA202 for each optimizer parameter, GA201 for each network parameter",
+    ),
+    Case(
+        "empty-optimizer",
+        "`nn.SGD([])` for a network without parameters",
+        lambda t: nn.SGD([]),
+        ValueError,
+        "For 'Optimizer', the argument parameters must not be empty",
+        note="MindSpore refuses it before graphaudit is called: pass `optimizer=None`",
+    ),
+    Case(
+        "loss-not-cell",
+        '`audit(net, loss_fn="mse")`',
+        lambda t: graphaudit.audit(Net(), loss_fn="mse"),
+        GE,
+        "audit() expects a loss Cell (e.g. nn.BCEWithLogitsLoss()) as `loss_fn`, got str",
+        "Wrap a loss function",
+    ),
+    Case(
+        "mode",
+        '`audit(net, mode="training")`',
+        lambda t: graphaudit.audit(Net(), mode="training"),
+        GE,
+        'audit() expects mode="train" or mode="eval", got \'training\'',
+        'mode="train"',
+    ),
+    # ---------------------------------------------------------------- inputs
+    Case(
+        "shape",
+        "`inputs` of shape (2, 5) for `Dense(4, 8)`",
+        lambda t: graphaudit.audit(Net(), inputs=tensor(2, 5)),
+        FE,
+        "the forward pass of Net raised ValueError in the cell at 'backbone'",
+        "Check that `inputs` match",
+    ),
+    Case(
+        "dtype-int",
+        "`inputs` of dtype int32",
+        lambda t: graphaudit.audit(Net(), inputs=Tensor(np.ones((2, 4), np.int32))),
+        FE,
+        "the forward pass of Net raised TypeError in the cell at 'backbone'",
+        "Check that `inputs` match",
+    ),
+    Case(
+        "dtype-float64",
+        "`inputs` of dtype float64",
+        lambda t: graphaudit.audit(Net(), inputs=Tensor(np.ones((2, 4), np.float64))),
+        FE,
+        "the forward pass of Net raised TypeError in the cell at 'backbone'",
+        "Check that `inputs` match",
+    ),
+    Case(
+        "too-many",
+        "`inputs=(x, x)` for `construct(self, x)`",
+        lambda t: graphaudit.audit(Net(), inputs=(_x(), _x())),
+        IE,
+        "Net.construct(x) cannot take the 2 input(s) given",
+        "Pass one value per construct() parameter",
+    ),
+    Case(
+        "none-given",
+        "`inputs=()`",
+        lambda t: graphaudit.audit(Net(), inputs=()),
+        IE,
+        "Net.construct(x) cannot take the 0 input(s) given",
+        "Pass one value per construct() parameter",
+    ),
+    Case(
+        "dict",
+        '`inputs={"x": x}`',
+        lambda t: graphaudit.audit(Net(), inputs={"x": _x()}),
+        IE,
+        "inputs is a dict; graphaudit passes inputs positionally",
+        "Pass a tuple",
+    ),
+    Case(
+        "object",
+        "`inputs=object()`",
+        lambda t: graphaudit.audit(Net(), inputs=object()),
+        IE,
+        "inputs[0] is a builtins.object",
+        "Convert it, e.g. mindspore.Tensor(numpy_array)",
+    ),
+    Case(
+        "str-input",
+        '`inputs="abc"`',
+        lambda t: graphaudit.audit(Net(), inputs="abc"),
+        FE,
+        "the forward pass of Net raised TypeError in the cell at 'backbone'",
+        "Check that `inputs` match",
+        note="a str is a valid Python argument: it reaches construct, which fails",
+    ),
+    Case(
+        "label-missing",
+        "`audit(nn.WithLossCell(net, loss), inputs=x)` (no label)",
+        lambda t: graphaudit.audit(nn.WithLossCell(Net(), nn.MSELoss()), inputs=_x()),
+        IE,
+        "the network given takes a label",
+        "inputs=(x, y)",
+    ),
+    # ---------------------------------------------------------------- networks
+    Case(
+        "construct-raises",
+        "a `construct` that raises",
+        lambda t: graphaudit.audit(Raises(), inputs=tensor(1, 4)),
+        FE,
+        "the forward pass of Raises raised RuntimeError in Raises.construct",
+        "The original error is chained",
+    ),
+    Case(
+        "pynative-only",
+        "a network graph mode cannot compile (`try`/`except` in construct), context in GRAPH_MODE",
+        lambda t: _in_graph_mode(lambda: graphaudit.audit(PyNativeOnly(), inputs=tensor(1, 4))),
+        None,
+        "",
+        note="captured fine: the pass runs in PyNative, and the context is put back to GRAPH_MODE",
+    ),
+    Case(
+        "cell-without-construct",
+        "`nn.Cell()` (no construct), no inputs",
+        lambda t: graphaudit.audit(nn.Cell()),
+        None,
+        "",
+        note="structure only: one cell node, no finding",
+    ),
+    Case(
+        "cell-without-construct-traced",
+        "`nn.Cell()` with inputs",
+        lambda t: graphaudit.audit(nn.Cell(), inputs=_x()),
+        FE,
+        "the forward pass of Cell raised AttributeError in Cell.construct",
+        "Check that `inputs` match",
+    ),
+    Case(
+        "empty-sequential",
+        "`nn.SequentialCell([])` with inputs",
+        lambda t: graphaudit.audit(nn.SequentialCell([]), inputs=_x()),
+        None,
+        "",
+        note="passes the input through; no finding",
+    ),
+    Case(
+        "no-parameters",
+        "`nn.ReLU()` with inputs",
+        lambda t: graphaudit.audit(nn.ReLU(), inputs=_x()),
+        None,
+        "",
+        note="no parameter: nothing to report",
+    ),
+    # ---------------------------------------------------------------- spec files
+    Case(
+        "spec-syntax",
+        "a spec file with a TOML syntax error",
+        lambda t: Spec.load(_spec_file(t, "[parameters\nfrozen = [\n")),
+        SE,
+        "{tmp}/design.toml:1: TOML syntax error at column 12",
+        "Expected ']'",
+    ),
+    Case(
+        "spec-unknown-key",
+        "a spec file with an unknown key (`frozn`)",
+        lambda t: Spec.load(_spec_file(t, "[parameters]\nfrozn = []\n")),
+        SE,
+        "{tmp}/design.toml:2: unknown key 'frozn' in [parameters]",
+        "did you mean 'frozen'?",
+    ),
+    Case(
+        "spec-unknown-section",
+        "a spec file with an unknown section (`[parameter]`)",
+        lambda t: Spec.load(_spec_file(t, "[parameter]\nfrozen = []\n")),
+        SE,
+        "{tmp}/design.toml:1: unknown key 'parameter' at the top level",
+        "did you mean 'parameters'?",
+    ),
+    Case(
+        "spec-wrong-type",
+        'a spec file with `frozen = "backbone.*"` (not a list)',
+        lambda t: Spec.load(_spec_file(t, '[parameters]\nfrozen = "backbone.*"\n')),
+        SE,
+        "{tmp}/design.toml:2: parameters.frozen must be a list of parameter names or globs, got a string",
+        'write frozen = ["backbone.*"]',
+    ),
+    Case(
+        "spec-exhaustive-type",
+        'a spec file with `exhaustive = "yes"`',
+        lambda t: Spec.load(_spec_file(t, '[connections]\nexhaustive = "yes"\n')),
+        SE,
+        "{tmp}/design.toml:2: connections.exhaustive must be true or false, got a string",
+        "true or false",
+    ),
+    Case(
+        "spec-pair",
+        'a spec file with `expected = [["a"]]`',
+        lambda t: Spec.load(_spec_file(t, '[connections]\nexpected = [["a"]]\n')),
+        SE,
+        "{tmp}/design.toml:2: connections.expected[0] must be a pair [source, target] of cell paths",
+        "[source, target]",
+    ),
+    Case(
+        "spec-negative-calls",
+        'a spec file with `"head" = -1` in `[calls]`',
+        lambda t: Spec.load(_spec_file(t, '[calls]\n"head" = -1\n')),
+        SE,
+        "{tmp}/design.toml:2: the call count of 'head' must be a non-negative integer",
+        "non-negative integer",
+    ),
+    Case(
+        "spec-unquoted-path",
+        "a spec file with `layers.0 = 1` (unquoted) in `[calls]`",
+        lambda t: Spec.load(_spec_file(t, "[calls]\nlayers.0 = 1\n")),
+        SE,
+        "{tmp}/design.toml:2: calls.layers is a table",
+        'must be quoted, e.g. "layers.0" = 1',
+    ),
+    Case(
+        "spec-bad-glob",
+        'a spec file with the glob `"layers.[0.weight"`',
+        lambda t: Spec.load(_spec_file(t, '[parameters]\nfrozen = ["layers.[0.weight"]\n')),
+        SE,
+        "{tmp}/design.toml:2: the pattern 'layers.[0.weight' in parameters.frozen has an unbalanced '['",
+        "write '[[]' to match a literal '['",
+    ),
+    Case(
+        "spec-missing-file",
+        "`Spec.load` of a file that does not exist",
+        lambda t: Spec.load(t / "missing.toml"),
+        SE,
+        "{tmp}/missing.toml: cannot read the spec file",
+        "No such file",
+    ),
+    Case(
+        "spec-not-utf8",
+        "`Spec.load` of a file that is not UTF-8",
+        lambda t: Spec.load(_spec_file(t, b"\xff\xfe")),
+        SE,
+        "{tmp}/design.toml: cannot read the spec file",
+        "utf-8",
+    ),
+    Case(
+        "spec-dict",
+        '`audit(net, spec={"frozen": []})`',
+        lambda t: graphaudit.audit(Net(), spec={"frozen": []}),
+        GE,
+        "audit() expects a graphaudit.Spec as `spec`, got dict",
+        "Spec.load(path)",
+    ),
+    Case(
+        "spec-needs-inputs",
+        '`assert_matches_spec(net, Spec(calls={"head": 1}))` without inputs',
+        lambda t: assert_matches_spec(Net(), Spec(calls={"head": 1})),
+        GE,
+        "the spec declares call counts, which need a traced forward pass",
+        "pass inputs=...",
+    ),
+    Case(
+        "from-net-depth",
+        "`Spec.from_net(net, depth=0)`",
+        lambda t: Spec.from_net(Net(), depth=0),
+        SE,
+        "<spec>: from_net() needs depth >= 1",
+        "depth >= 1",
+    ),
+    # ---------------------------------------------------------------- paths and globs naming nothing
+    Case(
+        "missing-connection-path",
+        '`Spec(expected_connections=[("backbon", "head")])` (misspelt path)',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), spec=Spec(expected_connections=[("backbon", "head")])),
+        None,
+        "Spec.expected_connections ('backbon', 'head') names 'backbon', which matches no cell path",
+        finding="GA304",
+        note="finding GA304 (error), naming the close matches: `Close matches: backbone.`",
+    ),
+    Case(
+        "missing-connection-glob",
+        '`Spec(expected_connections=[("layers.*", "head")])` (glob matching nothing)',
+        lambda t: graphaudit.audit(
+            Net(), inputs=_x(), spec=Spec(expected_connections=[("layers.*", "head")])
+        ),
+        None,
+        "Spec.expected_connections ('layers.*', 'head') names 'layers.*', which matches no cell path",
+        finding="GA304",
+    ),
+    Case(
+        "forbidden-path",
+        '`Spec(forbidden_connections=[("hed", "backbone")])`',
+        lambda t: graphaudit.audit(
+            Net(), inputs=_x(), spec=Spec(forbidden_connections=[("hed", "backbone")])
+        ),
+        None,
+        "Spec.forbidden_connections ('hed', 'backbone') names 'hed'",
+        finding="GA305",
+    ),
+    Case(
+        "calls-path",
+        '`Spec(calls={"hed": 1})`',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), spec=Spec(calls={"hed": 1})),
+        None,
+        "Spec.calls['hed'] names 'hed', which matches no cell path",
+        finding="GA307",
+    ),
+    Case(
+        "shared-cells-path",
+        '`Spec(shared_cells=[["backbone", "hed"]])`',
+        lambda t: graphaudit.audit(Net(), spec=Spec(shared_cells=[["backbone", "hed"]])),
+        None,
+        "the design declares 'hed' in the shared cell group",
+        finding="GA103",
+    ),
+    Case(
+        "shared-parameters-name",
+        '`Spec(shared_parameters=[["backbone.weight", "hed.weight"]])`',
+        lambda t: graphaudit.audit(Net(), spec=Spec(shared_parameters=[["backbone.weight", "hed.weight"]])),
+        None,
+        "",
+        finding="GA103",
+    ),
+    Case(
+        "allow-bad-glob",
+        '`assert_clean(net, allow=["GA201:[x"])`',
+        lambda t: assert_clean(Net(), allow=["GA201:[x"]),
+        GE,
+        "allow='GA201:[x': the subject pattern '[x' has an unbalanced '['",
+        "write '[[]'",
+    ),
+    Case(
+        "allow-unknown-check",
+        '`assert_clean(net, allow=["GA999"])`',
+        lambda t: assert_clean(Net(), allow=["GA999"]),
+        GE,
+        "allow='GA999': there is no check 'GA999'",
+        "did you mean",
+    ),
+]
+
+
+def _in_graph_mode(fn: Callable[[], Any]) -> Any:
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        result = fn()
+        assert ms.get_context("mode") == ms.GRAPH_MODE
+        return result
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(case: Case, tmp_path: Path) -> None:
+    message = case.message.replace("{tmp}", str(tmp_path))
+    if case.error is not None:
+        with pytest.raises(case.error) as info:
+            case.call(tmp_path)
+        text = str(info.value)
+        assert text.startswith(message), text
+        assert case.hint in text, text
+        if issubclass(case.error, graphaudit.GraphAuditError):
+            assert type(info.value).__module__.startswith("graphaudit"), type(info.value)
+        return
+    report = case.call(tmp_path)
+    if case.finding:
+        found = report.by_check(case.finding)
+        assert found, str(report)
+        assert any(f.message.startswith(message) for f in found), [f.message for f in found]
+        assert all(f.fix for f in found)
+    else:
+        assert report.ok, str(report)
+
+
+def test_pynative_only_network_really_fails_in_graph_mode() -> None:
+    """The row `pynative-only` is meaningful: MindSpore itself cannot run it in graph mode."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        with pytest.raises(RuntimeError, match="Unsupported statement 'Try'"):
+            PyNativeOnly()(tensor(1, 4))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_optimizer_of_another_instance_names_every_parameter() -> None:
+    net, other = Net(), Net()
+    report = graphaudit.audit(net, nn.SGD(other.trainable_params()))
+    names = sorted(p.name for p in net.trainable_params())
+    assert sorted(f.subject for f in report.by_check("GA202")) == names
+    assert sorted(f.subject for f in report.by_check("GA201")) == names
+
+
+def test_misspelt_path_finding_names_the_close_match() -> None:
+    report = graphaudit.audit(Net(), inputs=_x(), spec=Spec(expected_connections=[("backbon", "head")]))
+    (finding,) = report.by_check("GA304")
+    assert finding.severity == "error" and finding.subject == "backbon"
+    assert "Close matches: backbone." in finding.message
+
+
+# ---------------------------------------------------------------------------- known bugs
+
+
+@pytest.mark.xfail(
+    strict=True, reason="audit() does not validate a Spec built in Python (see docs/bad-inputs.md)"
+)
+def test_audit_rejects_a_malformed_python_spec() -> None:
+    """``Spec(frozen="backbone.*")`` (a str, not a list) is iterated character by character:
+    the pattern ``"*"`` then declares every parameter frozen, and audit() reports four false
+    GA205 errors instead of the SpecError that the same spec gets from a file,
+    ``to_toml()`` or ``assert_matches_spec``."""
+    net = Net()
+    with pytest.raises(graphaudit.SpecError, match="must be a list"):
+        graphaudit.audit(net, nn.SGD(net.trainable_params()), spec=Spec(frozen="backbone.*"))
+
+
+@pytest.mark.xfail(strict=True, reason="frozen/trainable globs that match no parameter are silently ignored")
+def test_frozen_glob_matching_nothing_is_reported() -> None:
+    """Every other spec pattern that names nothing gets a finding (GA103, GA304, GA305, GA307,
+    with close matches); a misspelt ``frozen``/``trainable`` glob checks nothing, silently."""
+    net = Net()
+    for spec in (Spec(frozen=["backbon.*"]), Spec(trainable=["hed.*"])):
+        report = graphaudit.audit(net, nn.SGD(net.trainable_params()), spec=spec)
+        assert report.findings, spec
+
+
+# ---------------------------------------------------------------------------- the doc
+
+
+def _code(text: str) -> str:
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table() -> str:
+    rows = ["| # | bad input | result | message starts with / what to do |", "| --- | --- | --- | --- |"]
+    for case in CASES:
+        message = case.message.replace("{tmp}/", "")
+        if case.error is not None:
+            result = f"`{case.error.__name__}`"
+            if not issubclass(case.error, graphaudit.GraphAuditError):
+                result += " (MindSpore's)"
+            text = _code(message) + (f" … {case.hint}" if case.hint and case.hint not in message else "")
+        elif case.finding:
+            result = f"finding {case.finding}"
+            text = _code(message) if message else ""
+        else:
+            result = "no error"
+            text = ""
+        if case.note:
+            text = f"{text}; {case.note}" if text else case.note
+        rows.append(f"| `{case.id}` | {_cell(case.input)} | {_cell(result)} | {_cell(text)} |")
+    return "\n".join(rows) + "\n"
+
+
+def render_doc(current: str) -> str:
+    start, end = current.index(BEGIN) + len(BEGIN), current.index(END)
+    return current[:start] + "\n" + markdown_table() + current[end:]
+
+
+def test_doc_table_is_current() -> None:
+    current = DOC.read_text(encoding="utf-8")
+    assert render_doc(current) == current, "regenerate: PYTHONPATH=. python tests/test_bad_inputs.py"
+    for case in CASES:
+        assert re.search(rf"^\| `{re.escape(case.id)}` \|", current, re.M), case.id
+
+
+if __name__ == "__main__":
+    DOC.write_text(render_doc(DOC.read_text(encoding="utf-8")), encoding="utf-8")
+    sys.exit(0)
