@@ -157,6 +157,8 @@ def audit(
             f"audit() expects a graphaudit.Spec as `spec`, got {type(spec).__name__}; "
             "load one with graphaudit.Spec.load(path)."
         )
+    if spec is not None:
+        spec.validate()  # a Spec built in Python gets the checks a spec file gets
 
     if mode is None and optimizer is not None:
         mode = "train"

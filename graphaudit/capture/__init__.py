@@ -103,7 +103,7 @@ def _forward_error(net: nn.Cell, args: tuple[Any, ...], tracer: Tracer, err: Exc
         place = f"in {type(net).__name__}.construct"
     else:
         place = f"in the cell at '{where}'"
-    first_lines = "\n".join(str(err).strip().splitlines()[:12])
+    first_lines = "\n".join(str(err).strip().splitlines()[:12]) or "(the error has no message)"
     return ForwardError(
         f"the forward pass of {type(net).__name__} raised {type(err).__name__} {place} while "
         f"graphaudit ran net(*inputs) with inputs ({describe_inputs(args)}):\n"

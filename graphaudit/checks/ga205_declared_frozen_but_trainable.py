@@ -2,11 +2,34 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 
+from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.context import AuditContext
 from graphaudit.findings import Finding
+from graphaudit.spec import matches_any
+
+
+def unmatched_parameter_patterns(ctx: AuditContext, patterns: list[str], field: str) -> Iterator[Finding]:
+    """Errors for the *field* patterns of the spec that match no parameter name."""
+    names = [param.name for _, param in ctx.parameters()]
+    for pattern in patterns:
+        if any(matches_any((pattern,), name) for name in names):
+            continue
+        close = difflib.get_close_matches(pattern.rstrip("*."), names, n=3, cutoff=0.6)
+        hint = f" Close matches: {', '.join(close)}." if close else ""
+        source = f" ({ctx.spec.source})" if ctx.spec.source else ""
+        yield ctx.finding(
+            "error",
+            pattern,
+            f"Spec.{field}{source} names {pattern!r}, which matches no parameter of the network, so the "
+            f"declaration does nothing.{hint}",
+            "Fix the pattern: parameter names are Parameter.name values such as 'backbone.conv1.weight'; "
+            "globs use fnmatch ('backbone.*').",
+            [g.cell_node("")],
+        )
 
 
 @register("GA205", "declared-frozen-but-trainable")
@@ -37,6 +60,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
         ```
     """
+    yield from unmatched_parameter_patterns(ctx, ctx.spec.frozen, "frozen")
     if ctx.optimizer is None or not ctx.spec.frozen:
         return
     for node, param in ctx.parameters():

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks.ga205_declared_frozen_but_trainable import unmatched_parameter_patterns
 from graphaudit.context import AuditContext
 from graphaudit.findings import Finding
 
@@ -53,8 +54,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
         ```
     """
-    if not ctx.spec.trainable:
-        return
+    yield from unmatched_parameter_patterns(ctx, ctx.spec.trainable, "trainable")
     for node, param in ctx.parameters():
         if not ctx.spec.is_trainable(param.name):
             continue
