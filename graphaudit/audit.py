@@ -204,7 +204,9 @@ def audit(
                 skipped[check_id] = f"{check.name} needs a traced forward pass: pass inputs=..."
                 continue
             if check.needs_probe and not probe:
-                skipped[check_id] = f"{check.name} needs one real training step: pass probe=True, inputs=(x, y)"
+                skipped[check_id] = (
+                    f"{check.name} needs one real training step: pass probe=True, inputs=(x, y)"
+                )
                 continue
             ctx.current_check = (check_id, check.name)
             findings.extend(check.run(ctx))

@@ -74,7 +74,9 @@ def test_report_text_json_and_annotated_graph(tmp_path):
     text = str(report)
     assert text.startswith("graphaudit report for Repeated: FAILED") and "ERRORS" in text
     annotated = [n for n, d in report.graph.nodes(data=True) if "findings" in d]
-    assert annotated and all(report.graph.nodes[n]["severity"] in ("error", "warning", "info") for n in annotated)
+    assert annotated and all(
+        report.graph.nodes[n]["severity"] in ("error", "warning", "info") for n in annotated
+    )
     nx.write_graphml(report.graph, tmp_path / "report.graphml")
 
 
@@ -82,7 +84,10 @@ def test_findings_are_deterministic():
     def ids():
         net = Repeated()
         other = Repeated()
-        return [(f.check_id, f.subject, f.message) for f in graphaudit.audit(net, nn.SGD(other.trainable_params())).findings]
+        return [
+            (f.check_id, f.subject, f.message)
+            for f in graphaudit.audit(net, nn.SGD(other.trainable_params())).findings
+        ]
 
     assert ids() == ids()
 
@@ -107,14 +112,22 @@ def test_audit_changes_nothing_in_network_optimizer_or_globals():
     ms.set_seed(3)
     np.random.seed(3)
     random.seed(3)
-    draws = (ops.uniform((2,), ms.Tensor(0.0), ms.Tensor(1.0)).asnumpy().tobytes(), np.random.rand(), random.random())
+    draws = (
+        ops.uniform((2,), ms.Tensor(0.0), ms.Tensor(1.0)).asnumpy().tobytes(),
+        np.random.rand(),
+        random.random(),
+    )
     ms.set_seed(3)
     np.random.seed(3)
     random.seed(3)
 
     graphaudit.audit(step, inputs=(x, y))
 
-    assert (ops.uniform((2,), ms.Tensor(0.0), ms.Tensor(1.0)).asnumpy().tobytes(), np.random.rand(), random.random()) == draws
+    assert (
+        ops.uniform((2,), ms.Tensor(0.0), ms.Tensor(1.0)).asnumpy().tobytes(),
+        np.random.rand(),
+        random.random(),
+    ) == draws
     assert state() == before
 
 
@@ -144,7 +157,9 @@ def test_checks_needing_inputs_or_the_probe_are_reported_as_not_run():
 def test_probe_runs_one_step_and_its_findings_join_the_report():
     net = Net()
     optimizer = nn.Momentum(net.backbone.trainable_params(), 0.01, 0.9)
-    report = graphaudit.audit(net, optimizer, loss_fn=nn.MSELoss(), inputs=(tensor(2, 4), tensor(2, 2)), probe=True)
+    report = graphaudit.audit(
+        net, optimizer, loss_fn=nn.MSELoss(), inputs=(tensor(2, 4), tensor(2, 2)), probe=True
+    )
     assert not report.skipped
     assert sorted(f.subject for f in report.by_check("GA905")) == ["head.bias", "head.weight"]
     assert all(node in report.graph for f in report.by_check("GA905") for node in f.nodes)

@@ -160,7 +160,9 @@ def test_training_after_a_capture_matches_training_without_one():
     def twin():
         ms.set_seed(11)
         net = TrainModeNet().set_train(True)
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        step = nn.TrainOneStepCell(
+            nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        )
         return net, step
 
     x, y = tensor(4, 4, seed=5), tensor(4, 8, seed=6)

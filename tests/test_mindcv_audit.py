@@ -11,8 +11,13 @@ from graphaudit.testing import assert_clean
 
 mindcv = pytest.importorskip("mindcv")
 
-MODELS = [("resnet18", 64), ("mobilenet_v3_small_100", 64), ("densenet121", 64), ("efficientnet_b0", 64),
-          ("vit_b_32_224", 224)]
+MODELS = [
+    ("resnet18", 64),
+    ("mobilenet_v3_small_100", 64),
+    ("densenet121", 64),
+    ("efficientnet_b0", 64),
+    ("vit_b_32_224", 224),
+]
 
 
 @pytest.mark.slow
@@ -31,7 +36,9 @@ def test_unmodified_model_audits_clean(name, size):
 def test_frozen_backbone_declared_in_the_design_is_not_an_error():
     net = mindcv.create_model("resnet18", pretrained=False)
     optimizer = nn.Momentum(net.classifier.trainable_params(), learning_rate=0.01, momentum=0.9)
-    frozen = graphaudit.Spec(frozen=[p.name for p in net.trainable_params() if not p.name.startswith("classifier.")])
+    frozen = graphaudit.Spec(
+        frozen=[p.name for p in net.trainable_params() if not p.name.startswith("classifier.")]
+    )
     report = graphaudit.audit(net, optimizer, spec=frozen)
     assert report.ok, str(report)
     assert not report.of_severity("warning"), str(report)

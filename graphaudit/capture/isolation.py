@@ -34,11 +34,13 @@ __all__ = [
 # Attributes that mark a primitive holding random state of its own (ops.Dropout and kin).
 RANDOM_PRIMITIVE_ATTRS = ("Seed0", "Seed1", "seed", "seed2", "side_effect_hidden")
 
+
 def tensor_bytes(tensor: Tensor) -> np.ndarray:
     """A copy of *tensor*'s values as a NumPy array (bfloat16 widened exactly to float32)."""
     if tensor.dtype == ms.bfloat16:  # numpy has no bfloat16; float32 holds it exactly
         return tensor.astype(ms.float32).asnumpy().copy()
     return tensor.asnumpy().copy()
+
 
 def synchronize() -> None:
     """Wait for queued PyNative kernels, so that their errors surface now.
@@ -50,6 +52,7 @@ def synchronize() -> None:
     sync = getattr(executor, "sync", None)
     if sync is not None:
         sync()
+
 
 def write_in_place(param: Parameter, value: np.ndarray) -> None:
     """Put *value* into *param*'s own storage.
@@ -68,6 +71,7 @@ def write_in_place(param: Parameter, value: np.ndarray) -> None:
         param.set_data(tensor)  # a parameter assign cannot write (e.g. a lazily initialised one)
     if tensor_bytes(param).tobytes() != value.tobytes():
         param.set_data(tensor)
+
 
 @contextmanager
 def fresh_random_primitives(cells: list[nn.Cell]) -> Iterator[None]:
@@ -96,6 +100,7 @@ def fresh_random_primitives(cells: list[nn.Cell]) -> Iterator[None]:
             if in_table:
                 cell._primitives[name] = original
 
+
 @contextmanager
 def preserved_seed_counters() -> Iterator[None]:
     """Keep MindSpore's per-operation seed counters (``ops.dropout(x)`` advances them)."""
@@ -108,6 +113,7 @@ def preserved_seed_counters() -> Iterator[None]:
         if saved is not None and counters is not None:
             counters.clear()
             counters.update(saved)
+
 
 @dataclass
 class Snapshot:
@@ -163,6 +169,7 @@ class Snapshot:
             ms.set_rng_state(Tensor(self.ms_rng))
         np.random.set_state(self.np_rng)
         random.setstate(self.py_rng)
+
 
 @contextmanager
 def preserved(cells: list[nn.Cell], parameters: list[Parameter]) -> Iterator[Snapshot]:
