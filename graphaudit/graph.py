@@ -59,6 +59,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
@@ -118,9 +119,21 @@ def cell_node(path: str) -> str:
     return f"cell:{path}"
 
 
+_PLAIN_TEXT = re.compile(r"[A-Za-z0-9_.\-]*")
+
+
 def to_json_list(values: Iterable[Any]) -> str:
-    """Encode a list attribute as JSON text, the form GraphML can store."""
-    return json.dumps(list(values), ensure_ascii=False)
+    """Encode a list attribute as JSON text, the form GraphML can store.
+
+    Example:
+        >>> print(to_json_list(["layer1.0", "heads['cls']"]))
+        ["layer1.0", "heads['cls']"]
+    """
+    items = list(values)
+    # Attribute paths are nearly always plain: skip the json module's cost for those.
+    if all(isinstance(v, str) and _PLAIN_TEXT.fullmatch(v) for v in items):
+        return "[" + ", ".join(f'"{v}"' for v in items) + "]"
+    return json.dumps(items, ensure_ascii=False)
 
 
 def shape_json(shape: Iterable[int]) -> str:
