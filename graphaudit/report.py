@@ -12,7 +12,6 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,7 +145,3 @@ def _format(finding: Finding) -> str:
         f"      {finding.message}\n      fix: {finding.fix}"
     )
 
-
-def merge(reports: Iterable[Report]) -> list[Finding]:
-    """All findings of several reports, in report order."""
-    return [f for report in reports for f in report.findings]
