@@ -144,4 +144,3 @@ def _format(finding: Finding) -> str:
         f"  {finding.check_id} {finding.name}  {finding.subject}\n"
         f"      {finding.message}\n      fix: {finding.fix}"
     )
-

@@ -272,3 +272,33 @@ def test_mindcv_models_are_silent_in_both_modes(name, size):
     assert not any(c.training for _, c in net.cells_and_names())
     ran = set(train.checks_run) & set(evaluation.checks_run)
     assert {"GA501", "GA502", "GA503", "GA601", "GA602", "GA603", "GA701", "GA702", "GA703", "GA704"} <= ran
+
+
+def test_identity_initialised_copies_are_a_deliberate_start_not_a_copy_bug():
+    """ConViT starts every value projection at the identity; a deepcopy of a random layer is a bug."""
+    from mindspore.common.initializer import Identity, Normal
+
+    class Layers(nn.Cell):
+        def __init__(self, init):
+            super().__init__()
+            self.layers = nn.CellList([nn.Dense(8, 8, weight_init=init, has_bias=False) for _ in range(3)])
+
+        def construct(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+    identity = Layers(Identity())
+    assert not graphaudit.audit(identity).by_check("GA603")
+    random_copies = Layers(Normal(0.02))
+    for layer in random_copies.layers[1:]:
+        layer.weight.set_data(random_copies.layers[0].weight.value().copy())
+    (finding,) = graphaudit.audit(random_copies).by_check("GA603")
+    assert finding.subject == random_copies.layers[1].weight.name
+
+
+@pytest.mark.slow
+def test_convit_identity_value_projections_are_not_reported():
+    mindcv = pytest.importorskip("mindcv")
+    net = mindcv.create_model("convit_tiny", pretrained=False)
+    assert not graphaudit.audit(net, nn.Momentum(net.trainable_params(), 0.01, 0.9)).by_check("GA603")

@@ -54,7 +54,7 @@ class WeightValues:
     def digest(self) -> bytes:
         cached = self.__dict__.get("_digest")
         if cached is None:
-            values = np.ascontiguousarray(_values(self.parameter))
+            values = np.ascontiguousarray(parameter_values(self.parameter))
             cached = hashlib.blake2b(values.tobytes(), digest_size=16).digest()
             object.__setattr__(self, "_digest", cached)
         return cached
@@ -102,7 +102,7 @@ def is_weight_matrix(ctx: AuditContext, node: str, param: Parameter) -> str | No
     return layer or (classes[0] if classes else "?")
 
 
-def _values(param: Parameter) -> np.ndarray:
+def parameter_values(param: Parameter) -> np.ndarray:
     # Reading the data does not change it; bfloat16 has no NumPy type and is read as float32.
     if param.dtype == ms.bfloat16:
         return param.astype(ms.float32).asnumpy()
@@ -124,7 +124,7 @@ def weight_values(ctx: AuditContext) -> list[WeightValues]:
         if owner is None or getattr(param, "has_init", False):
             continue
         try:
-            values = _values(param)
+            values = parameter_values(param)
         except (RuntimeError, TypeError, ValueError):
             continue
         if values.size == 0:

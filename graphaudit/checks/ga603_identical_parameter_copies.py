@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+from mindspore import Parameter
+
 from graphaudit.checks import register
-from graphaudit.checks.ga601_zero_initialized_weight import WeightValues, weight_values
+from graphaudit.checks.ga601_zero_initialized_weight import WeightValues, parameter_values, weight_values
 from graphaudit.context import AuditContext
 from graphaudit.findings import Finding
 
@@ -21,8 +24,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Hashes the values of every trainable weight matrix (as GA601 selects them, with at
         least 16 elements and not constant: constant ones are GA601/GA602's) and reports each
         group of distinct Parameter objects with the same shape, dtype and bytes. Groups
-        declared as tied in the design (``Spec(shared_parameters=...)``) are exempt. Values
-        are only read (a BLAKE2b hash of their bytes).
+        declared as tied in the design (``Spec(shared_parameters=...)``) are exempt, and so are
+        copies of a scaled identity matrix (ConViT starts every value projection at I on
+        purpose). Values are only read (a BLAKE2b hash of their bytes).
 
     Why is this bad:
         Separately initialised weights are never bit-identical. Identical copies mean that
@@ -49,6 +53,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         names = [item.parameter.name for item in items]
         if all(ctx.spec.declares_shared_parameter(name) for name in names):
             continue
+        if _is_scaled_identity(items[0].parameter):
+            continue  # a deliberate structured start (ConViT's value projections), not a copy
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
         yield ctx.finding(
             "warning",
@@ -61,6 +67,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             "them (one Parameter object) and declare it: Spec(shared_parameters=[[...]]).",
             [item.node for item in items],
         )
+
+
+def _is_scaled_identity(param: Parameter) -> bool:
+    """Whether a 2-D weight is c * I: an initialisation every layer legitimately shares."""
+    if len(param.shape) != 2 or param.shape[0] != param.shape[1]:
+        return False
+    values = parameter_values(param)
+    diagonal = np.diag(values)
+    return bool(np.all(diagonal == diagonal[0]) and np.count_nonzero(values - np.diag(diagonal)) == 0)
 
 
 def _identical_groups(weights: list[WeightValues]) -> list[list[WeightValues]]:
