@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,15 +110,16 @@ class AuditContext:
     def optimizer_parameters(self) -> list[Parameter]:
         return [entry.parameter for entry in self.optimizer_entries]
 
+    @functools.cached_property
+    def _optimizer_ids(self) -> frozenset[int]:
+        ids = {id(p) for p in self.optimizer_parameters}
+        # a lazily initialised parameter is held by the optimizer through its twin
+        ids |= {id(p.inited_param) for p in self.optimizer_parameters if getattr(p, "inited_param", None)}
+        return frozenset(ids)
+
     def in_optimizer(self, param: Parameter) -> bool:
         """Whether the optimizer updates *param* (False when there is no optimizer)."""
-        ids = self.extra.get("_optimizer_ids")
-        if ids is None:
-            ids = {id(p) for p in self.optimizer_parameters}
-            # a lazily initialised parameter is held by the optimizer through its twin
-            ids |= {id(p.inited_param) for p in self.optimizer_parameters if getattr(p, "inited_param", None)}
-            self.extra["_optimizer_ids"] = ids
-        return id(param) in ids
+        return id(param) in self._optimizer_ids
 
     def parameter_node(self, param: Parameter) -> str | None:
         """The graph node of a Parameter object, or None when the network does not hold it."""
