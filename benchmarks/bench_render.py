@@ -45,9 +45,9 @@ def _median_time(run: Callable[[], Any], repeats: int) -> tuple[float, Any]:
 def measure(
     name: str, report: Any, options: dict[str, Any], fmt: str, repeats: int, out: Path
 ) -> dict[str, Any]:
-    from graphaudit.draw import render_report
     from graphaudit.draw.dot import draw
     from graphaudit.draw.engine import run_dot
+    from graphaudit.report.render import render_report
 
     draw_s, drawing = _median_time(lambda: draw(report.graph, report.findings, **options), repeats)
     dot_s, _ = _median_time(lambda: run_dot(drawing.dot, "svg", timeout=300), repeats)

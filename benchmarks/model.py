@@ -83,23 +83,22 @@ def time_model(model: str, size: int, repeats: int) -> dict[str, Any]:
 
 def check_seconds(net: Any, optimizer: Any, x: Any) -> dict[str, dict[str, float]]:
     """Seconds per check (one run each), structure-only and traced: where the audit's time goes."""
-    from graphaudit.capture import capture
     from graphaudit.checks import all_checks
-    from graphaudit.context import AuditContext
+    from graphaudit.checks.context import AuditContext
+    from graphaudit.evidence.network import NetworkGraph
 
     out: dict[str, dict[str, float]] = {}
     for label, inputs in (("structure", None), ("full", x)):
+        ctx = AuditContext.build(net, optimizer, inputs=inputs, mode="train")
         start = time.perf_counter()
-        graph, structure, _ = capture(net, inputs)
+        ctx.need(NetworkGraph)
         times = {"capture": time.perf_counter() - start}
-        ctx = AuditContext.build(net, optimizer, graph=graph, structure=structure, mode="train")
         for check_id, check in all_checks().items():
-            if check.needs_inputs and not ctx.traced:
+            if any(ctx.get(kind) is None for kind in check.needs):
                 continue
-            ctx.current_check = (check_id, check.name)
             start = time.perf_counter()
             try:
-                list(check.run(ctx))
+                check(ctx)
             except Exception:  # a check another developer is still writing must not stop the benchmark
                 continue
             times[check_id] = time.perf_counter() - start

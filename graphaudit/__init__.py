@@ -1,12 +1,15 @@
-"""graphaudit: find the silent structural accuracy bugs of MindSpore networks.
+"""graphaudit: find the silent accuracy bugs of MindSpore networks before training.
 
-The pipeline is capture → graph → checks → report/render:
+The pipeline is capture → evidence → checks → report/draw (``docs/architecture.md``):
 
 - :func:`to_networkx` captures a ``mindspore.nn.Cell`` (and optionally one traced
   forward pass) as a ``networkx.MultiDiGraph`` whose vocabulary is in :mod:`graphaudit.graph`;
-- :func:`audit` runs every check (:mod:`graphaudit.checks`, listed in ``docs/checks.md``)
-  and returns a :class:`Report` of :class:`Finding` records;
+- :func:`audit` gathers the evidence every check needs (:mod:`graphaudit.evidence`), runs
+  every check (:mod:`graphaudit.checks`, listed in ``docs/checks.md``) and returns a
+  :class:`Report` of :class:`Finding` records;
 - :func:`render` and ``Report.render`` draw the graph with Graphviz (:mod:`graphaudit.draw`).
+
+``import graphaudit`` is light: MindSpore is imported when the first network is captured.
 
 Example:
     >>> import graphaudit
@@ -18,16 +21,26 @@ Example:
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from graphaudit.audit import audit
-from graphaudit.capture import to_networkx
-from graphaudit.draw import render
-from graphaudit.errors import ForwardError, GraphAuditError, InputError, NotACellError, SpecError
+from graphaudit.errors import (
+    ForwardError,
+    GraphAuditError,
+    InputError,
+    NotACellError,
+    SpecError,
+)
 from graphaudit.findings import Finding
-from graphaudit.report import Report
-from graphaudit.spec import Spec
-from graphaudit.summary import summarize
+from graphaudit.version import __version__
+
+if TYPE_CHECKING:
+    from graphaudit.capture import to_networkx
+    from graphaudit.graph.summary import summarize
+    from graphaudit.report import Report
+    from graphaudit.report.render import render
+    from graphaudit.runner import audit
+    from graphaudit.spec import Spec
 
 __all__ = [
     "Finding",
@@ -44,3 +57,26 @@ __all__ = [
     "summarize",
     "to_networkx",
 ]
+
+# Loaded on first use, so that `import graphaudit` and `graphaudit --help` do not import MindSpore.
+_LAZY = {
+    "audit": "graphaudit.runner",
+    "to_networkx": "graphaudit.capture",
+    "render": "graphaudit.report.render",
+    "Report": "graphaudit.report",
+    "Spec": "graphaudit.spec",
+    "summarize": "graphaudit.graph.summary",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'graphaudit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -40,8 +40,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
-from graphaudit import __version__
-from graphaudit.errors import ForwardError, GraphAuditError
+from graphaudit.errors import CLIError, ForwardError, GraphAuditError
+from graphaudit.version import __version__
 
 __all__ = [
     "EXIT_CLEAN",
@@ -85,10 +85,6 @@ _FAIL_ON = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
 _DIM = re.compile(r"^[1-9]\d*$")
 
 
-class CLIError(GraphAuditError):
-    """A bad command line or bad input found by the command line itself (exit code 2)."""
-
-
 # --------------------------------------------------------------------------- tensors
 
 
@@ -104,7 +100,7 @@ def parse_tensor_spec(text: str) -> tuple[tuple[int, ...], str]:
         >>> parse_tensor_spec("1x0")
         Traceback (most recent call last):
         ...
-        graphaudit.cli.CLIError: bad tensor shape '1x0': dimension '0' is not a positive integer (write e.g. 1x3x224x224:float32)
+        graphaudit.errors.CLIError: bad tensor shape '1x0': dimension '0' is not a positive integer (write e.g. 1x3x224x224:float32)
     """
     shape_text, _, dtype_text = text.strip().partition(":")
     dtype_text = dtype_text.strip().lower() or "float32"
@@ -174,7 +170,7 @@ class Target:
 
 def _target_keys() -> list[str]:
     """The keys a factory's dict may have: the parameters of :func:`graphaudit.audit` (and ``loss``)."""
-    from graphaudit.audit import audit
+    from graphaudit.runner import audit
 
     return [*inspect.signature(audit).parameters, "loss"]
 
@@ -362,7 +358,7 @@ def _build_target(reference: str) -> Target:
 
 
 def _backbone(target: Target) -> tuple[Any, Any, Any, bool]:
-    from graphaudit.audit import unwrap
+    from graphaudit.capture.unwrap import unwrap
 
     return unwrap(target.net, target.optimizer, target.loss_fn)
 
@@ -420,11 +416,11 @@ def _write(text: str, output: str | None, stdout: TextIO, what: str) -> None:
 
 def _render_module() -> Any:
     try:
-        return importlib.import_module("graphaudit.draw")
+        return importlib.import_module("graphaudit.report.render")
     except ModuleNotFoundError as err:
         if err.name and err.name.startswith("graphaudit"):
             raise CLIError(
-                "rendering is not available in this version of graphaudit (no graphaudit.draw)"
+                "rendering is not available in this version of graphaudit (no graphaudit.report.render)"
             ) from err
         raise
 
@@ -502,7 +498,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = report.to_json()
     elif args.format == "sarif":
-        from graphaudit.sarif import to_sarif
+        from graphaudit.report.sarif import to_sarif
 
         log = to_sarif(report, artifact_uri=_artifact_uri(target.source_file), start_line=target.source_line)
         text = json.dumps(log, indent=2, ensure_ascii=False)
@@ -530,15 +526,20 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 
 def _find_check(key: str) -> Any:
-    from graphaudit.checks import all_checks
+    from graphaudit.checks import all_checks, find_check
 
-    checks = all_checks()
-    for check in checks.values():
-        if key.upper() == check.check_id or key.lower() == check.name:
-            return check
-    raise CLIError(
-        f"no check {key!r}; the checks are {', '.join(checks)} (list them with `graphaudit checks`)"
-    )
+    check = find_check(key)
+    if check is None:
+        raise CLIError(
+            f"no check {key!r}; the checks are {', '.join(all_checks())} (list them with `graphaudit checks`)"
+        )
+    return check
+
+
+def _needs_text(check: Any) -> str:
+    if not check.needs:
+        return "needs only the network"
+    return "needs " + "; ".join(f"{kind.title} ({kind.requirement.cli})" for kind in check.needs)
 
 
 def _cmd_checks(args: argparse.Namespace) -> int:
@@ -546,21 +547,25 @@ def _cmd_checks(args: argparse.Namespace) -> int:
 
     if args.check:
         check = _find_check(args.check)
-        inputs = "needs a traced forward pass (--input)" if check.needs_inputs else "runs without inputs"
-        lines = [f"{check.check_id} {check.name}", f"family: {check.family}; {inputs}", ""]
+        severities = check.severity + (f" (also {', '.join(check.also)})" if check.also else "")
+        lines = [
+            f"{check.check_id} {check.name}",
+            f"family: {check.family}; severity: {severities}; {_needs_text(check)}",
+            "",
+        ]
         lines.append(inspect.cleandoc(check.doc))
         _write("\n".join(lines), None, sys.stdout, "check documentation")
         return EXIT_CLEAN
     checks = list(all_checks().values())
     width = max([len(c.name) for c in checks] + [4])
-    lines = [f"{'ID':<6} {'name':<{width}}  family"]
+    family = max(len(c.family) for c in checks)
+    lines = [f"{'ID':<6} {'name':<{width}}  {'severity':<8}  {'family':<{family}}  needs"]
     for check in checks:
-        star = " *" if check.needs_inputs else ""
-        lines.append(f"{check.check_id:<6} {check.name:<{width}}  {check.family}{star}")
-    lines += [
-        "",
-        "* needs a traced forward pass (--input). `graphaudit checks ID` shows a check's documentation.",
-    ]
+        needs = ", ".join(kind.requirement.cli for kind in check.needs) or "-"
+        lines.append(
+            f"{check.check_id:<6} {check.name:<{width}}  {check.severity:<8}  {check.family:<{family}}  {needs}"
+        )
+    lines += ["", "`graphaudit checks ID` shows a check's documentation."]
     _write("\n".join(lines), None, sys.stdout, "list of checks")
     return EXIT_CLEAN
 
@@ -724,7 +729,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "json", "sarif"),
         default="text",
-        help="report format: text (default), json (schema graphaudit/schema/report.schema.json) or sarif (SARIF 2.1.0)",
+        help="report format: text (default), json (schema graphaudit/report/schema/report.schema.json) or sarif (SARIF 2.1.0)",
     )
     audit.add_argument("--output", "-o", metavar="PATH", help="write the report there instead of to stdout")
     audit.add_argument(

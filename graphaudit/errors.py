@@ -1,26 +1,39 @@
-"""The exceptions graphaudit raises.
+"""Every exception graphaudit raises, in one place.
 
-Every error graphaudit raises derives from :class:`GraphAuditError`, says what was
-wrong and what to do about it, and chains the original error (``raise ... from``)
-when one exists, so the MindSpore traceback is still one ``__cause__`` away.
+Every error derives from :class:`GraphAuditError`, says what was wrong and what to do about
+it, and chains the original error (``raise ... from``) when one exists, so the MindSpore
+traceback is still one ``__cause__`` away. An argument of the wrong *type* raises an error
+that is also a ``TypeError``; a wrong *value*, also a ``ValueError``.
 
 Example:
     >>> import graphaudit
     >>> try:
     ...     graphaudit.to_networkx([1, 2, 3])
     ... except graphaudit.NotACellError as err:
-    ...     print(type(err).__name__)
-    NotACellError
+    ...     print(type(err).__name__, isinstance(err, TypeError))
+    NotACellError True
 """
 
 from __future__ import annotations
 
+import textwrap
+
 __all__ = [
+    "ArgumentError",
+    "ArgumentTypeError",
+    "CLIError",
+    "FingerprintError",
     "ForwardError",
     "GraphAuditError",
     "InputError",
+    "InternalError",
     "NotACellError",
+    "ProbeInputError",
+    "ProbeStepError",
+    "RenderError",
+    "RenderTimeoutError",
     "SpecError",
+    "excerpt",
 ]
 
 
@@ -28,16 +41,32 @@ class GraphAuditError(Exception):
     """Base class of every error raised by graphaudit."""
 
 
-class NotACellError(GraphAuditError, TypeError):
+class ArgumentTypeError(GraphAuditError, TypeError):
+    """An argument of a graphaudit function has the wrong type (an optimizer that is a list...)."""
+
+
+class ArgumentError(GraphAuditError, ValueError):
+    """An argument of a graphaudit function has a value it cannot take (``mode="test"``...)."""
+
+
+class NotACellError(ArgumentTypeError):
     """The object given where a ``mindspore.nn.Cell`` was expected is not one."""
 
 
 class InputError(GraphAuditError, ValueError):
-    """The ``inputs`` given for the forward pass are not usable (type, count)."""
+    """The ``inputs`` (or ``label``) given for the forward pass are not usable (type, count)."""
 
 
 class ForwardError(GraphAuditError, RuntimeError):
     """The network's own ``construct`` raised while graphaudit ran a forward pass."""
+
+
+class ProbeInputError(InputError):
+    """The probe step cannot run: no loss, no label, or no optimizer to step."""
+
+
+class ProbeStepError(ForwardError):
+    """The probe's training step itself (forward, loss, gradients or optimizer) raised."""
 
 
 class SpecError(GraphAuditError, ValueError):
@@ -53,3 +82,34 @@ class SpecError(GraphAuditError, ValueError):
         self.line = line
         where = source or "<spec>"
         super().__init__(f"{where}:{line}: {problem}" if line is not None else f"{where}: {problem}")
+
+
+class FingerprintError(GraphAuditError, ValueError):
+    """A weight fingerprint file is missing, unreadable, or not a graphaudit fingerprint."""
+
+
+class RenderError(GraphAuditError, RuntimeError):
+    """Drawing failed: Graphviz's ``dot`` is missing, failed, or the format is unknown."""
+
+
+class RenderTimeoutError(RenderError):
+    """``dot`` did not finish laying out the graph in time (it was stopped)."""
+
+
+class CLIError(GraphAuditError):
+    """A bad command line or bad input found by the command line itself (exit code 2)."""
+
+
+class InternalError(GraphAuditError, RuntimeError):
+    """A bug in graphaudit itself (a check that crashed); the message says which part failed."""
+
+
+def excerpt(err: BaseException, *, lines: int = 12, indent: str = "    ") -> str:
+    """The first *lines* lines of *err*'s message, indented, for quoting inside another message.
+
+    Example:
+        >>> print(excerpt(ValueError("first\\nsecond"), lines=1))
+            first
+    """
+    text = "\n".join(str(err).strip().splitlines()[:lines]) or "(the error has no message)"
+    return textwrap.indent(text, indent)

@@ -1,18 +1,25 @@
 """Findings: small immutable records of what a check found.
 
+A finding is about one *cause*. When one cause touches several parameters or cells (a head
+left out of the optimizer: its weight and its bias), the check reports one finding whose
+``subjects`` lists each of them, and whose ``subject`` names the group (the cell that holds
+them all, or the first one). Every subject stays queryable (:meth:`Finding.concerns`).
+
 Example:
-    >>> f = Finding("GA201", "trainable-not-in-optimizer", "error", "fc.bias",
-    ...             "fc.bias is trainable but not in the optimizer.", "Pass it to the optimizer.")
-    >>> f.severity, f.subject
-    ('error', 'fc.bias')
+    >>> f = Finding("GA201", "trainable-not-in-optimizer", "error", "fc",
+    ...             "fc.weight, fc.bias are trainable but not in the optimizer.", "Pass them to it.",
+    ...             subjects=("fc.weight", "fc.bias"))
+    >>> f.severity, f.subject, f.concerns("fc.bias")
+    ('error', 'fc', True)
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import Any, Literal
 
-__all__ = ["SEVERITIES", "Finding", "Severity", "severity_rank"]
+__all__ = ["SEVERITIES", "Finding", "Severity", "plural", "severity_rank"]
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
@@ -28,13 +35,27 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)  # type: ignore[arg-type]
 
 
+def plural(count: int, word: str) -> str:
+    """``"1 error"``, ``"2 errors"``: a count and its noun, as every report writes them.
+
+    Example:
+        >>> plural(1, "error"), plural(2, "warning"), plural(0, "info")
+        ('1 error', '2 warnings', '0 infos')
+    """
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem (or, with severity ``info``, one fact worth seeing) found by a check.
 
-    ``subject`` is the exact parameter name or dotted cell path concerned; ``message`` says
+    ``subject`` is the exact parameter name or dotted cell path concerned (for a group: the
+    cell that holds every member, or the first member); ``subjects`` every parameter or cell
+    the cause touches (just ``(subject,)`` for a finding about one thing); ``message`` says
     what is wrong and ``fix`` what to do, kept apart so reports can lay them out; ``nodes``
-    are the graph nodes involved (see :mod:`graphaudit.graph`).
+    are the graph nodes involved (see :mod:`graphaudit.graph`); ``confirmed_by`` the IDs of
+    the checks that found the same cause again from other evidence (a probe step confirming
+    a static finding), whose findings were merged into this one.
     """
 
     check_id: str
@@ -44,18 +65,44 @@ class Finding:
     message: str
     fix: str
     nodes: tuple[str, ...] = field(default=())
+    subjects: tuple[str, ...] = field(default=())
+    confirmed_by: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
             raise ValueError(f"severity must be one of {SEVERITIES}, got {self.severity!r}")
+        object.__setattr__(self, "nodes", tuple(self.nodes))
+        object.__setattr__(self, "subjects", tuple(self.subjects) or (self.subject,))
+        object.__setattr__(self, "confirmed_by", tuple(self.confirmed_by))
 
     def sort_key(self) -> tuple[int, str, str, str]:
         return (severity_rank(self.severity), self.check_id, self.subject, self.message)
 
+    def concerns(self, name: str) -> bool:
+        """Whether *name* (a parameter name or cell path; a glob is allowed) is a subject of this finding.
+
+        Example:
+            >>> Finding("GA201", "n", "error", "fc", "m", "f", subjects=("fc.weight",)).concerns("fc.*")
+            True
+        """
+        return any(fnmatchcase(s, name) for s in {self.subject, *self.subjects})
+
+    def reported_by(self, check_id: str) -> bool:
+        """Whether check *check_id* found this: it made the finding, or confirmed it."""
+        return self.check_id == check_id or check_id in self.confirmed_by
+
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["nodes"] = list(self.nodes)
-        return data
+        return {
+            "check_id": self.check_id,
+            "name": self.name,
+            "severity": self.severity,
+            "subject": self.subject,
+            "subjects": list(self.subjects),
+            "message": self.message,
+            "fix": self.fix,
+            "nodes": list(self.nodes),
+            "confirmed_by": list(self.confirmed_by),
+        }
 
     def __str__(self) -> str:
         return f"{self.check_id} {self.name} [{self.severity}] {self.subject}: {self.message} Fix: {self.fix}"

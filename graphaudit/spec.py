@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
@@ -28,6 +27,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from graphaudit.errors import SpecError
+from graphaudit.suggest import did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -325,8 +325,7 @@ class _Reader:
 
     def unknown(self, path: Sequence[Any], key: str, allowed: Sequence[str]) -> SpecError:
         where = f"in [{_dotted(path)}]" if path else "at the top level"
-        close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(key, allowed)
         known = ", ".join(repr(a) for a in allowed)
         return self.fail(
             (*path, key), f"unknown key {key!r} {where}{hint} (the keys allowed there are {known})"
@@ -519,7 +518,7 @@ def _snapshot(
     if not graph.graph.get("traced"):
         return spec
 
-    from graphaudit.connectivity import direct_connections
+    from graphaudit.graph.connectivity import direct_connections
 
     by_path = g.cell_nodes_by_path(graph)
     # the path each call count is listed under -> its cell node; a cell is listed once,

@@ -16,9 +16,10 @@ from fnmatch import fnmatchcase
 from typing import Any, Union
 
 from graphaudit.errors import GraphAuditError
-from graphaudit.findings import Finding
+from graphaudit.findings import Finding, plural
 from graphaudit.report import Report
 from graphaudit.spec import Spec, _snapshot, glob_problem
+from graphaudit.suggest import did_you_mean
 
 __all__ = ["assert_clean", "assert_matches_spec"]
 
@@ -40,10 +41,7 @@ def _parse_allow(allow: Iterable[str] | str) -> list[tuple[str, str | None]]:
             )
         check, colon, glob = entry.partition(":")
         if check not in known:
-            import difflib
-
-            close = difflib.get_close_matches(check, sorted(known), n=1, cutoff=0.5)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(check, sorted(known), cutoff=0.5)
             raise GraphAuditError(f"allow={entry!r}: there is no check {check!r}{hint}")
         if colon:
             problem = glob_problem(glob)
@@ -53,16 +51,27 @@ def _parse_allow(allow: Iterable[str] | str) -> list[tuple[str, str | None]]:
     return rules
 
 
-def _allowed(finding: Finding, rules: list[tuple[str, str | None]]) -> bool:
-    return any(
-        check in (finding.check_id, finding.name) and (glob is None or fnmatchcase(finding.subject, glob))
-        for check, glob in rules
-    )
+def _not_allowed(finding: Finding, rules: list[tuple[str, str | None]]) -> list[str]:
+    """The subjects of *finding* that no rule excuses (none: the finding is allowed).
+
+    A rule without a glob excuses the whole finding; one with a glob excuses a subject it
+    matches, and the whole finding when it matches the finding's subject (the cell a grouped
+    finding is about).
+    """
+    globs = [glob for check, glob in rules if check in (finding.check_id, finding.name)]
+    if any(glob is None or fnmatchcase(finding.subject, glob) for glob in globs):
+        return []
+    return [s for s in finding.subjects if not any(fnmatchcase(s, glob) for glob in globs if glob)]
 
 
-def _describe(finding: Finding) -> str:
+def _describe(finding: Finding, remaining: list[str]) -> str:
+    subjects = ""
+    if len(finding.subjects) > 1:
+        subjects = f"\n      subjects: {', '.join(finding.subjects)}"
+        if len(remaining) < len(finding.subjects):
+            subjects = f"\n      not allowed: {', '.join(remaining)}"
     return (
-        f"  {finding.check_id} {finding.name} [{finding.severity}] {finding.subject}\n"
+        f"  {finding.check_id} {finding.name} [{finding.severity}] {finding.subject}{subjects}\n"
         f"      {finding.message}\n"
         f"      fix: {finding.fix}"
     )
@@ -77,7 +86,8 @@ def assert_clean(
     ``graphaudit.audit(net, optimizer, **audit_kwargs)`` (``inputs=``, ``loss_fn=``,
     ``spec=``...). *allow* holds check IDs (``"GA101"``), check names
     (``"repeated-cell-in-container"``) or ``"ID:subject-glob"`` strings (``"GA201:head.*"``)
-    that excuse the matching findings. ``info`` findings never fail. Returns the report.
+    that excuse the matching findings (a finding about several subjects is excused when the
+    glob matches its subject, or when globs match every one of its subjects). ``info`` findings never fail. Returns the report.
 
     Raises:
         AssertionError: listing each finding not allowed, with its message and fix.
@@ -104,24 +114,23 @@ def assert_clean(
             )
         report = net_or_report
     else:
-        from graphaudit.audit import audit
+        from graphaudit.runner import audit
 
         report = audit(net_or_report, optimizer, **audit_kwargs)
     rules = _parse_allow(allow)
-    failing = [f for f in report.of_severity("error", "warning") if not _allowed(f, rules)]
+    failing = [(f, left) for f in report.of_severity("error", "warning") if (left := _not_allowed(f, rules))]
     if failing:
-        count = f"{len(failing)} problem{'s' if len(failing) != 1 else ''}"
-        example = f"{failing[0].check_id}:{failing[0].subject}"
+        first, _ = failing[0]
         raise AssertionError(
-            f"graphaudit found {count} in {report.network or 'the network'}:\n"
-            + "\n".join(_describe(f) for f in failing)
-            + f"\nIf one is intended, allow it, e.g. allow=[{example!r}]."
+            f"graphaudit found {plural(len(failing), 'problem')} in {report.network or 'the network'}:\n"
+            + "\n".join(_describe(f, left) for f, left in failing)
+            + f"\nIf one is intended, allow it, e.g. allow=[{first.check_id + ':' + first.subject!r}]."
         )
     return report
 
 
 def _resolved(graph: Any, patterns: Iterable[str], what: str, missing: list[str]) -> list[str]:
-    from graphaudit.connectivity import resolve
+    from graphaudit.graph.connectivity import resolve
 
     paths: list[str] = []
     for pattern in dict.fromkeys(patterns):

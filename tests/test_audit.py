@@ -52,7 +52,8 @@ def test_optimizer_and_loss_are_found_inside_wrappers(wrap):
     }[wrap]()
     report = graphaudit.audit(wrapped, optimizer if wrap == "with_loss" else None)
     assert report.network == "Net"
-    assert sorted(f.subject for f in report.by_check("GA201")) == ["head.bias", "head.weight"]
+    assert [f.subject for f in report.by_check("GA201")] == ["head"]  # one cause, one finding
+    assert sorted(s for f in report.by_check("GA201") for s in f.subjects) == ["head.bias", "head.weight"]
     assert not report.ok
 
 
@@ -69,7 +70,7 @@ def test_report_text_json_and_annotated_graph(tmp_path):
     report = graphaudit.audit(Repeated(), nn.SGD(Repeated().trainable_params()))
     assert [f.check_id for f in report.findings if f.severity == "error"][:1] == ["GA101"]
     data = json.loads(report.to_json())
-    assert data["schema_version"] == 1 and data["ok"] is False
+    assert data["schema_version"] == 2 and data["ok"] is False
     assert data["findings"][0]["check_id"] == report.findings[0].check_id
     text = str(report)
     assert text.startswith("graphaudit report for Repeated: FAILED") and "ERRORS" in text
@@ -145,23 +146,34 @@ def test_bad_arguments_get_clear_errors(kwargs, message):
         graphaudit.audit(Net(), **kwargs)
 
 
-def test_checks_needing_inputs_or_the_probe_are_reported_as_not_run():
+def test_checks_whose_evidence_is_missing_are_reported_as_not_run_with_the_reason():
     report = graphaudit.audit(Net())
     needing = {i for i, c in all_checks().items() if c.needs_inputs or c.needs_probe}
-    assert set(report.skipped) == needing
-    assert not needing & set(report.checks_run)
-    traced = graphaudit.audit(Net(), inputs=tensor(1, 4))
-    assert set(traced.skipped) == {i for i, c in all_checks().items() if c.needs_probe}
+    assert needing <= set(report.skipped)
+    assert not set(report.skipped) & set(report.checks_run)
+    assert {"GA101", "GA105", "GA204"} <= set(report.checks_run)  # they need the network only
+    # no optimizer, loss or spec: those checks did not run either, and the report says what to pass
+    assert {"GA201", "GA401", "GA103", "GA304"} <= set(report.skipped)
+    assert "pass the optimizer" in report.skipped["GA201"]
+    assert "loss_fn=" in report.skipped["GA401"] and "spec=" in report.skipped["GA103"]
+    probe = next(n for n in report.not_run if n.check_id == "GA901")
+    assert "probe=True" in probe.text() and "--probe" in probe.text("cli")
+    assert "inputs=" not in report.skipped["GA901"].split("needs")[0]
+    traced = graphaudit.audit(Net(), nn.SGD(Net().trainable_params()), inputs=tensor(1, 4))
+    assert {"GA301", "GA302", "GA303", "GA703"} <= set(traced.checks_run)
+    assert {"GA304", "GA401", "GA901"} <= set(traced.skipped)  # no spec, no loss, no probe
 
 
 def test_probe_runs_one_step_and_its_findings_join_the_report():
     net = Net()
     optimizer = nn.Momentum(net.backbone.trainable_params(), 0.01, 0.9)
     report = graphaudit.audit(
-        net, optimizer, loss_fn=nn.MSELoss(), inputs=(tensor(2, 4), tensor(2, 2)), probe=True
+        net, optimizer, loss_fn=nn.MSELoss(), inputs=tensor(2, 4), label=tensor(2, 2), probe=True
     )
-    assert not report.skipped
-    assert sorted(f.subject for f in report.by_check("GA905")) == ["head.bias", "head.weight"]
+    assert not {i for i, c in all_checks().items() if c.needs_probe} & set(report.skipped)
+    # GA905 confirms GA201 about the same parameters: one finding, not two per parameter
+    assert [(f.check_id, f.confirmed_by) for f in report.by_check("GA905")] == [("GA201", ("GA905",))]
+    assert sorted(s for f in report.by_check("GA905") for s in f.subjects) == ["head.bias", "head.weight"]
     assert all(node in report.graph for f in report.by_check("GA905") for node in f.nodes)
     with pytest.raises(graphaudit.InputError, match=r"inputs=\(x, y\)"):
         graphaudit.audit(net, optimizer, loss_fn=nn.MSELoss(), probe=True)

@@ -8,7 +8,9 @@ from nets import Containers, Residual, Tied, tensor
 
 import graphaudit
 from graphaudit import Spec
-from graphaudit.context import AuditContext, OptimizerEntry
+from graphaudit.capture.optimizer import OptimizerEntry
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.optimizer import OptimizerView
 
 
 def found(report: graphaudit.Report, check_id: str) -> list[tuple[str, str]]:
@@ -101,11 +103,11 @@ def test_frozen_in_optimizer_without_decay_is_a_warning_and_a_schedule_an_error(
     assert found(report, "GA203") == [("warning", "weight")]
 
     ctx = AuditContext.build(net, nn.SGD(net.get_parameters()))
-    ctx.optimizer_entries = [OptimizerEntry(p, float("nan")) for p in ctx.optimizer_parameters]
-    ctx.current_check = ("GA203", "frozen-in-optimizer")
+    scheduled = tuple(OptimizerEntry(p, float("nan")) for p in ctx.optimizer_parameters)
+    ctx = ctx.with_evidence(OptimizerView(ctx.optimizer, scheduled))
     from graphaudit.checks import all_checks
 
-    assert [(f.severity, f.subject) for f in all_checks()["GA203"].run(ctx)] == [("error", "weight")]
+    assert [(f.severity, f.subject) for f in all_checks()["GA203"](ctx)] == [("error", "weight")]
 
 
 def test_frozen_parameter_in_optimizer_really_drifts_under_weight_decay():

@@ -9,7 +9,14 @@ from nets import Containers, Repeated, Residual, TwoInputs, tensor
 
 import graphaudit
 from graphaudit import graph as g
-from graphaudit.connectivity import close_paths, connected, direct_connections, inside, location, resolve
+from graphaudit.graph.connectivity import (
+    close_paths,
+    connected,
+    direct_connections,
+    inside,
+    location,
+    resolve,
+)
 
 
 def children(graph) -> list[str]:

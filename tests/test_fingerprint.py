@@ -17,9 +17,10 @@ import pytest
 from mindspore import Parameter, Tensor, nn
 
 import graphaudit
-from graphaudit import fingerprint as fpr
+from graphaudit.capture import fingerprint as capture_fp
+from graphaudit.checks.context import AuditContext
 from graphaudit.cli import main as cli_main
-from graphaudit.context import AuditContext
+from graphaudit.evidence.ranks import RankFingerprints
 from graphaudit.fingerprint import Fingerprint, FingerprintError, compare, fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,9 +51,9 @@ def test_digest_depends_on_content_shape_and_dtype_only():
     assert one.parameters == two.parameters
     assert fingerprint(dense(1)).parameters["weight"].digest != one.parameters["weight"].digest
     values = np.arange(6, dtype=np.float32)
-    flat = fpr.digest_parameter(Parameter(Tensor(values), name="p"))
-    shaped = fpr.digest_parameter(Parameter(Tensor(values.reshape(2, 3)), name="p"))
-    as_int = fpr.digest_parameter(Parameter(Tensor(values.view(np.int32)), name="p"))
+    flat = capture_fp.digest_parameter(Parameter(Tensor(values), name="p"))
+    shaped = capture_fp.digest_parameter(Parameter(Tensor(values.reshape(2, 3)), name="p"))
+    as_int = capture_fp.digest_parameter(Parameter(Tensor(values.view(np.int32)), name="p"))
     assert len({flat.digest, shaped.digest, as_int.digest}) == 3
     assert shaped.shape == (2, 3) and shaped.dtype == "Float32" and len(shaped.digest) == 32
 
@@ -92,7 +93,7 @@ def test_fingerprint_rejects_what_is_not_a_cell():
 def test_communication_is_not_initialised_here_and_is_not_initialised_by_asking():
     from mindspore.communication.management import GlobalComm
 
-    assert fpr.communication_world() is None
+    assert capture_fp.communication_world() is None
     assert GlobalComm.INITED is False
 
 
@@ -196,8 +197,8 @@ def test_gather_fingerprints_packs_and_unpacks_every_rank(monkeypatch):
         padded[: len(remote_bytes)] = np.frombuffer(remote_bytes, np.uint8)
         return np.concatenate([values, padded.view("<i4")])
 
-    monkeypatch.setattr(fpr, "_all_gather_int32", fake_all_gather)
-    gathered = fpr.gather_fingerprints(local, 2)
+    monkeypatch.setattr(capture_fp, "_all_gather_int32", fake_all_gather)
+    gathered = capture_fp.gather_fingerprints(local, 2)
     assert calls == [np.int32, np.int32]
     assert [fp.rank for fp in gathered] == [0, 1]
     assert gathered[0].parameters == local.parameters and gathered[1].parameters == remote.parameters
@@ -206,32 +207,37 @@ def test_gather_fingerprints_packs_and_unpacks_every_rank(monkeypatch):
 # --------------------------------------------------------------------------- GA801 offline
 
 
-def test_ga801_is_silent_without_communication_or_peers():
+def test_ga801_does_not_run_without_communication_or_peers_and_says_so():
     net = Pair()
     report = graphaudit.audit(net)
-    assert "GA801" in report.checks_run and not report.by_check("GA801")
+    assert "GA801" not in report.checks_run and not report.by_check("GA801")
+    assert "peers=" in report.skipped["GA801"] and "--peers" in next(
+        n.text("cli") for n in report.not_run if n.check_id == "GA801"
+    )
 
 
 def test_ga801_compares_with_peer_fingerprints_from_files(tmp_path):
     net = Pair(0, 1)
     fingerprint(Pair(0, 2), rank=1, world_size=2).save(tmp_path / "rank1.json")
-    fpr.use_peer_fingerprints(net, [tmp_path / "rank1.json"])
-    report = graphaudit.audit(net)
+    report = graphaudit.audit(net, peers=[tmp_path / "rank1.json"])
     (finding,) = report.by_check("GA801")
     assert finding.subject == "b.weight" and finding.nodes == ("param:b.weight",)
     assert "rank 0 has" in finding.message and "rank 1 has" in finding.message
-    fpr.clear_peer_fingerprints(net)
-    assert not graphaudit.audit(net).by_check("GA801")
-    assert not graphaudit.audit(Pair(0, 1)).by_check("GA801")  # registrations belong to one net
+    assert not graphaudit.audit(net).by_check("GA801")  # the peers belong to one audit
+    with pytest.raises(graphaudit.GraphAuditError, match=r"not a graphaudit fingerprint|cannot read"):
+        graphaudit.audit(net, peers=[tmp_path / "missing.json"])
+    with pytest.raises(TypeError, match=r"peers= takes a list"):
+        graphaudit.audit(net, peers=str(tmp_path / "rank1.json"))
 
 
-def test_ga801_reads_peers_from_the_context_extra():
+def test_ga801_reads_the_rank_fingerprints_evidence():
     net = Pair(0, 1)
-    ctx = AuditContext.build(net)
-    ctx.extra[fpr.EXTRA_KEY] = [fingerprint(Pair(3, 1), rank=1, world_size=2)]
+    ranks = RankFingerprints(
+        (fingerprint(net, rank=0, world_size=2), fingerprint(Pair(3, 1), rank=1, world_size=2))
+    )
+    ctx = AuditContext.build(net).with_evidence(ranks)
     check = graphaudit.checks.all_checks()["GA801"]
-    ctx.current_check = ("GA801", check.name)
-    assert [f.subject for f in check.run(ctx)] == ["a.weight"]
+    assert [f.subject for f in check(ctx)] == ["a.weight"]
 
 
 # --------------------------------------------------------------------------- processes
@@ -274,8 +280,8 @@ def test_two_plain_processes_write_fingerprints_that_compare_reads(tmp_path, cap
     for case in ("same", "per-rank"):
         for r in range(2):
             report = json.loads((out / case / f"report_rank{r}.json").read_text())
-            assert "GA801" in report["checks_run"]
-            assert not [f for f in report["findings"] if f["check_id"] == "GA801"]  # no communication: silent
+            assert "GA801" in report["skipped"]  # no communication, no peers: it cannot run
+            assert not [f for f in report["findings"] if f["check_id"] == "GA801"]
     code, same = _compare_json(sorted((out / "same").glob("rank*.json")), capsys)
     assert code == 0 and same["identical"] and same["findings"] == []
     code, bad = _compare_json(sorted((out / "per-rank").glob("rank*.json")), capsys)

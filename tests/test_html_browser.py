@@ -15,7 +15,7 @@ from nets import Repeated, tensor
 from test_render import EVIL_KEY, EVIL_PARAM, evil_report
 
 import graphaudit
-from graphaudit.draw import render_report
+from graphaudit.report.render import render_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"

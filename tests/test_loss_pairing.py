@@ -15,7 +15,7 @@ from mindspore import Parameter, Tensor, mint, nn, ops
 from mindspore.train import Model
 
 import graphaudit
-from graphaudit.lossflow import loss_expectation, output_activation
+from graphaudit.checks._shared.lossflow import loss_expectation, output_activation
 
 GA4 = ("GA401", "GA402", "GA403", "GA404")
 RNG = np.random.default_rng(0)

@@ -43,13 +43,24 @@ def run(check_id: str, which: str) -> tuple[ModuleType, graphaudit.Report]:
 def test_bad_sample_fires_with_the_exact_subject(check_id):
     module, report = run(check_id, "bad")
     assert check_id in report.checks_run, report.skipped.get(check_id)
-    found = report.by_check(check_id)
+    found = report.by_check(check_id)  # its own findings, and those it confirmed
     assert found, f"{check_id} did not fire on its bad sample:\n{report}"
-    assert module.SUBJECT in [f.subject for f in found], [f.subject for f in found]
+    subjects = {s for f in found for s in (f.subject, *f.subjects)}
+    assert module.SUBJECT in subjects, subjects
     for finding in found:
-        assert finding.name == CHECKS[check_id].name
+        assert finding.name == CHECKS[finding.check_id].name
         assert finding.message and finding.fix and finding.nodes
         assert all(node in report.graph for node in finding.nodes)
+
+
+@pytest.mark.parametrize("check_id", sorted(CHECKS))
+def test_bad_sample_emits_the_declared_severities(check_id):
+    """The declaration SARIF, the docs and `graphaudit checks` show is what the check really reports."""
+    check = CHECKS[check_id]
+    _, report = run(check_id, "bad")
+    emitted = {f.severity for f in report.findings if f.reported_by(check_id)}
+    assert check.severity in emitted, (check.severity, emitted)
+    assert emitted <= set(check.severities), (emitted, check.severities)
 
 
 @pytest.mark.parametrize("check_id", sorted(CHECKS))

@@ -22,7 +22,7 @@ from mindspore import Tensor, nn
 
 import graphaudit
 from graphaudit.checks import all_checks
-from graphaudit.sarif import LEVELS, default_severity, to_sarif
+from graphaudit.report.sarif import LEVELS, default_severity, to_sarif
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -234,7 +234,7 @@ def test_results_carry_level_message_and_logical_location():
 
 def test_parameter_subject_is_a_member_and_info_is_a_note():
     net = nn.SequentialCell([nn.Dense(4, 4), nn.Dense(4, 2)])
-    report = graphaudit.audit(net, nn.SGD(net[0].trainable_params()))
+    report = graphaudit.audit(net, nn.SGD([*net[0].trainable_params(), net[1].weight]))  # 1.bias left out
     log = to_sarif(report, artifact_uri="model.py", start_line=7)
     result = log["runs"][0]["results"][0]
     assert result["ruleId"] == "GA201"

@@ -1,126 +1,64 @@
-"""Capture a MindSpore network into a ``networkx.MultiDiGraph``.
+"""Capture: everything that runs MindSpore, and the one way into it for a network.
 
-The first stage of graphaudit's pipeline (capture → graph → checks → report/render).
-See :mod:`graphaudit.graph` for the vocabulary of the graph it returns and
+The first stage of graphaudit's pipeline (capture → evidence → checks → report/draw).
+:func:`capture` walks a network's cells and parameters and, with ``inputs``, traces one
+PyNative forward pass, leaving the network exactly as it was; :func:`to_networkx` is its
+public face. See :mod:`graphaudit.graph` for the vocabulary of the graph and
 ``docs/capture.md`` for how the forward pass is traced and why.
+
+The other modules run the rest of what an audit needs from MindSpore: the loss
+(:mod:`~graphaudit.capture.loss`), one real training step (:mod:`~graphaudit.capture.step`),
+weight fingerprints across ranks (:mod:`~graphaudit.capture.fingerprint`), and finding the
+network inside a training wrapper (:mod:`~graphaudit.capture.unwrap`).
 """
 
 from __future__ import annotations
 
-import inspect
-import textwrap
-from typing import Any
+from typing import Any, NamedTuple
 
 import mindspore as ms
 import networkx as nx
-import numpy as np
-from mindspore import Tensor, nn
+from mindspore import nn
 
-from graphaudit import __version__
+from graphaudit.capture.inputs import check_cell, describe_inputs, normalize_inputs
 from graphaudit.capture.isolation import preserved, synchronize
 from graphaudit.capture.structure import Structure, add_structure
 from graphaudit.capture.trace import Tracer, trace_forward
-from graphaudit.errors import ForwardError, InputError, NotACellError
+from graphaudit.errors import ForwardError, GraphAuditError, excerpt
+from graphaudit.version import __version__
 
-__all__ = ["capture", "check_cell", "describe_inputs", "normalize_inputs", "to_networkx"]
-
-_SCALARS = (bool, int, float, str, type(None))
-
-
-def check_cell(net: Any, *, argument: str = "net", function: str = "to_networkx") -> nn.Cell:
-    """Return *net* if it is a ``nn.Cell``; raise a :class:`NotACellError` saying what to pass."""
-    if isinstance(net, nn.Cell):
-        return net
-    got = type(net).__name__
-    if isinstance(net, type) and issubclass(net, nn.Cell):
-        hint = f"pass an instance, e.g. {net.__name__}(...), not the class itself"
-    elif type(net).__name__ == "Model" and hasattr(net, "predict_network"):
-        hint = "pass the network inside the Model, e.g. model.predict_network or model.train_network"
-    elif inspect.ismethod(net) and isinstance(getattr(net, "__self__", None), nn.Cell):
-        hint = f"pass the cell object itself ({type(net.__self__).__name__} instance), not its method"
-    elif isinstance(net, (list, tuple)) and net and all(isinstance(c, nn.Cell) for c in net):
-        hint = "wrap the cells in a container first, e.g. nn.SequentialCell(cells)"
-    else:
-        hint = "build your network (a subclass of mindspore.nn.Cell) and pass that object"
-    raise NotACellError(f"{function}() expects a mindspore.nn.Cell as `{argument}`, got {got}: {hint}.")
+__all__ = ["Captured", "capture", "to_networkx"]
 
 
-def normalize_value(value: Any, where: str = "") -> Any:
-    """One input value as construct() will get it (numpy arrays become Tensors), or an InputError."""
-    if isinstance(value, (Tensor, *_SCALARS)):
-        return value
-    if isinstance(value, np.ndarray):
-        return Tensor(value)
-    if isinstance(value, (tuple, list)):
-        return type(value)(normalize_value(v, f"{where}[{i}]") for i, v in enumerate(value))
-    raise InputError(
-        f"inputs{where} is a {type(value).__module__}.{type(value).__name__}; graphaudit passes "
-        "`inputs` positionally to construct() and accepts mindspore.Tensor, numpy arrays, Python "
-        "scalars, None, or tuples of these. Convert it, e.g. mindspore.Tensor(numpy_array)."
-    )
+class Captured(NamedTuple):
+    """What :func:`capture` returns: the graph, the objects behind its nodes, the output."""
+
+    graph: nx.MultiDiGraph
+    structure: Structure
+    output: Any
 
 
-def normalize_inputs(net: nn.Cell, inputs: Any) -> tuple[Any, ...]:
-    """Turn *inputs* into the positional arguments of ``net.construct``, checking them."""
-    if isinstance(inputs, dict):
-        raise InputError(
-            "inputs is a dict; graphaudit passes inputs positionally. Pass a tuple in the "
-            "order of construct()'s parameters, e.g. inputs=(x, mask)."
-        )
-    args = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
-    args = tuple(normalize_value(v, f"[{i}]") for i, v in enumerate(args))
-    try:
-        signature = inspect.signature(net.construct)
-    except (TypeError, ValueError):  # a construct without a Python signature
-        return args
-    try:
-        signature.bind(*args)
-    except TypeError as err:
-        raise InputError(
-            f"{type(net).__name__}.construct{signature} cannot take the {len(args)} input(s) "
-            f"given ({describe_inputs(args)}): {err}. Pass one value per construct() parameter, "
-            "as a tuple when there are several."
-        ) from err
-    return args
-
-
-def describe_inputs(args: tuple[Any, ...]) -> str:
-    """A short text like ``Tensor[1, 3, 224, 224] Float32, 0.5``."""
-    parts = []
-    for value in args:
-        if isinstance(value, Tensor):
-            parts.append(f"Tensor{list(value.shape)} {value.dtype}")
-        elif isinstance(value, (tuple, list)):
-            parts.append(f"({describe_inputs(tuple(value))})")
-        else:
-            parts.append(repr(value))
-    return ", ".join(parts)
-
-
-def _forward_error(net: nn.Cell, args: tuple[Any, ...], tracer: Tracer, err: Exception) -> ForwardError:
-    where = tracer.failed_path
-    if where is None or where == "":
-        place = f"in {type(net).__name__}.construct"
-    else:
-        place = f"in the cell at '{where}'"
-    first_lines = "\n".join(str(err).strip().splitlines()[:12]) or "(the error has no message)"
+def _forward_error(
+    net: nn.Cell, args: tuple[Any, ...], tracer: Tracer | None, err: Exception
+) -> ForwardError:
+    where = tracer.failed_path if tracer is not None else None
+    place = f"in {type(net).__name__}.construct" if not where else f"in the cell at '{where}'"
     return ForwardError(
         f"the forward pass of {type(net).__name__} raised {type(err).__name__} {place} while "
-        f"graphaudit ran net(*inputs) with inputs ({describe_inputs(args)}):\n"
-        f"{textwrap.indent(first_lines, '    ')}\n"
+        f"graphaudit ran net(*inputs) with inputs ({describe_inputs(args)}):\n{excerpt(err)}\n"
         "Check that `inputs` match what the network expects (the shape and dtype of one batch "
         "from your dataset, one value per construct() parameter) and that net(*inputs) runs on "
         "its own. The original error is chained as __cause__."
     )
 
 
-def capture(
-    net: nn.Cell, inputs: Any = None, *, expand: tuple[nn.Cell, ...] = ()
-) -> tuple[nx.MultiDiGraph, Structure, Any]:
+def capture(net: nn.Cell, inputs: Any = None, *, expand: tuple[nn.Cell, ...] = ()) -> Captured:
     """:func:`to_networkx`, also returning the object maps and the network's output.
 
-    Cells in *expand* have the operations in their body traced even when they have no
-    sub-cells (the audit uses this to see inside loss functions).
+    *inputs* are checked (:func:`~graphaudit.capture.inputs.normalize_inputs`) unless they
+    already are a tuple of normalised values. Cells in *expand* have the operations in their
+    body traced even when they have no sub-cells (the loss capture uses this to see inside
+    loss functions).
     """
     net = check_cell(net)
     graph = nx.MultiDiGraph(
@@ -131,27 +69,30 @@ def capture(
     )
     structure = add_structure(graph, net)
     if inputs is None:
-        return graph, structure, None
+        return Captured(graph, structure, None)
     args = normalize_inputs(net, inputs)
     cells = list(structure.cells.values())
     params = list(structure.parameters.values())
-    with preserved(cells, params) as snapshot:
-        tracer = Tracer(
-            graph,
-            structure,
-            on_parameter_write=snapshot.save_parameter,
-            expand=frozenset(id(cell) for cell in expand),
-        )
-        if ms.get_context("mode") != ms.PYNATIVE_MODE:
-            ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
-        try:
+    tracer: Tracer | None = None
+    try:
+        with preserved(cells, params) as snapshot:
+            tracer = Tracer(
+                graph,
+                structure,
+                on_parameter_write=snapshot.save_parameter,
+                expand=frozenset(id(cell) for cell in expand),
+            )
+            if ms.get_context("mode") != ms.PYNATIVE_MODE:
+                ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
             output = trace_forward(tracer, net, args)
             synchronize()
-        except Exception as err:
-            raise _forward_error(net, args, tracer, err) from err
-    for node, param in tracer.extra_parameters.items():
-        structure.parameters[node] = param
-    return graph, structure, output
+    except GraphAuditError:
+        raise
+    except Exception as err:
+        # Also what surfaces only when preserved() synchronises on exit: a kernel of this
+        # pass that failed asynchronously. The state is restored by then.
+        raise _forward_error(net, args, tracer, err) from err
+    return Captured(graph, structure, output)
 
 
 def to_networkx(net: nn.Cell, inputs: Any = None) -> nx.MultiDiGraph:
@@ -182,4 +123,4 @@ def to_networkx(net: nn.Cell, inputs: Any = None) -> nx.MultiDiGraph:
         >>> sorted(g.successors("call:0#1"))
         ['call:1#1', 'cell:0']
     """
-    return capture(net, inputs)[0]
+    return capture(net, inputs).graph

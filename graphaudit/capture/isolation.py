@@ -21,6 +21,8 @@ import numpy as np
 from mindspore import Parameter, Tensor, nn, ops
 from mindspore.ops.primitive import Primitive
 
+from graphaudit.capture.values import tensor_values
+
 __all__ = [
     "Snapshot",
     "fresh_random_primitives",
@@ -37,9 +39,7 @@ RANDOM_PRIMITIVE_ATTRS = ("Seed0", "Seed1", "seed", "seed2", "side_effect_hidden
 
 def tensor_bytes(tensor: Tensor) -> np.ndarray:
     """A copy of *tensor*'s values as a NumPy array (bfloat16 widened exactly to float32)."""
-    if tensor.dtype == ms.bfloat16:  # numpy has no bfloat16; float32 holds it exactly
-        return tensor.astype(ms.float32).asnumpy().copy()
-    return tensor.asnumpy().copy()
+    return tensor_values(tensor).copy()
 
 
 def synchronize() -> None:

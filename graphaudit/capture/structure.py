@@ -29,12 +29,44 @@ MAX_PATHS_PER_NODE = 64
 
 @dataclass
 class Structure:
-    """What the walk found: node ids by object id, for the tracer to link calls to."""
+    """The objects behind the graph's nodes: node ids by object id, and objects by node id.
+
+    It is also the one place that creates parameter nodes (:meth:`add_parameter`), for the
+    walk and for the tracer, which meets parameters the network does not register.
+    """
 
     cell_nodes: dict[int, str] = field(default_factory=dict)
     parameter_nodes: dict[int, str] = field(default_factory=dict)
     cells: dict[str, nn.Cell] = field(default_factory=dict)
     parameters: dict[str, Parameter] = field(default_factory=dict)
+
+    def add_parameter(
+        self, graph: nx.MultiDiGraph, param: Parameter, path: str, *, registered: bool = True
+    ) -> str:
+        """Add the node of *param* (first met at attribute *path*) and return its id.
+
+        An unregistered parameter (kept in a plain list, or made in ``construct``) has no
+        path and gets ``registered=False``; its ``paths`` are known at once (none), those of
+        a registered one are filled in when the walk ends.
+        """
+        name = param.name  # a property that does work on every access
+        node = g.unique_node_id(graph, g.parameter_node(name))
+        shape = tuple(int(d) for d in param.shape)
+        attrs = {
+            "kind": g.PARAMETER,
+            "name": name,
+            "path": path,
+            "shape": g.shape_json(shape),
+            "dtype": str(param.dtype),
+            "requires_grad": bool(param.requires_grad),
+            "numel": math.prod(shape),
+        }
+        if not registered:
+            attrs.update(paths="[]", registered=False)
+        graph.add_node(node, **attrs)
+        self.parameter_nodes[id(param)] = node
+        self.parameters[node] = param
+        return node
 
 
 def _real_parameter(param: Parameter) -> Parameter:
@@ -45,15 +77,6 @@ def _real_parameter(param: Parameter) -> Parameter:
 
 def _join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
-
-
-def _unique_node_id(graph: nx.MultiDiGraph, wanted: str) -> str:
-    if wanted not in graph:
-        return wanted
-    suffix = 2
-    while f"{wanted}~{suffix}" in graph:
-        suffix += 1
-    return f"{wanted}~{suffix}"
 
 
 @contextmanager
@@ -97,7 +120,7 @@ def _add_structure(graph: nx.MultiDiGraph, net: nn.Cell) -> Structure:
                 _queue_children(queue, cell, path, ancestors, None, child_edges)
             continue
 
-        node = _unique_node_id(graph, g.cell_node(path))
+        node = g.unique_node_id(graph, g.cell_node(path))
         found.cell_nodes[id(cell)] = node
         found.cells[node] = cell
         cell_paths[node] = [path]
@@ -117,9 +140,7 @@ def _add_structure(graph: nx.MultiDiGraph, net: nn.Cell) -> Structure:
             param = _real_parameter(param)
             pnode = found.parameter_nodes.get(id(param))
             if pnode is None:
-                pnode = _add_parameter(graph, param, _join(path, attr))
-                found.parameter_nodes[id(param)] = pnode
-                found.parameters[pnode] = param
+                pnode = found.add_parameter(graph, param, _join(path, attr))
                 param_paths[pnode] = [_join(path, attr)]
             elif len(param_paths[pnode]) < MAX_PATHS_PER_NODE:
                 param_paths[pnode].append(_join(path, attr))
@@ -131,23 +152,6 @@ def _add_structure(graph: nx.MultiDiGraph, net: nn.Cell) -> Structure:
     for node, paths in (*cell_paths.items(), *param_paths.items()):
         graph.nodes[node]["paths"] = g.to_json_list(paths)
     return found
-
-
-def _add_parameter(graph: nx.MultiDiGraph, param: Parameter, path: str) -> str:
-    name = param.name  # a property that does work on every access
-    node = _unique_node_id(graph, f"param:{name}")
-    shape = tuple(int(d) for d in param.shape)
-    graph.add_node(
-        node,
-        kind=g.PARAMETER,
-        name=name,
-        path=path,
-        shape=g.shape_json(shape),
-        dtype=str(param.dtype),
-        requires_grad=bool(param.requires_grad),
-        numel=math.prod(shape),
-    )
-    return node
 
 
 def _note_extra_parameter_paths(

@@ -95,8 +95,6 @@ class Tracer:
         self.producers: dict[int, tuple[weakref.ref[Tensor], str, int]] = {}
         self.failed_path: str | None = None
         self.n_ops = 0
-        self.extra_parameter_nodes: dict[int, str] = {}
-        self.extra_parameters: dict[str, Parameter] = {}
 
     # -- bookkeeping ---------------------------------------------------------------
     def _new_node(self, node: str, **attrs: Any) -> str:
@@ -118,32 +116,10 @@ class Tracer:
 
     def _parameter_node(self, param: Parameter) -> str:
         node = self.structure.parameter_nodes.get(id(param))
-        if node is not None:
-            return node
-        # A parameter that is not registered in the network tree (kept in a plain list,
-        # or created in construct): still recorded, so checks can report it.
-        node = self.extra_parameter_nodes.get(id(param))
         if node is None:
-            node = f"param:{param.name}"
-            suffix = 2
-            while node in self.graph:
-                node = f"param:{param.name}~{suffix}"
-                suffix += 1
-            shape = tuple(int(d) for d in param.shape)
-            self.graph.add_node(
-                node,
-                kind=g.PARAMETER,
-                name=param.name,
-                path="",
-                paths="[]",
-                shape=g.shape_json(shape),
-                dtype=str(param.dtype),
-                requires_grad=bool(param.requires_grad),
-                numel=int(param.size),
-                registered=False,
-            )
-            self.extra_parameter_nodes[id(param)] = node
-            self.extra_parameters[node] = param
+            # Not registered in the network tree (kept in a plain list, or created in
+            # construct): still recorded, so that checks can report it.
+            node = self.structure.add_parameter(self.graph, param, "", registered=False)
         return node
 
     def _consume(self, node: str, value: Any) -> None:
@@ -175,14 +151,14 @@ class Tracer:
     # -- the recorded events ---------------------------------------------------------
     def add_inputs(self, inputs: tuple[Any, ...]) -> None:
         for index, tensor in enumerate(flatten_tensors(inputs)):
-            node = f"input:{index}"
+            node = g.input_node(index)
             self.graph.add_node(node, kind=g.INPUT, index=index, **describe_tensor(tensor))
             if not isinstance(tensor, Parameter):
                 self._set_producer(tensor, node, 0)
 
     def add_outputs(self, outputs: Any) -> None:
         for index, tensor in enumerate(flatten_tensors(outputs)):
-            node = f"output:{index}"
+            node = g.output_node(index)
             self.graph.add_node(node, kind=g.OUTPUT, index=index, **describe_tensor(tensor))
             source = self._producer(tensor)
             if source is not None:
@@ -199,7 +175,7 @@ class Tracer:
             path = f"<{type(cell).__name__}>"
             key = f"<{type(cell).__name__}@{id(cell)}>"
         index = self.call_counts[key] = self.call_counts.get(key, 0) + 1
-        node = f"call:{path}#{index}" if cell_node is not None else f"call:{key}#{index}"
+        node = g.call_node(path if cell_node is not None else key, index)
         # The network's own call is always expanded, even when it has no sub-cells.
         leaf = (
             bool(self.stack)
@@ -276,7 +252,7 @@ class Tracer:
         self.n_ops += 1
         scope_path = self.graph.nodes[scope.node]["path"] if scope is not None else ""
         node = self._new_node(
-            f"op:{scope_path}/{op_name}#{self.n_ops}",
+            g.op_node(scope_path, op_name, self.n_ops),
             kind=g.OP,
             op=site_label,
             op_type=op_name,

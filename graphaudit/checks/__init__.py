@@ -1,18 +1,34 @@
-"""The check registry.
+"""The checks, and the contract every check declares.
 
 Each check lives in its own module in this package, named after its ID
 (``ga201_trainable_not_in_optimizer.py``), and registers one function with
-:func:`register`. The function gets an :class:`~graphaudit.context.AuditContext` and
-yields :class:`~graphaudit.findings.Finding` records made with ``ctx.finding(...)``.
+:func:`register`, declaring:
 
-The docstring of a check's function is its documentation (``docs/checks.md`` is generated
-from it) and must have the sections *What it does*, *Why is this bad*, *Example* and
-*Use instead*.
+- its ID (``GA`` + family digit + two digits) and kebab-case name;
+- its default ``severity`` (what it reports in the common case, which its bad sample shows:
+  what SARIF and the docs show) and, in ``also``, the other severities it can emit (the
+  runner refuses any other);
+- the kinds of evidence it ``needs`` (:mod:`graphaudit.evidence`): the runner skips the
+  check, saying why in words for Python and for the command line, when one is missing;
+- ``confirms``: the ID of a check whose findings it finds again from other evidence (a probe
+  step confirming a static finding); a finding of it about the same subjects is merged into
+  the other check's finding instead of being reported twice.
+
+The function gets an :class:`~graphaudit.checks.context.AuditContext` bound to the check and
+yields :class:`~graphaudit.findings.Finding` records made with ``ctx.finding(...)``. It is a
+pure function of the context: it changes nothing and keeps no state. Its docstring is its
+documentation (``docs/checks.md`` is generated from it) and must have the sections *What it
+does*, *Why is this bad*, *Example* and *Use instead*. Helpers that several checks share live
+in :mod:`graphaudit.checks._shared`, never in a sibling check module. Check modules import
+MindSpore only inside functions, so that the declarations load without it.
 
 Example:
     >>> from graphaudit.checks import all_checks
-    >>> sorted(all_checks())[0]
-    'GA101'
+    >>> check = all_checks()["GA201"]
+    >>> check.name, check.severity, check.severities
+    ('trainable-not-in-optimizer', 'error', ('error', 'info'))
+    >>> [kind.__name__ for kind in check.needs]
+    ['OptimizerView']
 """
 
 from __future__ import annotations
@@ -21,15 +37,16 @@ import importlib
 import pkgutil
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from graphaudit.findings import Finding
+from graphaudit.evidence import Evidence
+from graphaudit.findings import SEVERITIES, Finding, Severity, severity_rank
 
 if TYPE_CHECKING:
-    from graphaudit.context import AuditContext
+    from graphaudit.checks.context import AuditContext
 
-__all__ = ["FAMILIES", "Check", "all_checks", "register"]
+__all__ = ["FAMILIES", "REQUIRED_DOC_SECTIONS", "Check", "all_checks", "find_check", "register"]
 
 CheckFunction = Callable[["AuditContext"], Iterable[Finding]]
 
@@ -46,20 +63,28 @@ FAMILIES = {
 }
 
 REQUIRED_DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead")
-_ID = re.compile(r"^GA[1-9]\d\d$")
+_ID = re.compile(r"^GA[0-9]\d\d$")
 _NAME = re.compile(r"^[a-z]+(-[a-z0-9]+)*$")
 _REGISTRY: dict[str, Check] = {}
 
 
 @dataclass(frozen=True)
 class Check:
-    """A registered check: its ID, kebab-case name, what it needs, and its function."""
+    """A registered check: its declaration and its function (see the module docstring)."""
 
     check_id: str
     name: str
+    severity: Severity
     run: CheckFunction
-    needs_inputs: bool = False
-    needs_probe: bool = False
+    also: tuple[Severity, ...] = ()
+    needs: tuple[type[Evidence], ...] = ()
+    confirms: str | None = None
+    module: str = field(default="", compare=False)
+
+    @property
+    def severities(self) -> tuple[Severity, ...]:
+        """Every severity the check can report, the worst first."""
+        return tuple(sorted({self.severity, *self.also}, key=severity_rank))
 
     @property
     def family(self) -> str:
@@ -69,28 +94,87 @@ class Check:
     def doc(self) -> str:
         return self.run.__doc__ or ""
 
+    @property
+    def summary(self) -> str:
+        """The first line of the documentation: what the check finds."""
+        return self.doc.strip().partition("\n")[0].strip()
+
+    @property
+    def needs_inputs(self) -> bool:
+        """Whether the check reads a traced forward pass (directly or through what it needs)."""
+        return any(_reads(kind, "TracedPass") for kind in self.needs)
+
+    @property
+    def needs_probe(self) -> bool:
+        """Whether the check reads a real training step (``probe=True``)."""
+        return any(_reads(kind, "ProbeStep") for kind in self.needs)
+
+    def __call__(self, ctx: AuditContext) -> list[Finding]:
+        """Run the check on *ctx* (bound to it); a finding of an undeclared severity is a bug."""
+        bound = ctx.bound(self)
+        found = list(self.run(bound))
+        for finding in found:
+            if finding.severity not in self.severities:
+                raise ValueError(
+                    f"{self.check_id} reported a {finding.severity} finding but declares only "
+                    f"{', '.join(self.severities)}: declare it with register(..., also=(...))"
+                )
+        return found
+
+
+def _reads(kind: type[Evidence], name: str) -> bool:
+    return kind.__name__ == name or any(_reads(need, name) for need in kind.needs)
+
 
 def register(
-    check_id: str, name: str, *, needs_inputs: bool = False, needs_probe: bool = False
+    check_id: str,
+    name: str,
+    *,
+    severity: Severity,
+    also: Iterable[Severity] = (),
+    needs: Iterable[type[Evidence]] = (),
+    confirms: str | None = None,
 ) -> Callable[[CheckFunction], CheckFunction]:
-    """Register the decorated function as check *check_id* called *name*.
+    """Register the decorated function as check *check_id* called *name*; see the module docstring.
 
-    *needs_inputs*: the check reads the traced forward pass; *needs_probe*: it reads the
-    result of ``audit(..., probe=True)`` (one real training step).
+    Raises ``ValueError`` at import when the declaration is malformed or *check_id* is
+    already used by another module.
     """
 
     def decorate(run: CheckFunction) -> CheckFunction:
         if not _ID.match(check_id):
-            raise ValueError(f"check id {check_id!r} must look like GA101 (GA, family digit 1-9, two digits)")
+            raise ValueError(f"check id {check_id!r} must look like GA101 (GA, family digit 0-9, two digits)")
+        if check_id[2] not in FAMILIES:
+            raise ValueError(f"check id {check_id!r} is in no family; the families are {sorted(FAMILIES)}")
         if not _NAME.match(name):
             raise ValueError(f"check name {name!r} must be kebab-case")
+        for declared in (severity, *also):
+            if declared not in SEVERITIES:
+                raise ValueError(f"{check_id}: severity {declared!r} is not one of {SEVERITIES}")
+        for kind in needs:
+            if not (isinstance(kind, type) and issubclass(kind, Evidence)):
+                raise ValueError(
+                    f"{check_id}: needs= takes evidence kinds (graphaudit.evidence), got {kind!r}"
+                )
         missing = [s for s in REQUIRED_DOC_SECTIONS if s not in (run.__doc__ or "")]
         if missing:
             raise ValueError(f"the docstring of check {check_id} lacks the sections {missing}")
         existing = _REGISTRY.get(check_id)
-        if existing is not None and existing.run.__qualname__ != run.__qualname__:
-            raise ValueError(f"check id {check_id} is used twice ({existing.name}, {name})")
-        _REGISTRY[check_id] = Check(check_id, name, run, needs_inputs, needs_probe)
+        if existing is not None and existing.module != run.__module__:
+            raise ValueError(
+                f"check id {check_id} is used twice: by {existing.module} ({existing.name}) and by "
+                f"{run.__module__} ({name})"
+            )
+        _REGISTRY[check_id] = Check(
+            check_id,
+            name,
+            severity,
+            run,
+            also=tuple(also),
+            needs=tuple(needs),
+            confirms=confirms,
+            module=run.__module__,
+        )
         return run
 
     return decorate
@@ -102,3 +186,16 @@ def all_checks() -> dict[str, Check]:
         if module.name.startswith("ga"):
             importlib.import_module(f"{__name__}.{module.name}")
     return dict(sorted(_REGISTRY.items()))
+
+
+def find_check(key: str) -> Check | None:
+    """The check whose ID (any case) or name is *key*, or ``None``.
+
+    Example:
+        >>> find_check("ga101").name, find_check("repeated-cell-in-container").check_id
+        ('repeated-cell-in-container', 'GA101')
+    """
+    for check in all_checks().values():
+        if key.upper() == check.check_id or key.lower() == check.name:
+            return check
+    return None

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mindspore import nn
-
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.cells import holds_parameters, is_container
+from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
-CONTAINERS = (nn.SequentialCell, nn.CellList, nn.CellDict)
 
-
-def holds_parameters(ctx: AuditContext, cell_node: str) -> bool:
-    """Whether the cell or any cell inside it owns a parameter."""
-    containment = (t for s, t, d in ctx.graph.out_edges(cell_node, data=True) if d["kind"] == g.CONTAINS)
-    return ctx.graph.nodes[cell_node]["n_params"] > 0 or any(holds_parameters(ctx, c) for c in containment)
-
-
-@register("GA101", "repeated-cell-in-container")
+@register("GA101", "repeated-cell-in-container", severity="error")
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The same Cell object placed in several slots of a container.
 
@@ -48,14 +39,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         declare it in the design: ``Spec(shared_cells=[["body.0", "body.1", "body.2"]])``.
     """
     for parent, attrs in g.nodes_of_kind(ctx.graph, g.CELL):
-        if not isinstance(ctx.structure.cells[parent], CONTAINERS):
+        if not is_container(ctx.structure.cells[parent]):
             continue
         slots: dict[str, list[str]] = {}
         for _, child, edge in ctx.graph.out_edges(parent, data=True):
             if edge["kind"] == g.CONTAINS:
                 slots.setdefault(child, []).append(edge["name"])
         for child, names in slots.items():
-            if len(names) < 2 or not holds_parameters(ctx, child):
+            if len(names) < 2 or not holds_parameters(ctx.graph, child):
                 continue
             prefix = f"{attrs['path']}." if attrs["path"] else ""
             paths = [prefix + name for name in names]

@@ -4,26 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.sharing import tied_parameters
+from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
 
-def tied_parameters(ctx: AuditContext) -> Iterator[tuple[str, list[str], list[str]]]:
-    """``(node, owner cell nodes, attribute paths)`` for every parameter held by several owners.
-
-    A parameter is tied when more than one ``owns`` edge reaches it: several cells (or one
-    cell under several attribute names) hold the same Parameter object. A parameter that is
-    only reachable twice because its cell is shared is not listed here (that is cell sharing).
-    """
-    for node, _ in g.nodes_of_kind(ctx.graph, g.PARAMETER):
-        owners = g.owners_of(ctx.graph, node)
-        if len(owners) > 1:
-            yield node, list(dict.fromkeys(owners)), g.node_paths(ctx.graph, node)
-
-
-@register("GA102", "shared-parameter-inventory")
+@register("GA102", "shared-parameter-inventory", severity="info")
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Every tied parameter, with every path it is reachable under.
 

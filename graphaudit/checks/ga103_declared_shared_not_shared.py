@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
+from graphaudit.suggest import close_list
 
 
 def parameter_matches(ctx: AuditContext, pattern: str) -> list[str]:
@@ -46,12 +47,7 @@ def known_parameter_names(ctx: AuditContext) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _close(name: str, candidates: list[str]) -> str:
-    close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.6)
-    return f" Close matches: {', '.join(close)}." if close else ""
-
-
-@register("GA103", "declared-shared-not-shared")
+@register("GA103", "declared-shared-not-shared", severity="error", needs=(DeclaredDesign,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A group the design declares shared that is not one object in the network.
 
@@ -91,7 +87,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                     "error",
                     pattern,
                     f"the design declares {pattern!r} in the shared parameter group {group!r}, but no "
-                    f"parameter name or attribute path matches it.{_close(pattern, parameter_names)}",
+                    f"parameter name or attribute path matches it.{close_list(pattern, parameter_names)}",
                     "Correct the name in Spec(shared_parameters=...) to a Parameter.name or attribute path "
                     "of the network (see net.parameters_and_names()).",
                     [g.cell_node("")],
@@ -120,7 +116,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                     "error",
                     pattern,
                     f"the design declares {pattern!r} in the shared cell group {group!r}, but no cell "
-                    f"path matches it.{_close(pattern, cell_paths)}",
+                    f"path matches it.{close_list(pattern, cell_paths)}",
                     "Correct the path in Spec(shared_cells=...) to a cell path of the network "
                     "(see net.cells_and_names()).",
                     [g.cell_node("")],

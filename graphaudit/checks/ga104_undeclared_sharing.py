@@ -7,9 +7,10 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks.ga101_repeated_cell_in_container import CONTAINERS, holds_parameters
-from graphaudit.checks.ga102_shared_parameter_inventory import tied_parameters
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.cells import holds_parameters, is_container
+from graphaudit.checks._shared.sharing import tied_parameters
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
 from graphaudit.spec import Spec
 
@@ -29,12 +30,12 @@ def _repeated_in_container(ctx: AuditContext, node: str) -> bool:
     """Whether GA101 already reports this cell (one object in several slots of a container)."""
     slots: dict[str, int] = {}
     for parent, _, edge in ctx.graph.in_edges(node, data=True):
-        if edge["kind"] == g.CONTAINS and isinstance(ctx.structure.cells[parent], CONTAINERS):
+        if edge["kind"] == g.CONTAINS and is_container(ctx.structure.cells[parent]):
             slots[parent] = slots.get(parent, 0) + 1
     return any(count > 1 for count in slots.values())
 
 
-@register("GA104", "undeclared-sharing")
+@register("GA104", "undeclared-sharing", severity="warning", needs=(DeclaredDesign,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Weight sharing that the declared design does not mention.
 
@@ -88,7 +89,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         # A cell inside a shared cell is shared only through it: report the outer cell alone.
         if all(any(shared_paths.get(a, node) != node for a in _ancestors(p)) for p in paths):
             continue
-        if not holds_parameters(ctx, node) or _repeated_in_container(ctx, node):
+        if not holds_parameters(ctx.graph, node) or _repeated_in_container(ctx, node):
             continue
         undeclared = [
             p

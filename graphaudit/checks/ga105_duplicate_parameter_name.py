@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
 
-@register("GA105", "duplicate-parameter-name")
+@register("GA105", "duplicate-parameter-name", severity="error")
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Two distinct Parameter objects with the same name.
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.grouping import group_parameters
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.findings import Finding
 
 
-@register("GA201", "trainable-not-in-optimizer")
+@register("GA201", "trainable-not-in-optimizer", severity="error", also=("info",), needs=(OptimizerView,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter that the optimizer does not update.
 
@@ -36,27 +38,36 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         or declare the freeze: ``Spec(frozen=["backbone.*"])``, and prefer also setting
         ``requires_grad=False`` on frozen parameters.
     """
-    if ctx.optimizer is None:
-        return
+    universe: list[str] = []
+    left_out: list[str] = []
+    declared: list[str] = []
     for node, param in ctx.parameters():
-        if not param.requires_grad or ctx.in_optimizer(param):
+        if not param.requires_grad:
             continue
-        if ctx.spec.is_frozen(param.name):
-            yield ctx.finding(
-                "info",
-                param.name,
-                f"{param.name} is trainable but not in the optimizer; the design declares it frozen, "
-                "so leaving it out is the freeze.",
-                f"Also set {param.name}.requires_grad = False so that no gradient is computed for it.",
-                [node],
-            )
-            continue
+        universe.append(node)
+        if not ctx.in_optimizer(param):
+            (declared if ctx.spec.is_frozen(param.name) else left_out).append(node)
+    for group in group_parameters(ctx, declared, universe):
+        they = group.pronouns()
+        yield ctx.finding(
+            "info",
+            group.subject,
+            f"{group.describe('parameter')} {they.be} trainable but not in the optimizer; the "
+            "design declares them frozen, so leaving them out is the freeze.",
+            f"Also set requires_grad = False on {group.subject} so that no gradient is computed for {they.object}.",
+            group.graph_nodes,
+            subjects=group.names,
+        )
+    for group in group_parameters(ctx, left_out, universe):
+        they = group.pronouns()
         yield ctx.finding(
             "error",
-            param.name,
-            f"{param.name} is trainable (requires_grad=True) but not in the optimizer: "
-            "TrainOneStepCell never updates it, so it keeps its initial value.",
-            f"Build the optimizer from net.trainable_params() (or add {param.name} to a parameter group); "
+            group.subject,
+            f"{group.describe('parameter')} {they.be} trainable (requires_grad=True) but not in the "
+            f"optimizer: TrainOneStepCell never updates {they.object}, so {they.subject} {they.keep} "
+            f"{they.possessive} initial value.",
+            f"Build the optimizer from net.trainable_params() (or add {group.subject} to a parameter group); "
             "if it is meant to stay fixed, set requires_grad=False or declare it in Spec(frozen=[...]).",
-            [node],
+            group.graph_nodes,
+            subjects=group.names,
         )

@@ -4,24 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mindspore import Parameter
-
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.sharing import network_node
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.findings import Finding
 
 
-def network_node(ctx: AuditContext, param: Parameter) -> str | None:
-    """The graph node of *param*, also when it is the lazily initialised twin the graph holds."""
-    node = ctx.parameter_node(param)
-    inited = getattr(param, "inited_param", None)
-    if node is None and inited is not None:
-        node = ctx.parameter_node(inited)
-    return node
-
-
-@register("GA202", "optimizer-param-not-in-network")
+@register("GA202", "optimizer-param-not-in-network", severity="error", needs=(OptimizerView,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An optimizer parameter that the audited network does not hold.
 
@@ -50,8 +41,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         model = ms.train.Model(net, loss_fn, optimizer)
         ```
     """
-    if ctx.optimizer is None:
-        return
     by_name = g.parameter_nodes_by_name(ctx.graph)
     for param in ctx.optimizer_parameters:
         if network_node(ctx, param) is not None:

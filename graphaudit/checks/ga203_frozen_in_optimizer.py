@@ -6,12 +6,14 @@ import math
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks.ga202_optimizer_param_not_in_network import network_node
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.grouping import one_group
+from graphaudit.checks._shared.sharing import network_node
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.findings import Finding
 
 
-@register("GA203", "frozen-in-optimizer")
+@register("GA203", "frozen-in-optimizer", severity="error", also=("warning",), needs=(OptimizerView,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A frozen parameter (requires_grad=False) that the optimizer still holds.
 
@@ -40,8 +42,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.AdamWeightDecay(net.trainable_params(), 1e-3, weight_decay=0.01)
         ```
     """
-    if ctx.optimizer is None:
-        return
+    decayed: dict[str, list[str]] = {}
+    kept: list[str] = []
     for entry in ctx.optimizer_entries:
         param = entry.parameter
         node = network_node(ctx, param)
@@ -50,22 +52,32 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         decay = entry.weight_decay
         if math.isnan(decay) or decay > 0:
             amount = "a weight decay schedule" if math.isnan(decay) else f"weight_decay={decay:g}"
+            decayed.setdefault(amount, []).append(node)
+        else:
+            kept.append(node)
+    for amount, nodes in decayed.items():
+        for group in one_group(ctx, nodes):
+            they = group.pronouns()
             yield ctx.finding(
                 "error",
-                param.name,
-                f"{param.name} is frozen (requires_grad=False) but in the optimizer with {amount}: the decay "
-                "still applies, so the frozen weight shrinks towards zero every step.",
-                f"Build the optimizer from net.trainable_params() so that {param.name} is left out, or exclude it "
-                "from weight decay (a parameter group with weight_decay=0.0).",
-                [node],
+                group.subject,
+                f"{group.describe('parameter')} {they.be} frozen (requires_grad=False) but in the "
+                f"optimizer with {amount}: the decay still applies, so {they.subject} {they.keep} shrinking "
+                "towards zero every step.",
+                "Build the optimizer from net.trainable_params() so that frozen parameters are left out, or "
+                "exclude them from weight decay (a parameter group with weight_decay=0.0).",
+                group.graph_nodes,
+                subjects=group.names,
             )
-        else:
-            yield ctx.finding(
-                "warning",
-                param.name,
-                f"{param.name} is frozen (requires_grad=False) but in the optimizer (without weight decay): it "
-                "does not change now, but the optimizer keeps state for it and any decay or group change "
-                "would move it.",
-                f"Build the optimizer from net.trainable_params() so that {param.name} is left out.",
-                [node],
-            )
+    for group in one_group(ctx, kept):
+        they = group.pronouns()
+        yield ctx.finding(
+            "warning",
+            group.subject,
+            f"{group.describe('parameter')} {they.be} frozen (requires_grad=False) but in the "
+            f"optimizer (without weight decay): {they.subject} {they.be} not changing now, but the optimizer "
+            f"keeps state for {they.object} and any decay or group change would move {they.object}.",
+            "Build the optimizer from net.trainable_params() so that frozen parameters are left out.",
+            group.graph_nodes,
+            subjects=group.names,
+        )

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Iterator
 
-from mindspore import Parameter
-
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
+from graphaudit.suggest import close_matches
 
 # Attribute names that people write when they mean requires_grad, and that difflib misses.
 NEAR_MISSES = frozenset(
@@ -60,6 +58,8 @@ OWN_ATTRIBUTES = frozenset(
 @functools.cache
 def normal_attributes() -> frozenset[str]:
     """Attributes a Parameter has on its own: its instance attributes and its class's."""
+    from mindspore import Parameter
+
     return OWN_ATTRIBUTES | frozenset(dir(Parameter))
 
 
@@ -67,12 +67,10 @@ def misspelt(attribute: str) -> bool:
     lowered = attribute.lower()
     if lowered == "requires_grad" or attribute in normal_attributes():
         return False
-    return lowered in NEAR_MISSES or bool(
-        difflib.get_close_matches(lowered, ["requires_grad"], n=1, cutoff=0.8)
-    )
+    return lowered in NEAR_MISSES or bool(close_matches(lowered, ["requires_grad"], n=1, cutoff=0.8))
 
 
-@register("GA204", "misspelt-freeze-attribute")
+@register("GA204", "misspelt-freeze-attribute", severity="error")
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A Parameter given an attribute that looks like requires_grad but is not.
 

@@ -2,37 +2,16 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
-from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.patterns import unmatched_parameter_patterns
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
-from graphaudit.spec import matches_any
 
 
-def unmatched_parameter_patterns(ctx: AuditContext, patterns: list[str], field: str) -> Iterator[Finding]:
-    """Errors for the *field* patterns of the spec that match no parameter name."""
-    names = [param.name for _, param in ctx.parameters()]
-    for pattern in patterns:
-        if any(matches_any((pattern,), name) for name in names):
-            continue
-        close = difflib.get_close_matches(pattern.rstrip("*."), names, n=3, cutoff=0.6)
-        hint = f" Close matches: {', '.join(close)}." if close else ""
-        source = f" ({ctx.spec.source})" if ctx.spec.source else ""
-        yield ctx.finding(
-            "error",
-            pattern,
-            f"Spec.{field}{source} names {pattern!r}, which matches no parameter of the network, so the "
-            f"declaration does nothing.{hint}",
-            "Fix the pattern: parameter names are Parameter.name values such as 'backbone.conv1.weight'; "
-            "globs use fnmatch ('backbone.*').",
-            [g.cell_node("")],
-        )
-
-
-@register("GA205", "declared-frozen-but-trainable")
+@register("GA205", "declared-frozen-but-trainable", severity="error", needs=(DeclaredDesign,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the design declares frozen that will train.
 

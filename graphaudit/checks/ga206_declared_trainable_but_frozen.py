@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks.ga205_declared_frozen_but_trainable import unmatched_parameter_patterns
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.patterns import unmatched_parameter_patterns
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
 
 # Running statistics that normalization layers keep as requires_grad=False Parameters: they
@@ -23,7 +24,7 @@ def is_statistic(ctx: AuditContext, node: str) -> bool:
     return bool(names) and all(name in STATISTICS for name in names)
 
 
-@register("GA206", "declared-trainable-but-frozen")
+@register("GA206", "declared-trainable-but-frozen", severity="error", needs=(DeclaredDesign,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the design declares trainable that will not train.
 

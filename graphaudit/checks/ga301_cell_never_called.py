@@ -4,62 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.calls import never_called_cells
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
 
 
-def _children(ctx: AuditContext, cell_node: str) -> list[str]:
-    return [t for _, t, d in ctx.graph.out_edges(cell_node, data=True) if d["kind"] == g.CONTAINS]
-
-
-def _parents(ctx: AuditContext, cell_node: str) -> list[str]:
-    return [s for s, _, d in ctx.graph.in_edges(cell_node, data=True) if d["kind"] == g.CONTAINS]
-
-
-def _used(ctx: AuditContext, cell_node: str, memo: dict[str, tuple[bool, bool]]) -> tuple[bool, bool]:
-    """``(used, holds_parameters)`` for a cell and everything inside it.
-
-    *used*: the cell or a cell inside it was called, or one of their parameters was read.
-    """
-    if cell_node in memo:
-        return memo[cell_node]
-    memo[cell_node] = (True, False)  # a containment cycle: assume used, never report it
-    graph = ctx.graph
-    used = bool(g.calls_of(graph, cell_node))
-    params = [t for _, t, d in graph.out_edges(cell_node, data=True) if d["kind"] == g.OWNS]
-    holds = bool(params)
-    used = used or any(d["kind"] == g.READS for p in params for _, _, d in graph.out_edges(p, data=True))
-    for child in _children(ctx, cell_node):
-        child_used, child_holds = _used(ctx, child, memo)
-        used, holds = used or child_used, holds or child_holds
-    memo[cell_node] = (used, holds)
-    return used, holds
-
-
-def never_called_cells(ctx: AuditContext) -> list[str]:
-    """The outermost cell nodes holding parameters that the traced pass never touched.
-
-    A cell is reported when neither it nor any cell inside it was called and none of their
-    parameters was read; a cell inside one already reported is not reported again.
-    """
-    if not ctx.traced:
-        return []
-    memo: dict[str, tuple[bool, bool]] = {}
-    idle = set()
-    for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
-        used, holds = _used(ctx, node, memo)
-        if holds and not used:
-            idle.add(node)
-    return [
-        node
-        for node, _ in g.nodes_of_kind(ctx.graph, g.CELL)
-        if node in idle and not any(parent in idle for parent in _parents(ctx, node))
-    ]
-
-
-@register("GA301", "cell-never-called", needs_inputs=True)
+@register("GA301", "cell-never-called", severity="warning", needs=(TracedPass,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A cell with parameters that the forward pass never uses.
 

@@ -8,8 +8,9 @@ import networkx as nx
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks.ga301_cell_never_called import never_called_cells
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.calls import never_called_cells
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
 
 
@@ -37,7 +38,7 @@ def _inside_cells(graph: nx.MultiDiGraph, roots: list[str]) -> set[str]:
     return cells
 
 
-@register("GA302", "parameter-not-reaching-output", needs_inputs=True)
+@register("GA302", "parameter-not-reaching-output", severity="error", needs=(TracedPass,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter that has no effect on the network's output.
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mindspore import nn
-
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
 
 
@@ -29,6 +28,8 @@ def _outermost_unregistered(ctx: AuditContext, call: str) -> tuple[str, str | No
 
 def _attribute_name(ctx: AuditContext, owner: str | None, params: list[str]) -> str | None:
     """``extra[0]`` when the registered cell *owner* keeps the stray cell in a list/tuple/dict attribute."""
+    from mindspore import nn
+
     cell = ctx.structure.cells.get(ctx.graph.nodes[owner]["cell"]) if owner is not None else None
     wanted = {id(ctx.structure.parameters[p]) for p in params if p in ctx.structure.parameters}
     if cell is None or not wanted:
@@ -46,7 +47,7 @@ def _attribute_name(ctx: AuditContext, owner: str | None, params: list[str]) -> 
     return None
 
 
-@register("GA303", "unregistered-cell", needs_inputs=True)
+@register("GA303", "unregistered-cell", severity="error", needs=(TracedPass,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A cell called in the forward pass that is not part of the network tree.
 

@@ -6,28 +6,23 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.connectivity import close_paths, connected, resolve
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.patterns import unmatched_cell_pattern
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
+from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
+from graphaudit.graph.connectivity import connected, resolve
 
 
-def unmatched_pattern(ctx: AuditContext, pattern: str, where: str) -> Finding:
-    """The finding for a spec pattern that names no cell of the network."""
-    close = close_paths(ctx.graph, pattern)
-    hint = f" Close matches: {', '.join(close)}." if close else ""
-    source = f" ({ctx.spec.source})" if ctx.spec.source else ""
-    return ctx.finding(
-        "error",
-        pattern,
-        f"{where}{source} names {pattern!r}, which matches no cell path of the network, so the "
-        f"rule checks nothing.{hint}",
-        "Fix the path in the design (cell paths are attribute paths such as 'layer1.0.conv1'; "
-        "globs use fnmatch: 'layer1.*').",
-        [g.cell_node("")],
-    )
-
-
-@register("GA304", "missing-connection", needs_inputs=True)
+@register(
+    "GA304",
+    "missing-connection",
+    severity="error",
+    needs=(
+        TracedPass,
+        DeclaredDesign,
+    ),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A data flow the design expects between two cells that the network does not have.
 
@@ -66,7 +61,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         sources, targets = resolve(ctx.graph, source), resolve(ctx.graph, target)
         for pattern, matched in ((source, sources), (target, targets)):
             if not matched:
-                yield unmatched_pattern(ctx, pattern, f"Spec.expected_connections ({source!r}, {target!r})")
+                yield unmatched_cell_pattern(
+                    ctx, pattern, f"Spec.expected_connections ({source!r}, {target!r})"
+                )
         if not sources or not targets:
             continue
         if any(connected(ctx.graph, s, t) for s in sources for t in targets):

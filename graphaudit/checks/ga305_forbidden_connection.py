@@ -6,13 +6,23 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks.ga304_missing_connection import unmatched_pattern
-from graphaudit.connectivity import connected, resolve
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.patterns import unmatched_cell_pattern
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
+from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
+from graphaudit.graph.connectivity import connected, resolve
 
 
-@register("GA305", "forbidden-connection", needs_inputs=True)
+@register(
+    "GA305",
+    "forbidden-connection",
+    severity="error",
+    needs=(
+        TracedPass,
+        DeclaredDesign,
+    ),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A data flow between two cells that the design forbids.
 
@@ -51,7 +61,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         sources, targets = resolve(ctx.graph, source), resolve(ctx.graph, target)
         for pattern, matched in ((source, sources), (target, targets)):
             if not matched:
-                yield unmatched_pattern(ctx, pattern, f"Spec.forbidden_connections ({source!r}, {target!r})")
+                yield unmatched_cell_pattern(
+                    ctx, pattern, f"Spec.forbidden_connections ({source!r}, {target!r})"
+                )
         for s in sources:
             for t in targets:
                 if not connected(ctx.graph, s, t):

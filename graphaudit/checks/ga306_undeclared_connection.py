@@ -7,12 +7,22 @@ from fnmatch import fnmatchcase
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.connectivity import direct_connections, resolve
-from graphaudit.context import AuditContext
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
+from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
+from graphaudit.graph.connectivity import direct_connections, resolve
 
 
-@register("GA306", "undeclared-connection", needs_inputs=True)
+@register(
+    "GA306",
+    "undeclared-connection",
+    severity="warning",
+    needs=(
+        TracedPass,
+        DeclaredDesign,
+    ),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A data flow between the cells of an exhaustive design that the design does not list.
 

@@ -6,13 +6,23 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks.ga304_missing_connection import unmatched_pattern
-from graphaudit.connectivity import resolve
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.patterns import unmatched_cell_pattern
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
+from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
+from graphaudit.graph.connectivity import resolve
 
 
-@register("GA307", "call-count-mismatch", needs_inputs=True)
+@register(
+    "GA307",
+    "call-count-mismatch",
+    severity="error",
+    needs=(
+        TracedPass,
+        DeclaredDesign,
+    ),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A cell called a different number of times than the design says.
 
@@ -45,7 +55,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for pattern, expected in ctx.spec.calls.items():
         paths = resolve(ctx.graph, pattern)
         if not paths:
-            yield unmatched_pattern(ctx, pattern, f"Spec.calls[{pattern!r}]")
+            yield unmatched_cell_pattern(ctx, pattern, f"Spec.calls[{pattern!r}]")
             continue
         seen: set[str] = set()
         for path in paths:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.lossflow import describe_node, pairing
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
-from graphaudit.lossflow import describe_node, pairing
 
 
-@register("GA402", "probabilities-expected-by-bce", needs_inputs=True)
+@register("GA402", "probabilities-expected-by-bce", severity="error", needs=(LossTrace,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Unbounded logits fed to a loss that expects probabilities.
 

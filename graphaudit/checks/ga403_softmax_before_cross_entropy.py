@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.lossflow import describe_node, pairing
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
-from graphaudit.lossflow import describe_node, pairing
 
 
-@register("GA403", "softmax-before-cross-entropy", needs_inputs=True)
+@register("GA403", "softmax-before-cross-entropy", severity="error", needs=(LossTrace,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A network that ends in a softmax, trained with a loss that applies its own softmax.
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.lossflow import describe_node, pairing
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
-from graphaudit.lossflow import describe_node, pairing
 
 _MADE_BY = {
     "softmax": "probabilities from a softmax",
@@ -16,7 +17,7 @@ _MADE_BY = {
 }
 
 
-@register("GA404", "nll-without-log-softmax", needs_inputs=True)
+@register("GA404", "nll-without-log-softmax", severity="error", needs=(LossTrace,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A negative log-likelihood loss fed something other than log-probabilities.
 

@@ -3,91 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-
-from mindspore import nn
+from typing import Any
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.cells import (
+    affine_frozen,
+    drop_probability,
+    is_batchnorm,
+    is_mode_dependent,
+    training_flag_set,
+    uses_batch_statistics,
+)
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.mode import IntendedMode
 from graphaudit.findings import Finding
 
-try:  # mindspore.mint's BatchNorm (track_running_stats instead of use_batch_statistics)
-    from mindspore.mint.nn.layer.normalization import _BatchNorm as _MintBatchNorm
-except ImportError:  # pragma: no cover - older MindSpore
-    _MintBatchNorm = None
 
-_NN_BATCHNORM = nn.layer.normalization._BatchNorm
-_DROPOUT_WORDS = ("Dropout", "DropPath", "DropBlock")
-
-
-def is_batchnorm(cell: nn.Cell) -> bool:
-    """A BatchNorm of ``mindspore.nn`` or ``mindspore.mint`` (or a class named like one)."""
-    if isinstance(cell, _NN_BATCHNORM) or (_MintBatchNorm is not None and isinstance(cell, _MintBatchNorm)):
-        return True
-    return "BatchNorm" in type(cell).__name__
-
-
-def is_dropout(cell: nn.Cell) -> bool:
-    """A dropout-like cell: ``nn.Dropout``/``Dropout1d/2d/3d``, ``mint.nn.Dropout``, DropPath..."""
-    if isinstance(cell, (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d)):
-        return True
-    name = type(cell).__name__
-    return any(word in name for word in _DROPOUT_WORDS)
-
-
-def is_mode_dependent(cell: nn.Cell) -> bool:
-    return is_batchnorm(cell) or is_dropout(cell)
-
-
-def training_flag_set(cell: nn.Cell) -> bool:
-    """Whether ``set_train`` (or ``add_flags(training=...)``) ever ran on this cell.
-
-    A Cell starts with ``training=False`` without any flag recorded; ``set_train`` records
-    ``training`` in ``_func_graph_flags`` (MindSpore 2.10).
-    """
-    return "training" in (getattr(cell, "_func_graph_flags", None) or {})
-
-
-def uses_batch_statistics(cell: nn.Cell) -> bool:
-    """Whether a BatchNorm normalises with the statistics of the batch when called now."""
-    explicit = getattr(cell, "use_batch_statistics", None)
-    if isinstance(explicit, bool):
-        return explicit
-    if _MintBatchNorm is not None and isinstance(cell, _MintBatchNorm) and not cell.training:
-        return getattr(cell, "running_mean", None) is None and getattr(cell, "running_var", None) is None
-    return bool(cell.training)
-
-
-def affine_frozen(ctx: AuditContext, cell: nn.Cell) -> bool:
-    """A BatchNorm whose scale and shift do not train: a frozen BatchNorm, on purpose."""
-    params = [p for p in cell.get_parameters(expand=False) if p.ndim == 1]
-    affine = [p for p in params if not any(w in p.name for w in ("moving", "running", "num_batches"))]
-    return bool(affine) and all(not p.requires_grad or ctx.spec.is_frozen(p.name) for p in affine)
-
-
-def drop_probability(cell: nn.Cell) -> float | None:
-    """The probability that a dropout-like cell zeroes an element, as it will run.
-
-    ``nn.Dropout`` keeps its rate in the ``ops.Dropout`` primitive it builds in ``__init__``
-    (``p`` and ``keep_prob`` written later are not used for the rate); the others keep it in
-    ``p`` / ``prob`` / ``drop_prob`` / ``drop_rate`` or ``keep_prob``.
-    """
-    primitive = getattr(cell, "dropout", None)
-    if isinstance(cell, nn.Dropout) and primitive is not None and hasattr(primitive, "keep_prob"):
-        if getattr(cell, "keep_prob", None) == 1 or getattr(cell, "p", None) == 0:
-            return 0.0  # construct() returns its input unchanged
-        return 1.0 - float(primitive.keep_prob)
-    for attribute in ("p", "prob", "drop_prob", "drop_rate"):
-        value = vars(cell).get(attribute)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-    keep = vars(cell).get("keep_prob")
-    if isinstance(keep, (int, float)) and not isinstance(keep, bool):
-        return 1.0 - float(keep)
-    return None
-
-
-def _contradicts(ctx: AuditContext, cell: nn.Cell) -> str | None:
+def _contradicts(ctx: AuditContext, cell: Any) -> str | None:
     """What a mode-dependent cell would do wrong in ``ctx.mode``, or None."""
     if is_batchnorm(cell):
         if ctx.mode == "train":
@@ -110,7 +43,7 @@ def _contradicts(ctx: AuditContext, cell: nn.Cell) -> str | None:
     return None
 
 
-@register("GA501", "mode-contradicts-audit")
+@register("GA501", "mode-contradicts-audit", severity="error", also=("info",), needs=(IntendedMode,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A BatchNorm or Dropout in the wrong mode for what the network is audited for.
 
@@ -151,8 +84,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             train_step(x, y)
         ```
     """
-    if ctx.mode not in ("train", "eval"):
-        return
     want = ctx.mode == "train"
     root = next((node for node, attrs in g.nodes_of_kind(ctx.graph, g.CELL) if attrs["path"] == ""), None)
     if root is None:
@@ -160,7 +91,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     root_cell = ctx.structure.cells[root]
     root_wrong = bool(root_cell.training) != want
 
-    wrong: list[tuple[str, nn.Cell, str]] = []
+    wrong: list[tuple[str, Any, str]] = []
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
         cell = ctx.structure.cells[node]
         if not is_mode_dependent(cell):

@@ -5,12 +5,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 
-from mindspore import nn
-
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks.ga501_mode_contradicts_audit import is_mode_dependent
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.cells import is_mode_dependent
+from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
 
@@ -33,7 +31,7 @@ def _mode_dependent_inside(ctx: AuditContext, node: str, seen: set[str]) -> bool
     return any(_mode_dependent_inside(ctx, child, seen) for child in children)
 
 
-@register("GA502", "submodule-mode-differs")
+@register("GA502", "submodule-mode-differs", severity="warning")
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Part of the network is in a different train/eval mode from the cell holding it.
 
@@ -118,7 +116,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         prefix = f"{parent_attrs['path']}." if parent_attrs["path"] else ""
         path = prefix + edge["name"]
         parent_path = ctx.cell_path(parent)
-        cell: nn.Cell = ctx.structure.cells[child]
+        cell = ctx.structure.cells[child]
         mode = "training" if cell.training else "eval"
         other = "eval" if cell.training else "training"
         alone = lone_flip(child, parents_of.get(child, []))

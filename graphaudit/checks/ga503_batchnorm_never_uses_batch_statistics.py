@@ -6,12 +6,19 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks.ga501_mode_contradicts_audit import affine_frozen, is_batchnorm
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.cells import affine_frozen, is_batchnorm
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.mode import IntendedMode
 from graphaudit.findings import Finding
 
 
-@register("GA503", "batchnorm-never-uses-batch-statistics")
+@register(
+    "GA503",
+    "batchnorm-never-uses-batch-statistics",
+    severity="error",
+    also=("info",),
+    needs=(IntendedMode,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A BatchNorm built with use_batch_statistics=False, in a network audited for training.
 

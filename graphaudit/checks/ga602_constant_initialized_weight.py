@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks.ga601_zero_initialized_weight import weight_values
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.weights import weight_matrices
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.values import ParameterValues
 from graphaudit.findings import Finding
 
 
-@register("GA602", "constant-initialized-weight")
+@register("GA602", "constant-initialized-weight", severity="error", needs=(ParameterValues,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A weight matrix whose elements all have the same non-zero value.
 
@@ -36,7 +37,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         self.fc = nn.Dense(256, 128, weight_init=Normal(0.01))  # random, not constant
         ```
     """
-    for item in weight_values(ctx):
+    for item in weight_matrices(ctx):
         if item.constant is None or item.constant == 0.0 or item.parameter.size < 2:
             continue
         name = item.parameter.name

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
-from mindspore import Parameter
 
 from graphaudit.checks import register
-from graphaudit.checks.ga601_zero_initialized_weight import WeightValues, parameter_values, weight_values
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.weights import WeightMatrix, weight_matrices
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.values import ParameterValues
 from graphaudit.findings import Finding
 
 # Below this many elements two equal weights are too likely to be a coincidence of no weight.
 MIN_ELEMENTS = 16
 
 
-@register("GA603", "identical-parameter-copies")
+@register("GA603", "identical-parameter-copies", severity="warning", needs=(ParameterValues,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Distinct weight matrices that hold bit-identical values.
 
@@ -49,7 +50,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
         (or re-initialise each copy after deep-copying it).
     """
-    for items in _identical_groups(weight_values(ctx)):
+    for items in _identical_groups(weight_matrices(ctx)):
         names = [item.parameter.name for item in items]
         if all(ctx.spec.declares_shared_parameter(name) for name in names):
             continue
@@ -66,19 +67,22 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             "one, or give each Parameter its own initial tensor; if they are meant to be one weight, tie "
             "them (one Parameter object) and declare it: Spec(shared_parameters=[[...]]).",
             [item.node for item in items],
+            subjects=names,
         )
 
 
-def _is_scaled_identity(param: Parameter) -> bool:
+def _is_scaled_identity(param: Any) -> bool:
     """Whether a 2-D weight is c * I: an initialisation every layer legitimately shares."""
     if len(param.shape) != 2 or param.shape[0] != param.shape[1]:
         return False
-    values = parameter_values(param)
+    from graphaudit.capture.values import tensor_values
+
+    values = tensor_values(param)
     diagonal = np.diag(values)
     return bool(np.all(diagonal == diagonal[0]) and np.count_nonzero(values - np.diag(diagonal)) == 0)
 
 
-def _identical_groups(weights: list[WeightValues]) -> list[list[WeightValues]]:
+def _identical_groups(weights: list[WeightMatrix]) -> list[list[WeightMatrix]]:
     """Groups of weights with the same shape, dtype and bytes, in order of their first member.
 
     Weights are first grouped by shape, dtype and a sample of their bytes (cheap: distinct
@@ -86,20 +90,22 @@ def _identical_groups(weights: list[WeightValues]) -> list[list[WeightValues]]:
     in full. Equal bytes give equal samples, so this finds exactly the groups that hashing
     every weight would.
     """
-    candidates: dict[tuple, list[tuple[int, WeightValues]]] = {}
+    candidates: dict[tuple, list[tuple[int, WeightMatrix]]] = {}
     for index, item in enumerate(weights):
         param = item.parameter
         if item.constant is not None or param.size < MIN_ELEMENTS:
             continue
-        candidates.setdefault((tuple(param.shape), str(param.dtype), item.sample), []).append((index, item))
-    groups: dict[bytes, list[tuple[int, WeightValues]]] = {}
-    found: list[list[tuple[int, WeightValues]]] = []
+        candidates.setdefault((tuple(param.shape), str(param.dtype), item.values.sample), []).append(
+            (index, item)
+        )
+    groups: dict[bytes, list[tuple[int, WeightMatrix]]] = {}
+    found: list[list[tuple[int, WeightMatrix]]] = []
     for members in candidates.values():
         if len(members) < 2:
             continue
         groups.clear()
         for index, item in members:
-            groups.setdefault(item.digest, []).append((index, item))
+            groups.setdefault(item.values.digest, []).append((index, item))
         found.extend(group for group in groups.values() if len(group) >= 2)
     found.sort(key=lambda group: group[0][0])
     return [[item for _, item in group] for group in found]

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-
-from mindspore import nn
+from typing import Any
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks.ga501_mode_contradicts_audit import drop_probability, is_dropout
-from graphaudit.context import AuditContext
+from graphaudit.checks._shared.cells import drop_probability, is_dropout
+from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
 
-def configured_with(cell: nn.Cell) -> str:
+def configured_with(cell: Any) -> str:
     """How a dropout's rate was written, for messages."""
+    from mindspore import nn
+
     if isinstance(cell, nn.Dropout) and getattr(cell, "p", None) is None:
         return f"keep_prob={cell.keep_prob:g} (nn.Dropout's first argument is the probability to KEEP)"
     for attribute in ("p", "prob", "drop_prob", "drop_rate", "keep_prob"):
@@ -24,7 +25,7 @@ def configured_with(cell: nn.Cell) -> str:
     return "its rate"
 
 
-@register("GA701", "dropout-rate-above-half")
+@register("GA701", "dropout-rate-above-half", severity="warning")
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A Dropout that drops more than half of its inputs.
 

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mindspore import nn
-
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
 
-@register("GA702", "deprecated-keep-prob")
+@register("GA702", "deprecated-keep-prob", severity="info", also=("warning",))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An nn.Dropout configured through the deprecated keep_prob.
 
@@ -43,6 +41,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         self.drop = nn.Dropout(p=0.1)
         ```
     """
+    from mindspore import nn
+
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
         cell = ctx.structure.cells[node]
         if not isinstance(cell, nn.Dropout):

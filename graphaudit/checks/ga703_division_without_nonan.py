@@ -8,7 +8,8 @@ import networkx as nx
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
 
 # op_type of the traced divisions (``x / y``, ``x /= y``, ``1 / y``, ``ops.div``, ``ops.divide``,
@@ -86,7 +87,7 @@ def describe(graph: nx.MultiDiGraph, node: str) -> str:
     return f"network input {attrs.get('index', '?')}"
 
 
-@register("GA703", "division-without-nonan", needs_inputs=True)
+@register("GA703", "division-without-nonan", severity="warning", needs=(TracedPass,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A division by a tensor the network computes, which can be zero.
 

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import difflib
 import dis
 import functools
 import types
 from collections.abc import Iterator
 
-from mindspore import nn
-
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
+from graphaudit.suggest import close_matches
 
 # The Cell flags that change behaviour, which a misspelt attribute is meant to set.
 FLAGS = ("training", "requires_grad", "use_batch_statistics", "keep_prob")
@@ -52,6 +50,8 @@ _LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR"})
 @functools.cache
 def fresh_cell_attributes() -> frozenset[str]:
     """What any Cell has: a fresh ``nn.Cell()``'s instance attributes and the class's."""
+    from mindspore import nn
+
     return frozenset(vars(nn.Cell())) | frozenset(dir(nn.Cell))
 
 
@@ -96,7 +96,7 @@ def meant_flag(attribute: str) -> str | None:
     lowered = attribute.lower()
     if lowered in FLAGS:
         return None
-    close = difflib.get_close_matches(lowered, FLAGS, n=1, cutoff=0.8)
+    close = close_matches(lowered, FLAGS, n=1, cutoff=0.8)
     if close:
         return close[0]
     if lowered in NEAR_MISSES:
@@ -113,7 +113,7 @@ def meant_flag(attribute: str) -> str | None:
 _meant_flag = functools.lru_cache(maxsize=4096)(meant_flag)  # attribute names repeat across cells
 
 
-@register("GA704", "misspelt-cell-attribute")
+@register("GA704", "misspelt-cell-attribute", severity="warning")
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A Cell given an attribute that looks like one of its flags but is not.
 

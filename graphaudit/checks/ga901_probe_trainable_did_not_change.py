@@ -5,12 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.probe import ProbeStep
 from graphaudit.findings import Finding
-from graphaudit.probe import probe_findings
 
 
-@register("GA901", "probe-trainable-did-not-change", needs_probe=True)
+@register(
+    "GA901",
+    "probe-trainable-did-not-change",
+    severity="error",
+    also=("warning",),
+    needs=(ProbeStep,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the optimizer should train that one real step left bit-identical.
 
@@ -37,4 +43,39 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             return self.fc(x) + self.aux(x)
         ```
     """
-    yield from probe_findings(ctx, "GA901")
+    for p in ctx.need(ProbeStep).parameters:
+        if not (p.in_optimizer and p.requires_grad and not p.changed):
+            continue
+        name, lr = p.name, p.learning_rate
+        severity = "error"
+        if p.grad_zero:
+            cause = "its gradient is exactly zero (see GA904)"
+            fix = (
+                f"Make {name} reach the loss (see GA904), or freeze it explicitly: requires_grad=False and "
+                "leave it out of the optimizer."
+            )
+        elif lr == 0.0:
+            cause = "its learning rate is 0"
+            fix = f"Give {name}'s parameter group a non-zero learning rate, or freeze it explicitly."
+        else:
+            severity = "warning"  # the step ran; the update vanished in float rounding
+            cause = (
+                f"its gradient (norm {_g(p.grad_norm)}, learning rate {_g(lr)}) gives an update below the float "
+                "resolution of its values. A gradient that is only rounding noise is what a bias followed "
+                "by BatchNorm or LayerNorm gets: the normalisation cancels it"
+            )
+            fix = (
+                f"If {name} is a bias right before a normalisation layer, build that layer without it "
+                "(has_bias=False); otherwise check the learning rate, loss scaling and gradient clipping."
+            )
+        yield ctx.finding(
+            severity,
+            name,
+            f"{name} is in the optimizer with requires_grad=True, but one training step left it bit-identical: {cause}.",
+            fix,
+            (p.node,),
+        )
+
+
+def _g(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"

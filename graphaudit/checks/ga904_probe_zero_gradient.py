@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.probe import ProbeStep
 from graphaudit.findings import Finding
-from graphaudit.probe import probe_findings
 
 
-@register("GA904", "probe-zero-gradient", needs_probe=True)
+@register("GA904", "probe-zero-gradient", severity="warning", needs=(ProbeStep,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter whose gradient is exactly zero on the probe batch.
 
@@ -35,4 +35,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             return self.fc(x) + self.aux(x)
         ```
     """
-    yield from probe_findings(ctx, "GA904")
+    for p in ctx.need(ProbeStep).parameters:
+        if not p.requires_grad or not p.grad_zero:
+            continue
+        yield ctx.finding(
+            "warning",
+            p.name,
+            f"The gradient of {p.name} is exactly zero on the probe batch: the loss does not depend on it "
+            "(a dead branch: output unused, multiplied by zero, behind ops.stop_gradient, or a ReLU that "
+            "is never active)"
+            + ("; it is not even a parameter of the network." if not p.in_network else "."),
+            f"Connect the branch that uses {p.name} to the loss; if it is meant to stay fixed set "
+            "requires_grad=False; if it only gets a gradient on some batches (a class-conditional "
+            "branch, embedding rows), probe with a batch that exercises it.",
+            (p.node,),
+        )

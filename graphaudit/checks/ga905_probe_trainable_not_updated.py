@@ -5,12 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.context import AuditContext
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.probe import ProbeStep
 from graphaudit.findings import Finding
-from graphaudit.probe import probe_findings
 
 
-@register("GA905", "probe-trainable-not-updated", needs_probe=True)
+@register(
+    "GA905",
+    "probe-trainable-not-updated",
+    severity="error",
+    also=("info",),
+    needs=(ProbeStep,),
+    confirms="GA201",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter outside the optimizer, confirmed unchanged by one real step.
 
@@ -34,4 +41,29 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
         ```
     """
-    yield from probe_findings(ctx, "GA905")
+    step = ctx.need(ProbeStep)
+    for p in step.parameters:
+        if not (p.requires_grad and not p.in_optimizer and p.in_network and not p.moved_by_optimizer):
+            continue
+        name = p.name
+        declared = name in step.declared_frozen
+        forward_note = (
+            " (the forward pass writes it: if it is a buffer, set requires_grad=False)"
+            if p.forward_change
+            else ""
+        )
+        grad_note = "" if p.grad_norm is None else f" Its gradient (norm {p.grad_norm:.3g}) was thrown away."
+        yield ctx.finding(
+            "info" if declared else "error",
+            name,
+            f"{name} is trainable (requires_grad=True) but not in the optimizer, and the training step did "
+            f"not update it{forward_note}.{grad_note}"
+            + (
+                " The design declares it frozen."
+                if declared
+                else " It keeps its initial value for all of training."
+            ),
+            f"Build the optimizer from net.trainable_params() (or add {name} to a parameter group); if it is "
+            "meant to stay fixed, set requires_grad=False.",
+            (p.node,),
+        )

@@ -72,6 +72,7 @@ class Drawing:
     plan: Plan
     view: str
     unplaced: list[Finding] = field(default_factory=list)
+    title: str = ""
 
 
 @dataclass
@@ -349,7 +350,9 @@ def draw(
     if legend:
         lines += _legend(shown)
     lines.append("}")
-    return Drawing("\n".join(lines) + "\n", list(findings), targets, chosen, tree.view, unplaced)
+    return Drawing(
+        "\n".join(lines) + "\n", list(findings), targets, chosen, tree.view, unplaced, title or tree.title
+    )
 
 
 def to_dot(

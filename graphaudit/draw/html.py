@@ -16,11 +16,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from html import escape
+from typing import Any
 
-from graphaudit.findings import SEVERITIES, Finding
+from graphaudit.findings import SEVERITIES, Finding, plural
 
-__all__ = ["html_page", "inline_svg"]
+__all__ = ["Header", "html_page", "inline_svg"]
 
 _PROLOG = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", re.S)
 _XMLNS = re.compile(r'\s+xmlns(:\w+)?="[^"]*"')
@@ -109,6 +111,24 @@ SCRIPT = """
   applyFilter();
 })();
 """
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a report page says above its drawing: the outcome of the audit and what did not run."""
+
+    ok: bool
+    counts: dict[str, int]
+    checks_run: int
+    not_run: list[tuple[str, str]] = field(default_factory=list)  # (check ID, why it did not run)
+
+    def text(self, drawing: Any) -> str:
+        """``FAILED: 2 errors, 0 warnings, 1 info; 30 checks run, 8 not run; traced view, 26 nodes drawn``."""
+        counts = ", ".join(plural(n, s) for s, n in self.counts.items())
+        return (
+            f"{'OK' if self.ok else 'FAILED'}: {counts}; {plural(self.checks_run, 'check')} run, "
+            f"{len(self.not_run)} not run; {drawing.view} view, {drawing.plan.count} nodes drawn"
+        )
 
 
 def inline_svg(svg: str) -> str:

@@ -2,8 +2,8 @@
 
 A single process cannot be two ranks, so this sample simulates the world: it builds what
 rank 1 would have built, saves that network's fingerprint to a file as rank 1 would
-(``fingerprint(net).save(...)``), and registers the file as the other rank of the network
-audited (``use_peer_fingerprints``). Under ``msrun`` GA801 gathers the real fingerprints
+(``fingerprint(net).save(...)``), and gives the file to the audit as the other rank's
+(``audit(net, peers=[path])``). Under ``msrun`` GA801 gathers the real fingerprints
 with ``ops.AllGather`` instead (``tests/dist_worker.py``, ``docs/distributed.md``).
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from mindspore import Tensor, nn
 
-from graphaudit.fingerprint import fingerprint, use_peer_fingerprints
+from graphaudit.fingerprint import Fingerprint, fingerprint
 
 SUBJECT = "head.weight"
 
@@ -39,5 +39,5 @@ def build() -> dict:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "rank1.json"
         fingerprint(Net(rank=1), rank=1, world_size=2).save(path)  # what rank 1 writes
-        use_peer_fingerprints(net, [path])
-    return {"net": net, "optimizer": nn.Momentum(net.trainable_params(), 0.01, 0.9)}
+        peers = [Fingerprint.load(path)]
+    return {"net": net, "optimizer": nn.Momentum(net.trainable_params(), 0.01, 0.9), "peers": peers}

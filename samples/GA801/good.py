@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from mindspore import Tensor, nn
 
-from graphaudit.fingerprint import fingerprint, use_peer_fingerprints
+from graphaudit.fingerprint import Fingerprint, fingerprint
 
 
 class Net(nn.Cell):
@@ -33,5 +33,5 @@ def build() -> dict:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "rank1.json"
         fingerprint(Net(rank=1), rank=1, world_size=2).save(path)  # what rank 1 writes
-        use_peer_fingerprints(net, [path])
-    return {"net": net, "optimizer": nn.Momentum(net.trainable_params(), 0.01, 0.9)}
+        peers = [Fingerprint.load(path)]
+    return {"net": net, "optimizer": nn.Momentum(net.trainable_params(), 0.01, 0.9), "peers": peers}

@@ -21,11 +21,13 @@ class Net(nn.Cell):
 
 
 def build() -> dict:
+    x, y = batch()
     net = Net()
     return {
         "net": net,
         "optimizer": nn.SGD(net.trainable_params(), 0.1),
         "loss_fn": nn.MSELoss(),
-        "inputs": batch(),
+        "inputs": x,
+        "label": y,
         "probe": True,
     }

@@ -24,11 +24,13 @@ class Net(nn.Cell):
 
 
 def build() -> dict:
+    x, y = batch()
     net = Net()
     return {
         "net": net,
         "optimizer": nn.Adam(net.trainable_params(), 0.01),
         "loss_fn": nn.MSELoss(),
-        "inputs": batch(),
+        "inputs": x,
+        "label": y,
         "probe": True,
     }

@@ -24,6 +24,14 @@ class Net(nn.Cell):
 
 
 def build() -> dict:
+    x, y = batch()
     net = Net()
     optimizer = nn.Momentum(net.backbone.trainable_params(), 0.01, 0.9)
-    return {"net": net, "optimizer": optimizer, "loss_fn": nn.MSELoss(), "inputs": batch(), "probe": True}
+    return {
+        "net": net,
+        "optimizer": optimizer,
+        "loss_fn": nn.MSELoss(),
+        "inputs": x,
+        "label": y,
+        "probe": True,
+    }

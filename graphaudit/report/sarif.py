@@ -20,7 +20,7 @@ Example:
     ('2.1.0', 'graphaudit')
     >>> result = log["runs"][0]["results"][0]
     >>> result["ruleId"], result["level"], result["locations"][0]["logicalLocations"][0]
-    ('GA201', 'error', {'fullyQualifiedName': '1.bias', 'kind': 'member'})
+    ('GA201', 'error', {'fullyQualifiedName': '1', 'kind': 'module'})
 """
 
 from __future__ import annotations
@@ -28,14 +28,13 @@ from __future__ import annotations
 import copy
 import hashlib
 import inspect
-import re
 from typing import Any
 
-from graphaudit import __version__
 from graphaudit.checks import Check, all_checks
-from graphaudit.findings import SEVERITIES, Finding, severity_rank
+from graphaudit.findings import Finding
 from graphaudit.graph import CELL, PARAMETER, node_paths
 from graphaudit.report import Report
+from graphaudit.version import __version__
 
 __all__ = ["SARIF_SCHEMA_URI", "SARIF_VERSION", "default_severity", "to_sarif"]
 
@@ -47,30 +46,16 @@ SARIF_SCHEMA_URI = (
 #: graphaudit severity → SARIF ``level``.
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
-_SEVERITY_LITERAL = re.compile(r"""\bfinding\(\s*["'](error|warning|info)["']""")
-
 
 def default_severity(check: Check) -> str:
-    """The worst severity *check* reports, for the rule's ``defaultConfiguration``.
-
-    A check may declare it (a ``severity`` attribute); otherwise it is read from the
-    severity literals its module passes to ``ctx.finding(...)``, and is ``"warning"`` when
-    none is found.
+    """The severity *check* declares as its default (what it reports in the common case), for ``defaultConfiguration``.
 
     Example:
         >>> from graphaudit.checks import all_checks
-        >>> default_severity(all_checks()["GA201"])
+        >>> default_severity(all_checks()["GA801"])
         'error'
     """
-    declared = getattr(check, "severity", None)
-    if declared in SEVERITIES:
-        return declared
-    try:
-        source = inspect.getsource(inspect.getmodule(check.run) or check.run)
-    except (OSError, TypeError):
-        return "warning"
-    found = set(_SEVERITY_LITERAL.findall(source))
-    return min(found, key=severity_rank) if found else "warning"
+    return check.severity
 
 
 def _summary(doc: str) -> str:
@@ -90,6 +75,8 @@ def _rule(check: Check) -> dict[str, Any]:
         "properties": {
             "family": check.family,
             "needsInputs": check.needs_inputs,
+            "severities": list(check.severities),
+            "needs": [kind.title for kind in check.needs],
             "tags": ["graphaudit", check.family],
         },
     }

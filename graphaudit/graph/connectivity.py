@@ -31,7 +31,6 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -40,6 +39,7 @@ from fnmatch import fnmatchcase
 import networkx as nx
 
 from graphaudit import graph as g
+from graphaudit.suggest import close_matches
 
 __all__ = ["close_paths", "connected", "direct_connections", "inside", "location", "resolve"]
 
@@ -213,4 +213,4 @@ def close_paths(graph: nx.MultiDiGraph, pattern: str, n: int = 3) -> list[str]:
         ['encoder', 'decoder']
     """
     paths = [path for path in g.cell_nodes_by_path(graph) if path]
-    return difflib.get_close_matches(pattern, paths, n=n, cutoff=0.6)
+    return close_matches(pattern, paths, n=n)

@@ -1,4 +1,4 @@
-"""What the network's output is, and what the loss expects of it (the GA4xx checks' shared logic).
+"""What the network's output is, and what the loss expects of it (shared by the GA4xx checks).
 
 Two questions, answered from the traced graphs:
 
@@ -16,8 +16,7 @@ Two questions, answered from the traced graphs:
   ``CrossEntropyLoss``, ``SoftmaxCrossEntropyWithLogits``), ``"log-probabilities"``
   (``NLLLoss``) or ``None``. Built-in loss classes of ``mindspore.nn`` / ``mindspore.mint.nn``
   are known by class; any other loss cell by the operations that consume its first input
-  in the loss graph (see :attr:`AuditContext.loss_graph
-  <graphaudit.context.AuditContext.loss_graph>`), so a custom cell that calls
+  in the loss graph (:class:`~graphaudit.evidence.loss.LossTrace`), so a custom cell that calls
   ``ops.binary_cross_entropy_with_logits``, or applies ``ops.sigmoid`` and then
   ``ops.binary_cross_entropy``, expects logits.
 
@@ -45,14 +44,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import networkx as nx
-import numpy as np
-from mindspore import Tensor, nn, ops
 
 from graphaudit import graph as g
-from graphaudit.errors import GraphAuditError
 
 if TYPE_CHECKING:
-    from graphaudit.context import AuditContext
+    from graphaudit.checks.context import AuditContext
 
 __all__ = [
     "ACTIVATIONS",
@@ -271,7 +267,7 @@ def output_activation(graph: nx.MultiDiGraph) -> tuple[str, str | None]:
     return "unknown", None
 
 
-def _builtin_loss(loss_fn: nn.Cell) -> tuple[str, str] | None:
+def _builtin_loss(loss_fn: Any) -> tuple[str, str] | None:
     for cls in type(loss_fn).__mro__:
         module = getattr(cls, "__module__", "") or ""
         if cls.__name__ in LOSS_CLASSES and module.startswith("mindspore."):
@@ -329,7 +325,7 @@ def _loss_from_graph(loss_graph: nx.MultiDiGraph) -> tuple[str, str] | None:
     return None
 
 
-def loss_expectation(loss_fn: nn.Cell | None, loss_graph: nx.MultiDiGraph | None) -> tuple[str | None, str]:
+def loss_expectation(loss_fn: Any, loss_graph: nx.MultiDiGraph | None) -> tuple[str | None, str]:
     """``(expects, evidence)``: what *loss_fn* wants as its first argument, and why we think so.
 
     *expects* is one of :data:`EXPECTATIONS`, or ``None`` when the loss is unknown or not a
@@ -386,44 +382,20 @@ class Pairing:
         return tuple(n for n in (self.activation_node, "output:0") if n is not None)
 
 
-def _probe_loss_graph(ctx: AuditContext) -> nx.MultiDiGraph | None:
-    """Trace the loss on stand-in logits of 0.5, when tracing it on the real ones failed.
+def _pairing(ctx: AuditContext) -> Pairing | None:
+    from graphaudit.evidence.loss import LossTrace
 
-    The real logits can be rejected by value (``ops.binary_cross_entropy`` raises on CPU for
-    values outside [0, 1]: exactly the GA402 bug), which leaves ``ctx.loss_graph`` empty.
-    """
-    from graphaudit.capture import capture
-
-    if ctx.loss_fn is None or "output:0" not in ctx.graph:
+    loss = ctx.get(LossTrace)
+    if loss is None or "output:0" not in ctx.graph:
         return None
-    attrs = ctx.graph.nodes["output:0"]
-    if not str(attrs["dtype"]).lower().startswith(("float", "bfloat")):
-        return None
-    shape = g.shape_of(attrs)
-    probe = Tensor(np.full(shape, 0.5, np.float32))
-    labels = [ops.zeros_like(probe)]
-    if shape:
-        labels.append(Tensor(np.zeros((shape[0],), np.int32)))
-    for label in labels:
-        try:
-            return capture(ctx.loss_fn, (probe, label), expand=(ctx.loss_fn,))[0]
-        except (GraphAuditError, RuntimeError):
-            continue
-    return None
+    activation, node = output_activation(ctx.graph)
+    expects, evidence = loss_expectation(loss.loss_fn, loss.graph)
+    return Pairing(activation, node, expects, evidence, loss.name)
 
 
 def pairing(ctx: AuditContext) -> Pairing | None:
     """The output/loss pairing of an audit, computed once and shared by the GA4xx checks.
 
-    ``None`` when there is no loss or no traced output.
+    ``None`` when the network's traced output has no tensor.
     """
-    if ctx.loss_fn is None or not ctx.traced or "output:0" not in ctx.graph:
-        return None
-    key = "lossflow.pairing"
-    if key not in ctx.extra:
-        activation, node = output_activation(ctx.graph)
-        expects, evidence = loss_expectation(ctx.loss_fn, ctx.loss_graph)
-        if expects is None and ctx.loss_graph is None and _builtin_loss(ctx.loss_fn) is None:
-            expects, evidence = loss_expectation(ctx.loss_fn, _probe_loss_graph(ctx))
-        ctx.extra[key] = Pairing(activation, node, expects, evidence, type(ctx.loss_fn).__name__)
-    return ctx.extra[key]
+    return ctx.shared(_pairing)

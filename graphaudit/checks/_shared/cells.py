@@ -1,0 +1,139 @@
+"""What kind of cell is this: containers, BatchNorms, Dropouts, and their modes (shared by GA1xx, GA5xx, GA7xx).
+
+Example:
+    >>> from mindspore import nn
+    >>> is_batchnorm(nn.BatchNorm2d(3)), is_dropout(nn.Dropout(p=0.2)), drop_probability(nn.Dropout(p=0.25))
+    (True, True, 0.25)
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+from graphaudit import graph as g
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from graphaudit.checks.context import AuditContext
+
+__all__ = [
+    "affine_frozen",
+    "batchnorm_classes",
+    "drop_probability",
+    "holds_parameters",
+    "is_batchnorm",
+    "is_container",
+    "is_dropout",
+    "is_mode_dependent",
+    "training_flag_set",
+    "uses_batch_statistics",
+]
+
+_DROPOUT_WORDS = ("Dropout", "DropPath", "DropBlock")
+
+
+@functools.cache
+def batchnorm_classes() -> tuple[type, ...]:
+    """``mindspore.nn``'s BatchNorm base class, and ``mindspore.mint``'s when this version has it."""
+    from mindspore import nn
+
+    found: list[type] = [nn.layer.normalization._BatchNorm]
+    try:  # mindspore.mint's BatchNorm (track_running_stats instead of use_batch_statistics)
+        from mindspore.mint.nn.layer.normalization import _BatchNorm as MintBatchNorm
+    except ImportError:  # pragma: no cover - older MindSpore
+        pass
+    else:
+        found.append(MintBatchNorm)
+    return tuple(found)
+
+
+def is_container(cell: Any) -> bool:
+    """A ``SequentialCell``, ``CellList`` or ``CellDict``: a cell that only holds others in slots."""
+    from mindspore import nn
+
+    return isinstance(cell, (nn.SequentialCell, nn.CellList, nn.CellDict))
+
+
+def holds_parameters(graph: nx.MultiDiGraph, cell_node: str) -> bool:
+    """Whether the cell or any cell inside it owns a parameter."""
+    if graph.nodes[cell_node]["n_params"] > 0:
+        return True
+    return any(
+        holds_parameters(graph, child)
+        for _, child, data in graph.out_edges(cell_node, data=True)
+        if data["kind"] == g.CONTAINS
+    )
+
+
+def is_batchnorm(cell: Any) -> bool:
+    """A BatchNorm of ``mindspore.nn`` or ``mindspore.mint`` (or a class named like one)."""
+    if isinstance(cell, batchnorm_classes()):
+        return True
+    return "BatchNorm" in type(cell).__name__
+
+
+def is_dropout(cell: Any) -> bool:
+    """A dropout-like cell: ``nn.Dropout``/``Dropout1d/2d/3d``, ``mint.nn.Dropout``, DropPath..."""
+    from mindspore import nn
+
+    if isinstance(cell, (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d)):
+        return True
+    name = type(cell).__name__
+    return any(word in name for word in _DROPOUT_WORDS)
+
+
+def is_mode_dependent(cell: Any) -> bool:
+    return is_batchnorm(cell) or is_dropout(cell)
+
+
+def training_flag_set(cell: Any) -> bool:
+    """Whether ``set_train`` (or ``add_flags(training=...)``) ever ran on this cell.
+
+    A Cell starts with ``training=False`` without any flag recorded; ``set_train`` records
+    ``training`` in ``_func_graph_flags`` (MindSpore 2.10).
+    """
+    return "training" in (getattr(cell, "_func_graph_flags", None) or {})
+
+
+def uses_batch_statistics(cell: Any) -> bool:
+    """Whether a BatchNorm normalises with the statistics of the batch when called now."""
+    explicit = getattr(cell, "use_batch_statistics", None)
+    if isinstance(explicit, bool):
+        return explicit
+    mint_batchnorm = batchnorm_classes()[1:]
+    if mint_batchnorm and isinstance(cell, mint_batchnorm) and not cell.training:
+        return getattr(cell, "running_mean", None) is None and getattr(cell, "running_var", None) is None
+    return bool(cell.training)
+
+
+def affine_frozen(ctx: AuditContext, cell: Any) -> bool:
+    """A BatchNorm whose scale and shift do not train: a frozen BatchNorm, on purpose."""
+    params = [p for p in cell.get_parameters(expand=False) if p.ndim == 1]
+    affine = [p for p in params if not any(w in p.name for w in ("moving", "running", "num_batches"))]
+    return bool(affine) and all(not p.requires_grad or ctx.spec.is_frozen(p.name) for p in affine)
+
+
+def drop_probability(cell: Any) -> float | None:
+    """The probability that a dropout-like cell zeroes an element, as it will run.
+
+    ``nn.Dropout`` keeps its rate in the ``ops.Dropout`` primitive it builds in ``__init__``
+    (``p`` and ``keep_prob`` written later are not used for the rate); the others keep it in
+    ``p`` / ``prob`` / ``drop_prob`` / ``drop_rate`` or ``keep_prob``.
+    """
+    from mindspore import nn
+
+    primitive = getattr(cell, "dropout", None)
+    if isinstance(cell, nn.Dropout) and primitive is not None and hasattr(primitive, "keep_prob"):
+        if getattr(cell, "keep_prob", None) == 1 or getattr(cell, "p", None) == 0:
+            return 0.0  # construct() returns its input unchanged
+        return 1.0 - float(primitive.keep_prob)
+    for attribute in ("p", "prob", "drop_prob", "drop_rate"):
+        value = vars(cell).get(attribute)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    keep = vars(cell).get("keep_prob")
+    if isinstance(keep, (int, float)) and not isinstance(keep, bool):
+        return 1.0 - float(keep)
+    return None

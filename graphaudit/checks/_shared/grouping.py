@@ -1,0 +1,158 @@
+"""One cause, one finding: gather the parameters one cause touches under the cell that holds them.
+
+A head left out of the optimizer leaves out its weight *and* its bias; a backbone left out
+leaves out hundreds of parameters. :func:`group_parameters` takes the parameters a check
+found (*members*) among those the same cause could have touched (*universe*: every
+trainable parameter, for GA201) and gathers them under the outermost cell all of whose
+parameters in the universe are members: that cell is the group's subject. A member whose
+cell also holds parameters that are not members stays a group of its own.
+
+Example:
+    >>> from mindspore import nn
+    >>> from graphaudit.checks.context import AuditContext
+    >>> net = nn.SequentialCell([nn.Dense(4, 4), nn.Dense(4, 2)])
+    >>> ctx = AuditContext.build(net)
+    >>> nodes = {p.name: n for n, p in ctx.parameters()}
+    >>> [(g.subject, g.names) for g in group_parameters(ctx, [nodes["1.weight"], nodes["1.bias"], nodes["0.bias"]], nodes.values())]
+    [('1', ('1.weight', '1.bias')), ('0.bias', ('0.bias',))]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+from graphaudit import graph as g
+
+if TYPE_CHECKING:
+    from graphaudit.checks.context import AuditContext
+
+__all__ = ["Group", "Pronouns", "group_parameters", "listing", "one_group"]
+
+
+class Pronouns(NamedTuple):
+    """``it`` / ``they`` and the words that agree with them."""
+
+    subject: str
+    object: str
+    possessive: str
+    be: str
+    keep: str
+
+
+PLURAL = Pronouns("they", "them", "their", "are", "keep")
+
+
+@dataclass(frozen=True)
+class Group:
+    """Parameters one cause touches: the group's subject, the members' names and nodes, its cell."""
+
+    subject: str
+    names: tuple[str, ...]
+    nodes: tuple[str, ...]
+    cell: str | None = None  # the cell node whose every parameter (of the universe) is a member
+
+    @property
+    def graph_nodes(self) -> tuple[str, ...]:
+        """The nodes a finding about the group points at: its cell, then its parameters."""
+        return (self.cell, *self.nodes) if self.cell is not None else self.nodes
+
+    def listing(self) -> str:
+        """The members as text: ``a``, ``a and b``, ``a, b, c, d and 12 more``."""
+        return listing(self.names)
+
+    def describe(self, what: str) -> str:
+        """The group in a sentence: ``head.bias``, or ``the 2 trainable parameters of head (...)``."""
+        if len(self.names) == 1:
+            return self.names[0]
+        if self.cell is not None:
+            return f"the {len(self.names)} {what}s of {self.subject} ({self.listing()})"
+        return self.listing()
+
+    def pronouns(self) -> Pronouns:
+        """The words that refer back to the group: singular for one member, plural for more."""
+        return Pronouns("it", "it", "its", "is", "keeps") if len(self.names) == 1 else PLURAL
+
+
+def listing(names: Sequence[str], limit: int = 4) -> str:
+    """*names* as readable text, at most *limit* of them spelt out.
+
+    Example:
+        >>> listing(["a"]), listing(["a", "b"]), listing(["a", "b", "c", "d", "e", "f"])
+        ('a', 'a and b', 'a, b, c, d and 2 more')
+    """
+    if len(names) == 1:
+        return names[0]
+    if len(names) <= limit:
+        return f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{', '.join(names[:limit])} and {len(names) - limit} more"
+
+
+def _prefixes(path: str) -> list[str]:
+    """``a.b.c`` -> ``["a", "a.b"]``: the cell paths above an attribute path, outermost first."""
+    parts = path.split(".")
+    return [".".join(parts[:end]) for end in range(1, len(parts))]
+
+
+def one_group(ctx: AuditContext, members: Sequence[str]) -> list[Group]:
+    """All of *members* as one group (none when empty), under the innermost cell holding them all.
+
+    For causes that are one mistake however many parameters it touches (an optimizer built
+    from ``net.get_parameters()`` holds every BatchNorm statistic). The subject is that
+    cell's path, ``(root)`` for the network itself, or the name of a lone member.
+
+    Example:
+        >>> from mindspore import nn
+        >>> from graphaudit.checks.context import AuditContext
+        >>> ctx = AuditContext.build(nn.SequentialCell([nn.BatchNorm1d(2), nn.BatchNorm1d(2)]))
+        >>> stats = [n for n, p in ctx.parameters() if "moving" in p.name]
+        >>> [(g.subject, len(g.names)) for g in one_group(ctx, stats)]
+        [('(root)', 4)]
+    """
+    if not members:
+        return []
+    graph = ctx.graph
+    names = tuple(graph.nodes[n]["name"] for n in members)
+    if len(members) == 1:
+        return [Group(names[0], names, tuple(members))]
+    common = _prefixes(graph.nodes[members[0]]["path"])
+    for node in members[1:]:
+        mine = _prefixes(graph.nodes[node]["path"])
+        common = [p for p, q in zip(common, mine) if p == q]
+    path = common[-1] if common else ""
+    return [Group(path or "(root)", names, tuple(members), g.cell_nodes_by_path(graph).get(path))]
+
+
+def group_parameters(ctx: AuditContext, members: Sequence[str], universe: Iterable[str]) -> list[Group]:
+    """*members* (parameter nodes) gathered by cell, in the order of their first member."""
+    graph = ctx.graph
+    member_set = set(members)
+    count_in: dict[str, int] = {}
+    for node in universe:
+        for prefix in _prefixes(graph.nodes[node]["path"]):
+            count_in[prefix] = count_in.get(prefix, 0) + 1
+    members_in: dict[str, int] = {}
+    for node in member_set:
+        for prefix in _prefixes(graph.nodes[node]["path"]):
+            members_in[prefix] = members_in.get(prefix, 0) + 1
+    by_path = g.cell_nodes_by_path(graph)
+    groups: dict[str, list[str]] = {}
+    for node in members:
+        home = next(
+            (
+                prefix
+                for prefix in _prefixes(graph.nodes[node]["path"])
+                if members_in.get(prefix, 0) > 1 and members_in[prefix] == count_in.get(prefix, 0)
+            ),
+            None,
+        )
+        groups.setdefault(home if home is not None else f"\0{node}", []).append(node)
+    found = []
+    for key, nodes in groups.items():
+        names = tuple(graph.nodes[n]["name"] for n in nodes)
+        if key.startswith("\0"):
+            found.append(Group(names[0], names, tuple(nodes)))
+        else:
+            found.append(Group(key, names, tuple(nodes), by_path.get(key)))
+    return found

@@ -1,0 +1,206 @@
+"""What every check gets: a typed view of the audit's evidence, bound to the check.
+
+A check reads the evidence it declared (``ctx.need(TracedPass)``), or the shorthands for
+what nearly every check reads (``ctx.graph``, ``ctx.spec``, ``ctx.parameters()``...), and
+makes its findings with :meth:`AuditContext.finding`, which stamps them with the check's ID
+and name. Work that several checks share (the loss pairing of GA401-GA404, say) is computed
+once per audit with :meth:`AuditContext.shared`.
+
+Example:
+    >>> from mindspore import nn
+    >>> from graphaudit.checks import all_checks
+    >>> net = nn.Dense(3, 2)
+    >>> ctx = AuditContext.build(net, nn.SGD(net.trainable_params()))
+    >>> [p.name for p in ctx.optimizer_parameters]
+    ['weight', 'bias']
+    >>> all_checks()["GA201"](ctx)
+    []
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from graphaudit import graph as g
+from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet
+from graphaudit.evidence.design import DeclaredDesign
+from graphaudit.evidence.loss import LossTrace
+from graphaudit.evidence.network import NetworkGraph
+from graphaudit.evidence.optimizer import OptimizerView
+from graphaudit.evidence.trace import TracedPass
+from graphaudit.findings import Finding, Severity
+from graphaudit.spec import Spec
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from graphaudit.capture.structure import Structure
+    from graphaudit.checks import Check
+
+__all__ = ["AuditContext"]
+
+E = TypeVar("E", bound=Evidence)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class AuditContext:
+    """The input of every check: the evidence, and the check it is bound to (see the module docstring)."""
+
+    evidence: EvidenceSet
+    check: Check | None = None
+    _shared: dict[Callable[..., Any], Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def build(
+        cls,
+        net: Any,
+        optimizer: Any = None,
+        *,
+        inputs: tuple[Any, ...] | None = None,
+        label: Any = None,
+        loss_fn: Any = None,
+        spec: Spec | None = None,
+        mode: str | None = None,
+        **options: Any,
+    ) -> AuditContext:
+        """A context for *net* as given, without the checks of ``audit()``'s front door (for tests and tools)."""
+        from graphaudit.capture.inputs import normalize_inputs
+
+        args = None if inputs is None else normalize_inputs(net, inputs)
+        request = AuditRequest(net, net, optimizer, loss_fn, args, label, spec, mode, options=dict(options))
+        return cls(EvidenceSet(request))
+
+    def bound(self, check: Check) -> AuditContext:
+        """The same evidence, bound to *check* (whose ID and name its findings get)."""
+        return replace(self, check=check)
+
+    def with_evidence(self, *evidence: Evidence) -> AuditContext:
+        """A context in which *evidence* replaces what its kind would produce."""
+        return replace(self, evidence=self.evidence.with_evidence(*evidence), _shared={})
+
+    # -- evidence ----------------------------------------------------------------------
+    def get(self, kind: type[E]) -> E | None:
+        """The evidence of *kind*, or ``None`` when it is missing."""
+        return self.evidence.get(kind)
+
+    def need(self, kind: type[E]) -> E:
+        """The evidence of *kind*, which the check declared it needs."""
+        return self.evidence.need(kind)
+
+    def shared(self, compute: Callable[[AuditContext], T]) -> T:
+        """``compute(self)``, computed once per audit and shared by every check that asks."""
+        if compute not in self._shared:
+            self._shared[compute] = compute(self)
+        return self._shared[compute]
+
+    @property
+    def request(self) -> AuditRequest:
+        return self.evidence.request
+
+    # -- shorthands for what nearly every check reads -----------------------------------
+    @property
+    def network(self) -> NetworkGraph:
+        return self.need(NetworkGraph)
+
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        return self.network.graph
+
+    @property
+    def structure(self) -> Structure:
+        return self.network.structure
+
+    @property
+    def net(self) -> Any:
+        return self.request.net
+
+    @property
+    def spec(self) -> Spec:
+        """The declared design, or an empty one when none was given."""
+        design = self.get(DeclaredDesign)
+        return design.spec if design is not None else Spec()
+
+    @property
+    def mode(self) -> str | None:
+        return self.request.mode
+
+    @property
+    def traced(self) -> bool:
+        return self.get(TracedPass) is not None
+
+    @property
+    def optimizer(self) -> Any:
+        view = self.get(OptimizerView)
+        return view.optimizer if view is not None else None
+
+    @property
+    def optimizer_entries(self) -> tuple[Any, ...]:
+        view = self.get(OptimizerView)
+        return view.entries if view is not None else ()
+
+    @property
+    def optimizer_parameters(self) -> list[Any]:
+        view = self.get(OptimizerView)
+        return view.parameters if view is not None else []
+
+    def in_optimizer(self, param: Any) -> bool:
+        """Whether the optimizer updates *param* (False when there is no optimizer)."""
+        view = self.get(OptimizerView)
+        return view is not None and view.holds(param)
+
+    @property
+    def loss_fn(self) -> Any:
+        return self.request.loss_fn
+
+    @property
+    def loss_graph(self) -> nx.MultiDiGraph | None:
+        loss = self.get(LossTrace)
+        return loss.graph if loss is not None else None
+
+    def parameter_node(self, param: Any) -> str | None:
+        """The graph node of a Parameter object, or None when the network does not hold it."""
+        return self.structure.parameter_nodes.get(id(param))
+
+    def parameters(self) -> list[tuple[str, Any]]:
+        """``(node, Parameter)`` for every parameter the network registers, in graph order.
+
+        Parameters met during the traced pass in cells the network does not register (held in
+        a plain list) are left out: GA303 reports them, once, with their cause.
+        """
+        return [
+            (node, self.structure.parameters[node])
+            for node, attrs in g.nodes_of_kind(self.graph, g.PARAMETER)
+            if attrs.get("registered", True)
+        ]
+
+    def cell_path(self, node: str) -> str:
+        """A cell node's first path, ``(root)`` for the network itself."""
+        return self.graph.nodes[node]["path"] or "(root)"
+
+    # -- findings ----------------------------------------------------------------------
+    def finding(
+        self,
+        severity: Severity,
+        subject: str,
+        message: str,
+        fix: str,
+        nodes: Iterable[str] = (),
+        *,
+        subjects: Iterable[str] = (),
+    ) -> Finding:
+        """A finding of the check this context is bound to."""
+        if self.check is None:
+            raise RuntimeError("ctx.finding() needs a context bound to a check: run checks with check(ctx)")
+        return Finding(
+            self.check.check_id,
+            self.check.name,
+            severity,
+            subject,
+            message,
+            fix,
+            tuple(nodes),
+            tuple(subjects),
+        )

@@ -1,0 +1,251 @@
+"""Typed evidence: what the pipeline learns about a network before any check runs.
+
+The second stage of the pipeline (capture → evidence → checks → report/draw). Each kind of
+evidence is a class deriving from :class:`Evidence`, defined in its own module of this
+package together with the producer that makes it (:meth:`Evidence.produce`):
+
+========================  ==========================================================
+:class:`NetworkGraph`     the captured graph and the objects behind it (always)
+:class:`TracedPass`       one traced forward pass (``inputs=``)
+:class:`LossTrace`        the loss, traced on the network's output (``loss_fn=``)
+:class:`OptimizerView`    the optimizer's parameters and their weight decay
+:class:`DeclaredDesign`   the design the network must keep (``spec=``)
+:class:`ParameterValues`  summaries of the initial weight values
+:class:`ProbeStep`        one real training step, measured (``probe=True``)
+:class:`RankFingerprints` the weights of every data-parallel rank (``peers=``/msrun)
+========================  ==========================================================
+
+A check declares the kinds it needs (:func:`graphaudit.checks.register`); the runner
+skips it when one is missing and says why, with the kind's :class:`Requirement` worded for
+Python and for the command line. Evidence is produced lazily, once per audit, by an
+:class:`EvidenceSet`. A new kind is one new module here: its class (``title``,
+``requirement``, ``needs``, the :class:`Option` keywords of ``audit()`` that feed it) and its
+``produce``; see ``docs/architecture.md``. Modules here import MindSpore only inside
+``produce``, so that declarations (``graphaudit checks``) stay light.
+
+Example:
+    >>> from graphaudit.evidence import all_kinds
+    >>> kinds = [kind.__name__ for kind in all_kinds()]
+    >>> kinds.index("NetworkGraph") < kinds.index("TracedPass") < kinds.index("LossTrace")
+    True
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from graphaudit.errors import GraphAuditError, InternalError
+
+if TYPE_CHECKING:
+    from graphaudit.spec import Spec
+
+__all__ = [
+    "AuditRequest",
+    "Evidence",
+    "EvidenceSet",
+    "Missing",
+    "Option",
+    "Requirement",
+    "all_kinds",
+    "all_options",
+]
+
+E = TypeVar("E", bound="Evidence")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """How a user provides one kind of evidence, worded for each audience.
+
+    ``python`` completes "pass ..." for :func:`graphaudit.audit`, ``cli`` for ``graphaudit audit``.
+    """
+
+    python: str
+    cli: str
+
+
+@dataclass(frozen=True)
+class Option:
+    """A keyword of :func:`graphaudit.audit` (and its command-line flag) that feeds one kind of evidence.
+
+    ``flag`` is the ``graphaudit audit`` option (``None``: Python only); ``cli_value`` says
+    how the command line turns the flag's text into the keyword's value: ``"text"`` as it
+    is, ``"paths"`` a list of file paths, ``"reference"`` a ``MODULE:FACTORY`` that is
+    imported and called, ``"flag"`` a switch (``True`` when given).
+    """
+
+    name: str
+    help: str
+    flag: str | None = None
+    metavar: str = "VALUE"
+    cli_value: str = "text"
+
+
+@dataclass(frozen=True)
+class Missing:
+    """Evidence that is not there: ``reason`` says why when it was asked for and could not be made.
+
+    ``reason`` is ``None`` when the user did not ask for it (no ``inputs``, no ``probe``...):
+    the kind's :class:`Requirement` then says what to pass.
+    """
+
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    """What the user asked to audit, checked and unwrapped: the input of every producer.
+
+    ``net`` is the network the checks look at (the backbone found inside a wrapper);
+    ``given`` what was passed to ``audit()``; ``inputs`` its forward pass's positional
+    arguments (normalised) and ``label`` the loss's target, both ``None`` when not given;
+    ``probe`` the number of real training steps asked for (0: none); ``options`` the other
+    keywords, each declared by an evidence kind (:class:`Option`).
+    """
+
+    net: Any
+    given: Any = None
+    optimizer: Any = None
+    loss_fn: Any = None
+    inputs: tuple[Any, ...] | None = None
+    label: Any = None
+    spec: Spec | None = None
+    mode: str | None = None
+    probe: int = 0
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def option(self, name: str, default: Any = None) -> Any:
+        """The value of an evidence option (``peers``...), or *default* when it was not given."""
+        return self.options.get(name, default)
+
+
+class Evidence:
+    """Base class of every kind of evidence; a subclass is registered when it is defined.
+
+    Subclasses are frozen dataclasses holding what they found, and say, as class attributes:
+    ``title`` ("a traced forward pass"), ``requirement`` (what to pass to get it), ``needs``
+    (the kinds their producer reads) and ``options`` (the ``audit()`` keywords that feed it).
+    """
+
+    title: ClassVar[str] = ""
+    requirement: ClassVar[Requirement] = Requirement("", "")
+    needs: ClassVar[tuple[type[Evidence], ...]] = ()
+    options: ClassVar[tuple[Option, ...]] = ()
+    _registry: ClassVar[dict[str, type[Evidence]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.title:
+            raise TypeError(f"evidence kind {cls.__name__} must say what it is: a `title` class attribute")
+        key = f"{cls.__module__}.{cls.__qualname__}"
+        clash = [k for k, other in Evidence._registry.items() if other.__name__ == cls.__name__ and k != key]
+        if clash:
+            raise TypeError(f"evidence kind {cls.__name__} is defined twice ({clash[0]} and {key})")
+        Evidence._registry[key] = cls
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> Evidence | Missing:
+        """Make this kind of evidence for *request*, reading the kinds it ``needs`` from *have*."""
+        raise NotImplementedError(f"{cls.__name__}.produce")
+
+
+def all_kinds() -> list[type[Evidence]]:
+    """Every kind of evidence, each after the kinds it needs (importing every module here first)."""
+    for module in pkgutil.iter_modules(__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{module.name}")
+    ordered: dict[type[Evidence], None] = {}
+
+    def visit(kind: type[Evidence], chain: tuple[str, ...]) -> None:
+        if kind.__name__ in chain:
+            raise TypeError(
+                f"evidence kinds need each other in a loop: {' -> '.join((*chain, kind.__name__))}"
+            )
+        for need in kind.needs:
+            visit(need, (*chain, kind.__name__))
+        ordered.setdefault(kind, None)
+
+    for kind in list(Evidence._registry.values()):
+        visit(kind, ())
+    return list(ordered)
+
+
+def all_options() -> dict[str, tuple[type[Evidence], Option]]:
+    """Every ``audit()`` keyword declared by an evidence kind, with the kind it feeds."""
+    found: dict[str, tuple[type[Evidence], Option]] = {}
+    for kind in all_kinds():
+        for option in kind.options:
+            if option.name in found:
+                raise TypeError(f"the audit() option {option.name!r} is declared by two evidence kinds")
+            found[option.name] = (kind, option)
+    return found
+
+
+class EvidenceSet:
+    """The evidence of one audit, produced on first use and kept: each producer runs at most once.
+
+    Example:
+        >>> from mindspore import nn
+        >>> from graphaudit.evidence import AuditRequest, EvidenceSet
+        >>> from graphaudit.evidence.network import NetworkGraph
+        >>> from graphaudit.evidence.trace import TracedPass
+        >>> have = EvidenceSet(AuditRequest(nn.Dense(2, 2)))
+        >>> have.get(NetworkGraph).graph.number_of_nodes(), have.get(TracedPass)
+        (3, None)
+        >>> have.missing(TracedPass)
+        Missing(reason=None)
+    """
+
+    def __init__(
+        self, request: AuditRequest, given: Mapping[type[Evidence], Evidence | Missing] = ()
+    ) -> None:
+        self.request = request
+        self._made: dict[type[Evidence], Evidence | Missing] = dict(given)
+
+    def _make(self, kind: type[Evidence]) -> Evidence | Missing:
+        made = self._made.get(kind)
+        if made is None:
+            if any(self.missing(need) is not None for need in kind.needs):
+                made = Missing()  # what it is made from was not given: its requirement says what to pass
+            else:
+                try:
+                    made = kind.produce(self.request, self)
+                except GraphAuditError:
+                    raise
+                except Exception as err:
+                    raise InternalError(
+                        f"graphaudit failed while making {kind.title} ({kind.__name__}): "
+                        f"{type(err).__name__}: {err}. This is a bug in graphaudit; please report it."
+                    ) from err
+            self._made[kind] = made
+        return made
+
+    def get(self, kind: type[E]) -> E | None:
+        """The evidence of *kind*, or ``None`` when it is missing."""
+        made = self._make(kind)
+        return None if isinstance(made, Missing) else made  # type: ignore[return-value]
+
+    def need(self, kind: type[E]) -> E:
+        """The evidence of *kind*; a check calls this only for kinds it declared it needs."""
+        made = self.get(kind)
+        if made is None:
+            raise InternalError(f"{kind.__name__} is missing, but a check that needs it was run")
+        return made
+
+    def missing(self, kind: type[Evidence]) -> Missing | None:
+        """Why *kind* is missing (a :class:`Missing`), or ``None`` when it is there."""
+        made = self._make(kind)
+        return made if isinstance(made, Missing) else None
+
+    def produced(self) -> Iterator[Evidence]:
+        """The evidence made so far, in the order it was made."""
+        return (made for made in self._made.values() if not isinstance(made, Missing))
+
+    def with_evidence(self, *evidence: Evidence) -> EvidenceSet:
+        """A copy in which *evidence* replaces what its kind would produce (for tests and tools)."""
+        return EvidenceSet(self.request, {**self._made, **{type(e): e for e in evidence}})

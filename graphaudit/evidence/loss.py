@@ -1,0 +1,64 @@
+"""The loss, traced on the network's output (``audit(..., loss_fn=..., inputs=...)``).
+
+Made when a loss is given (as ``loss_fn=``, or inside a ``WithLossCell``, a
+``TrainOneStepCell`` or a ``Model``) and the forward pass is traced. A MindSpore loss class
+is known by its class even when tracing it fails; a user-written loss that cannot be traced
+is missing, with the reason, so that the loss-pairing checks say they could not judge it.
+
+Example:
+    >>> import numpy as np
+    >>> from mindspore import nn, Tensor
+    >>> from graphaudit.evidence import AuditRequest, EvidenceSet
+    >>> x = Tensor(np.ones((2, 3), np.float32))
+    >>> request = AuditRequest(nn.Dense(3, 1), inputs=(x,), loss_fn=nn.BCEWithLogitsLoss())
+    >>> EvidenceSet(request).need(LossTrace).name
+    'BCEWithLogitsLoss'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Requirement
+from graphaudit.evidence.trace import TracedPass
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = ["LossTrace"]
+
+
+@dataclass(frozen=True)
+class LossTrace(Evidence):
+    """The loss cell and, when it could be traced, the graph of ``loss_fn(output, label)``."""
+
+    title = "the loss, traced on the network's output"
+    requirement = Requirement(
+        "loss_fn=... (or a WithLossCell, TrainOneStepCell or Model holding the loss) and inputs=(x, ...)",
+        "a loss from the factory ((net, optimizer, loss_fn) or a WithLossCell) and --input",
+    )
+    needs = (TracedPass,)
+
+    loss_fn: Any
+    graph: nx.MultiDiGraph | None = None
+
+    @property
+    def name(self) -> str:
+        """The loss cell's class name: the subject of every loss-pairing finding."""
+        return type(self.loss_fn).__name__
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> LossTrace | Missing:
+        if request.loss_fn is None:
+            return Missing()
+        from graphaudit.capture.loss import trace_loss
+
+        traced = trace_loss(request.loss_fn, have.need(TracedPass).output, request.label)
+        user_written = not (type(request.loss_fn).__module__ or "").startswith("mindspore.")
+        if traced.graph is None and user_written:
+            return Missing(
+                f"the loss {type(request.loss_fn).__name__} could not be traced on the network's "
+                f"output ({traced.failure}); pass label=... with a real label so that it runs as in training"
+            )
+        return cls(request.loss_fn, traced.graph)

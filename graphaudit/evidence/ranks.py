@@ -1,0 +1,100 @@
+"""The weights of every rank of a data-parallel job, as fingerprints (for GA801).
+
+When ``mindspore.communication`` is initialised (``init()`` under ``msrun``) and the world has
+more than one rank, every rank's fingerprint is exchanged with ``ops.AllGather``: a
+collective, so every rank must audit. Otherwise the fingerprints of the other ranks can be
+given as files (``audit(net, peers=["rank1.json", ...])``, ``graphaudit audit --peers``); the
+audited network is then numbered to fit among them. See ``docs/distributed.md``.
+
+Example:
+    >>> from mindspore import nn
+    >>> from graphaudit.evidence import AuditRequest, EvidenceSet
+    >>> from graphaudit.fingerprint import fingerprint
+    >>> peer = fingerprint(nn.Dense(2, 2), rank=1, world_size=2)
+    >>> ranks = EvidenceSet(AuditRequest(nn.Dense(2, 2), options={"peers": [peer]})).need(RankFingerprints)
+    >>> [fp.label for fp in ranks.fingerprints]
+    ['rank 0', 'rank 1']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from graphaudit.errors import ArgumentTypeError
+from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
+
+if TYPE_CHECKING:
+    from graphaudit.fingerprint import Fingerprint
+
+__all__ = ["RankFingerprints"]
+
+
+def _peers(value: Any) -> list[Fingerprint]:
+    from graphaudit.fingerprint import Fingerprint
+
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ArgumentTypeError(
+            f"peers= takes a list of fingerprint files (or Fingerprint objects), got {type(value).__name__}; "
+            'write peers=["rank1.json"]'
+        )
+    return [p if isinstance(p, Fingerprint) else Fingerprint.load(p) for p in value]
+
+
+def _numbered_among(net: Any, peers: list[Fingerprint]) -> Fingerprint:
+    """The audited network's fingerprint, numbered to fit among *peers* when the environment is silent."""
+    from graphaudit.capture.fingerprint import env_int, fingerprint_network
+
+    rank = env_int("RANK_ID", "MS_NODE_ID")
+    world = env_int("RANK_SIZE", "MS_WORKER_NUM")
+    peer_sizes = {p.world_size for p in peers if p.world_size is not None}
+    if world is None:
+        world = peer_sizes.pop() if len(peer_sizes) == 1 else len(peers) + 1
+    if rank is None:
+        taken = {p.rank for p in peers}
+        rank = next(r for r in range(world + len(peers) + 1) if r not in taken)
+    local = fingerprint_network(net, rank=rank, world_size=world)
+    local.source = "audited network"
+    return local
+
+
+@dataclass(frozen=True)
+class RankFingerprints(Evidence):
+    """One fingerprint per rank: in rank order when ``gathered`` by AllGather, else the audited network's first."""
+
+    title = "the fingerprints of the other data-parallel ranks"
+    requirement = Requirement(
+        "run under msrun with mindspore.communication initialised, or peers=['rank1.json', ...]",
+        "run under msrun with communication initialised, or --peers rank1.json ...",
+    )
+    options = (
+        Option(
+            "peers",
+            "fingerprint files of the other ranks (written with graphaudit.fingerprint.fingerprint(net)"
+            ".save(path)), compared with the audited network by GA801 when communication is not initialised",
+            flag="--peers",
+            metavar="FINGERPRINT.json",
+            cli_value="paths",
+        ),
+    )
+
+    fingerprints: tuple[Fingerprint, ...]
+    gathered: bool = False
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> RankFingerprints | Missing:
+        from graphaudit.capture.fingerprint import (
+            communication_world,
+            fingerprint_network,
+            gather_fingerprints,
+        )
+
+        world = communication_world()
+        if world is not None and world[1] > 1:
+            local = fingerprint_network(request.net, rank=world[0], world_size=world[1])
+            return cls(tuple(gather_fingerprints(local, world[1])), gathered=True)
+        peers = request.option("peers")
+        if not peers:
+            return Missing()
+        peers = _peers(peers)
+        return cls((_numbered_among(request.net, peers), *peers))

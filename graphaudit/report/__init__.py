@@ -1,0 +1,238 @@
+"""The result of an audit: findings, the annotated graph, and what could not be checked.
+
+The last stage of the pipeline (capture → evidence → checks → report/draw). A
+:class:`Report` has a text form (``str(report)``, :meth:`Report.text` for the command
+line's wording), a JSON form (:meth:`Report.to_json`, ``schema/report.schema.json``), a SARIF
+form (:mod:`graphaudit.report.sarif`) and drawings (:meth:`Report.render`, through
+:mod:`graphaudit.draw`).
+
+Example:
+    >>> import graphaudit
+    >>> from mindspore import nn
+    >>> net = nn.Dense(3, 2)
+    >>> report = graphaudit.audit(net, nn.SGD(net.trainable_params()))
+    >>> report.ok
+    True
+    >>> print(report.not_run[0].text())
+    GA103 declared-shared-not-shared needs a declared design: pass spec=graphaudit.Spec(...) or spec=graphaudit.Spec.load('design.toml')
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from graphaudit.findings import SEVERITIES, Finding, plural, severity_rank
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from graphaudit.capture.structure import Structure
+
+__all__ = ["JSON_SCHEMA_VERSION", "NotRun", "Report"]
+
+JSON_SCHEMA_VERSION = 2
+AUDIENCES = ("python", "cli")
+
+
+@dataclass(frozen=True)
+class NotRun:
+    """A check that could not run: the evidence it needs, how to provide it, or why it could not be made."""
+
+    check_id: str
+    name: str
+    needs: str
+    python: str
+    cli: str
+    reason: str | None = None
+
+    def text(self, audience: str = "python") -> str:
+        """Why the check did not run, worded for ``"python"`` (``audit()``) or ``"cli"`` (``graphaudit audit``)."""
+        if audience not in AUDIENCES:
+            raise ValueError(f"audience must be one of {AUDIENCES}, got {audience!r}")
+        head = f"{self.check_id} {self.name} needs {self.needs}"
+        if self.reason is not None:
+            return f"{head}, which could not be made: {self.reason}"
+        return f"{head}: {'pass ' if audience == 'python' else 'give '}{self.python if audience == 'python' else self.cli}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "check_id": self.check_id,
+            "name": self.name,
+            "needs": self.needs,
+            "python": self.python,
+            "cli": self.cli,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class Report:
+    """What :func:`graphaudit.audit` found.
+
+    ``findings`` are in a deterministic order (severity, check ID, subject); ``graph`` is the
+    captured graph with each finding attached to its nodes (node attributes ``findings``, the
+    check IDs as JSON text, and ``severity``, the worst one); ``not_run`` lists every check that
+    could not run with the reason (``skipped`` is the same as ``{ID: reason}``);
+    ``structure`` holds the network's objects behind the graph's nodes (``None`` for a report
+    rebuilt from a graph).
+    """
+
+    findings: list[Finding]
+    graph: nx.MultiDiGraph
+    checks_run: list[str] = field(default_factory=list)
+    not_run: list[NotRun] = field(default_factory=list)
+    network: str = ""
+    structure: Structure | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.findings = sorted(self.findings, key=Finding.sort_key)
+        self.not_run = sorted(self.not_run, key=lambda n: n.check_id)
+        self._annotate()
+
+    def _annotate(self) -> None:
+        on_node: dict[str, list[Finding]] = {}
+        for finding in self.findings:
+            for node in finding.nodes:
+                if node in self.graph:
+                    on_node.setdefault(node, []).append(finding)
+        for node, found in on_node.items():
+            attrs = self.graph.nodes[node]
+            attrs["findings"] = json.dumps(sorted({f.check_id for f in found}))
+            attrs["severity"] = min((f.severity for f in found), key=severity_rank)
+
+    @property
+    def ok(self) -> bool:
+        """True when no finding has severity ``error``."""
+        return not any(f.severity == "error" for f in self.findings)
+
+    @property
+    def skipped(self) -> dict[str, str]:
+        """The ID of each check that could not run, with the reason (worded for Python)."""
+        return {n.check_id: n.text() for n in self.not_run}
+
+    def counts(self) -> dict[str, int]:
+        """The number of findings of each severity.
+
+        Example:
+            >>> import graphaudit
+            >>> from mindspore import nn
+            >>> graphaudit.audit(nn.Dense(3, 2)).counts()
+            {'error': 0, 'warning': 0, 'info': 0}
+        """
+        return {s: len(self.of_severity(s)) for s in SEVERITIES}
+
+    def of_severity(self, *severities: str) -> list[Finding]:
+        """The findings of the given severities."""
+        return [f for f in self.findings if f.severity in severities]
+
+    def by_check(self, check_id: str) -> list[Finding]:
+        """The findings of one check: those it made, and those it confirmed (``confirmed_by``).
+
+        Example:
+            >>> import graphaudit
+            >>> from mindspore import nn
+            >>> graphaudit.audit(nn.Dense(3, 2)).by_check("GA201")
+            []
+        """
+        return [f for f in self.findings if f.reported_by(check_id)]
+
+    def about(self, name: str) -> list[Finding]:
+        """The findings that concern *name*: a parameter name or cell path (a glob is allowed).
+
+        Example:
+            >>> import graphaudit
+            >>> from mindspore import nn
+            >>> net = nn.SequentialCell([nn.Dense(4, 4), nn.Dense(4, 2)])
+            >>> [f.check_id for f in graphaudit.audit(net, nn.SGD(net[0].trainable_params())).about("1.bias")]
+            ['GA201']
+        """
+        return [f for f in self.findings if f.concerns(name)]
+
+    def summary(self) -> str:
+        """One line: ``OK`` or ``FAILED``, the counts, and how many checks ran.
+
+        Example:
+            >>> import graphaudit
+            >>> from mindspore import nn
+            >>> graphaudit.audit(nn.Dense(3, 2)).summary()[:34]
+            'OK (0 errors, 0 warnings, 0 infos)'
+        """
+        counts = ", ".join(plural(n, s) for s, n in self.counts().items())
+        return (
+            f"{'OK' if self.ok else 'FAILED'} ({counts}); {plural(len(self.checks_run), 'check')} run, "
+            f"{len(self.not_run)} not run"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": JSON_SCHEMA_VERSION,
+            "network": self.network,
+            "ok": self.ok,
+            "counts": self.counts(),
+            "checks_run": list(self.checks_run),
+            "skipped": self.skipped,
+            "not_run": [n.to_dict() for n in self.not_run],
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """The report as JSON (``schema_version`` 2: the keys of :meth:`to_dict`)."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def text(self, *, audience: str = "python") -> str:
+        """The report as text; *audience* words the checks not run for ``"python"`` or ``"cli"``."""
+        lines = [f"graphaudit report for {self.network}: {self.summary()}"]
+        for severity in SEVERITIES:
+            found = self.of_severity(severity)
+            if found:
+                lines.append(f"\n{severity.upper()}S")
+                lines += [_format(f) for f in found]
+        if self.not_run:
+            lines.append("\nNOT RUN")
+            lines += [f"  {n.text(audience)}" for n in self.not_run]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def render(self, path: str | Path, **options: Any) -> Path:
+        """Draw the graph with the findings marked; see :func:`graphaudit.report.render.render_report`.
+
+        The format follows the suffix (``.svg``, ``.png``, ``.pdf``, ``.dot``, ``.html``) or
+        ``format=``; ``depth=`` collapses deeper cells. Needs Graphviz's ``dot``, except for DOT.
+
+        Example:
+            >>> import graphaudit, tempfile, pathlib
+            >>> from mindspore import nn
+            >>> report = graphaudit.audit(nn.Dense(2, 2))
+            >>> path = report.render(pathlib.Path(tempfile.mkdtemp()) / "net.dot")
+            >>> path.read_text().startswith("digraph")
+            True
+        """
+        from graphaudit.report.render import render_report  # drawing is optional for audits
+
+        return render_report(self, path, **options)
+
+    def _repr_svg_(self) -> str:
+        from graphaudit.report.render import report_svg
+
+        return report_svg(self)
+
+    def _repr_html_(self) -> str:
+        from graphaudit.report.render import report_html
+
+        return report_html(self)
+
+    def __repr__(self) -> str:
+        return f"<Report {self.network}: {len(self.findings)} findings, ok={self.ok}>"
+
+
+def _format(finding: Finding) -> str:
+    also = f"\n      subjects: {', '.join(finding.subjects)}" if len(finding.subjects) > 1 else ""
+    return (
+        f"  {finding.check_id} {finding.name}  {finding.subject}{also}\n"
+        f"      {finding.message}\n      fix: {finding.fix}"
+    )

@@ -1,0 +1,149 @@
+"""``audit(net, optimizer)``: the pipeline from the user's arguments to a :class:`~graphaudit.report.Report`.
+
+:func:`audit` checks its arguments once (:mod:`~graphaudit.runner.request`), then
+:func:`run_checks` runs every check whose evidence is there, producing each kind of evidence
+at most once, on first need (:class:`~graphaudit.evidence.EvidenceSet`), records every
+check that could not run with the reason, and merges what two checks found about one cause
+(:mod:`~graphaudit.runner.merge`).
+
+Example:
+    >>> import graphaudit
+    >>> from mindspore import nn
+    >>> net = nn.SequentialCell([nn.Dense(4, 4), nn.Dense(4, 2)])
+    >>> optimizer = nn.SGD(net[0].trainable_params())  # net[1] left out by mistake
+    >>> report = graphaudit.audit(net, optimizer)
+    >>> [(f.check_id, f.subject, f.subjects) for f in report.findings if f.severity == "error"]
+    [('GA201', '1', ('1.weight', '1.bias'))]
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterable
+from typing import Any
+
+from graphaudit.checks import Check, all_checks
+from graphaudit.checks.context import AuditContext
+from graphaudit.errors import GraphAuditError, InternalError
+from graphaudit.evidence import EvidenceSet, all_options
+from graphaudit.evidence.network import NetworkGraph
+from graphaudit.findings import Finding
+from graphaudit.report import NotRun, Report
+from graphaudit.runner.merge import merge_confirmations
+from graphaudit.runner.request import build_request
+
+__all__ = ["audit", "run_checks"]
+
+
+def audit(
+    net: Any,
+    optimizer: Any = None,
+    *,
+    inputs: Any = None,
+    label: Any = None,
+    loss_fn: Any = None,
+    spec: Any = None,
+    mode: str | None = None,
+    probe: bool = False,
+    **options: Any,
+) -> Report:
+    """Run every check on *net* and return a :class:`~graphaudit.report.Report`.
+
+    *net* is a ``nn.Cell``, or a ``nn.WithLossCell``, ``nn.TrainOneStepCell`` or
+    ``mindspore.train.Model``, in which case the backbone, loss and optimizer are found
+    inside it (and ``inputs`` may end with the label: ``inputs=(x, y)``). With ``inputs`` (one
+    batch, as ``construct`` takes it) one forward pass is traced, enabling the wiring and
+    loss-pairing checks; ``label`` is the loss's target (``loss_fn(net(*inputs), label)``);
+    *spec* declares the intended design (see :class:`~graphaudit.spec.Spec`). *mode*
+    (``"train"`` or ``"eval"``) is what the network is about to be used for; it defaults to
+    ``"train"`` when an optimizer is given. With ``probe=True`` (and ``inputs``, ``label``, a
+    loss and an optimizer) one real training step is run and its numbers checked (GA9xx,
+    see ``docs/probe.md``). Other keywords feed further evidence (``peers=`` for GA801);
+    ``graphaudit checks`` lists what each check needs. The network, the optimizer and every
+    global state are left exactly as they were.
+
+    Example:
+        >>> import graphaudit
+        >>> from mindspore import nn
+        >>> block = nn.Dense(4, 4)
+        >>> net = nn.SequentialCell([block] * 3)
+        >>> report = graphaudit.audit(net, nn.SGD(net.trainable_params()))
+        >>> [f.check_id for f in report.findings]
+        ['GA101']
+    """
+    request = build_request(
+        net,
+        optimizer,
+        inputs=inputs,
+        label=label,
+        loss_fn=loss_fn,
+        spec=spec,
+        mode=mode,
+        probe=probe,
+        options=options,
+    )
+    return run_checks(EvidenceSet(request))
+
+
+def _with_options_in_signature() -> None:
+    """Show the keywords that evidence kinds declare in ``help(audit)`` and ``inspect.signature``."""
+    signature = inspect.signature(audit)
+    fixed = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    declared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None) for name in all_options()
+    ]
+    audit.__signature__ = signature.replace(parameters=[*fixed, *declared])  # type: ignore[attr-defined]
+
+
+def _not_run(check: Check, have: EvidenceSet) -> NotRun | None:
+    for kind in check.needs:
+        missing = have.missing(kind)
+        if missing is not None:
+            return NotRun(
+                check.check_id,
+                check.name,
+                kind.title,
+                kind.requirement.python,
+                kind.requirement.cli,
+                missing.reason,
+            )
+    return None
+
+
+def run_checks(have: EvidenceSet, checks: Iterable[Check] | None = None) -> Report:
+    """Run *checks* (default: every check) on the evidence *have*; see the module docstring."""
+    from graphaudit.capture.structure import gc_paused
+
+    selected = list(all_checks().values() if checks is None else checks)
+    network = have.need(NetworkGraph)
+    ctx = AuditContext(have)
+    findings: list[Finding] = []
+    run: list[str] = []
+    not_run: list[NotRun] = []
+    for check in selected:
+        skipped = _not_run(check, have)
+        if skipped is not None:
+            not_run.append(skipped)
+            continue
+        try:
+            with gc_paused():  # a check allocates no garbage; full collections would rescan the network
+                findings.extend(check(ctx))
+        except GraphAuditError:
+            raise
+        except Exception as err:
+            raise InternalError(
+                f"check {check.check_id} ({check.name}) failed with {type(err).__name__}: {err}. "
+                "This is a bug in graphaudit; please report it. The network was left as it was."
+            ) from err
+        run.append(check.check_id)
+    return Report(
+        merge_confirmations(findings, selected),
+        network.graph,
+        checks_run=run,
+        not_run=not_run,
+        network=type(have.request.net).__name__,
+        structure=network.structure,
+    )
+
+
+_with_options_in_signature()
