@@ -13,7 +13,8 @@ Cases (the capture or audit itself is not timed, only the rendering):
 Columns: ``graph nodes`` (nodes of the captured graph), ``drawn`` (nodes and clusters in the
 DOT source), ``depth`` (the depth drawn at), ``DOT s`` (building the DOT text: tree,
 collapse plan, escaping), ``dot s`` (Graphviz's layout and output), ``total s`` (what a user
-waits for: ``render_report`` end to end), ``KiB`` (output size). Median of ``--repeats``.
+waits for: ``render_report`` end to end), ``KiB`` (output size), ``size pt`` (the drawing's
+width x height, from the SVG: what a reader has to scroll). Median of ``--repeats``.
 
 Usage::
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -40,6 +42,12 @@ def _median_time(run: Callable[[], Any], repeats: int) -> tuple[float, Any]:
         result = run()
         times.append(time.perf_counter() - start)
     return statistics.median(times), result
+
+
+def svg_size(path: Path) -> str:
+    """``width x height`` in points of the first SVG in *path* (an SVG file or an HTML page)."""
+    found = re.search(r'<svg width="(\d+)pt" height="(\d+)pt"', path.read_text(encoding="utf-8"))
+    return f"{found[1]}x{found[2]}" if found else "-"
 
 
 def measure(
@@ -66,6 +74,7 @@ def measure(
         "dot_s": dot_s,
         "total_s": total_s,
         "kib": path.stat().st_size / 1024,
+        "size_pt": svg_size(path),
         "notes": drawing.plan.notes,
     }
 
@@ -130,13 +139,13 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
 def format_table(rows: list[dict[str, Any]]) -> str:
     header = (
         f"{'case':<26} {'options':<22} {'graph nodes':>11} {'drawn':>6} {'depth':>5} "
-        f"{'DOT s':>7} {'dot s':>7} {'total s':>8} {'KiB':>8}"
+        f"{'DOT s':>7} {'dot s':>7} {'total s':>8} {'KiB':>8} {'size pt':>11}"
     )
     lines = [header, "-" * len(header)]
     for r in rows:
         lines.append(
             f"{r['case']:<26} {r['options']:<22} {r['graph_nodes']:>11} {r['drawn']:>6} {r['depth']:>5} "
-            f"{r['dot_text_s']:>7.3f} {r['dot_s']:>7.3f} {r['total_s']:>8.3f} {r['kib']:>8.1f}"
+            f"{r['dot_text_s']:>7.3f} {r['dot_s']:>7.3f} {r['total_s']:>8.3f} {r['kib']:>8.1f} {r['size_pt']:>11}"
         )
     notes = sorted({n for r in rows for n in r["notes"]})
     lines += [f"note: {n}" for n in notes]

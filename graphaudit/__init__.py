@@ -35,6 +35,7 @@ from graphaudit.findings import Finding
 from graphaudit.version import __version__
 
 if TYPE_CHECKING:
+    from graphaudit.callback import AuditCallback, AuditFailed
     from graphaudit.capture import to_networkx
     from graphaudit.graph.summary import summarize
     from graphaudit.report import Report
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     from graphaudit.spec import Spec
 
 __all__ = [
+    "AuditCallback",
+    "AuditFailed",
     "Finding",
     "ForwardError",
     "GraphAuditError",
@@ -60,6 +63,8 @@ __all__ = [
 
 # Loaded on first use, so that `import graphaudit` and `graphaudit --help` do not import MindSpore.
 _LAZY = {
+    "AuditCallback": "graphaudit.callback",
+    "AuditFailed": "graphaudit.callback",
     "audit": "graphaudit.runner",
     "to_networkx": "graphaudit.capture",
     "render": "graphaudit.report.render",

@@ -39,10 +39,13 @@ def plural(count: int, word: str) -> str:
     """``"1 error"``, ``"2 errors"``: a count and its noun, as every report writes them.
 
     Example:
-        >>> plural(1, "error"), plural(2, "warning"), plural(0, "info")
-        ('1 error', '2 warnings', '0 infos')
+        >>> plural(1, "error"), plural(2, "warning"), plural(3, "info")
+        ('1 error', '2 warnings', '3 info')
     """
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    return f"{count} {word}{'' if count == 1 or word in _UNCOUNTABLE else 's'}"
+
+
+_UNCOUNTABLE = frozenset({"info"})
 
 
 @dataclass(frozen=True)

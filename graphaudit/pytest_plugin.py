@@ -6,30 +6,56 @@ Installed with graphaudit (entry point ``pytest11``: ``graphaudit``), or loaded 
 - the fixture ``design_snapshot``: ``design_snapshot(net, "designs/net.toml", inputs=x)``
   writes ``Spec.from_net(net, inputs)`` to the file when it does not exist yet, and
   otherwise fails the test, listing every difference, when the network no longer matches
-  it (see :func:`graphaudit.testing.assert_matches_spec`);
+  it (see :func:`graphaudit.testing.assert_matches_snapshot`);
 - the option ``--graphaudit-update-snapshots``: rewrite every snapshot file instead.
 
 A relative path is taken from the folder of the test file. Commit the snapshot files: they
 are the reviewed design.
+
+The entry point loads this module in every pytest session where graphaudit is installed, so
+it imports nothing but pytest when loaded: :mod:`graphaudit.testing` (and through it the
+capture, and MindSpore) is imported when a test first uses the fixture.
+
+Example:
+    >>> import os, subprocess, sys
+    >>> env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    >>> done = subprocess.run(
+    ...     [sys.executable, "-m", "pytest", "-p", "graphaudit.pytest_plugin", "-p", "no:cacheprovider", "--help"],
+    ...     capture_output=True, text=True, env=env, check=True,
+    ... )
+    >>> "--graphaudit-update-snapshots" in done.stdout
+    True
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from graphaudit.spec import Spec
-from graphaudit.testing import assert_matches_spec
+if TYPE_CHECKING:
+    from graphaudit.spec import Spec
 
-__all__ = ["design_snapshot", "pytest_addoption"]
+__all__ = ["OPTION", "design_snapshot", "pytest_addoption"]
 
 OPTION = "--graphaudit-update-snapshots"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add ``--graphaudit-update-snapshots`` to pytest's command line (the "graphaudit" group).
+
+    Example:
+        >>> import os, subprocess, sys
+        >>> env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+        >>> help_text = subprocess.run(
+        ...     [sys.executable, "-m", "pytest", "-p", "graphaudit.pytest_plugin", "-p", "no:cacheprovider", "--help"],
+        ...     capture_output=True, text=True, env=env, check=True,
+        ... ).stdout
+        >>> help_text[help_text.index("graphaudit:"):].split()[:2]
+        ['graphaudit:', '--graphaudit-update-snapshots']
+    """
     group = parser.getgroup("graphaudit")
     group.addoption(
         OPTION,
@@ -46,22 +72,36 @@ def design_snapshot(request: pytest.FixtureRequest) -> Callable[..., Spec]:
 
     When the TOML file at *path* does not exist, or pytest runs with
     ``--graphaudit-update-snapshots``, ``Spec.from_net(net, inputs, depth=depth)`` is written
-    there and the check passes; otherwise the network must match the file. Returns the spec.
+    there and the check passes; otherwise the network must match the file. A relative *path*
+    is taken from the test file's folder. Returns the spec. In a test::
+
+        def test_design(design_snapshot):
+            design_snapshot(build_model(), "designs/model.toml", inputs=batch)
+
+    ``check`` is :func:`graphaudit.testing.assert_matches_snapshot` with the path resolved and
+    ``update`` taken from the command line.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from mindspore import nn, Tensor
+        >>> from graphaudit.testing import assert_matches_snapshot
+        >>> folder = tempfile.mkdtemp()  # as if it held the test file
+        >>> x = Tensor(np.ones((1, 4), np.float32))
+        >>> first = assert_matches_snapshot(nn.Dense(4, 2), os.path.join(folder, "designs/dense.toml"), inputs=x)
+        >>> sorted(os.listdir(os.path.join(folder, "designs"))), first.frozen
+        (['dense.toml'], [])
     """
+    from graphaudit.testing import assert_matches_snapshot
+
     update = bool(request.config.getoption(OPTION))
     base = Path(request.path).parent
 
     def check(net: Any, path: str | Path, *, inputs: Any = None, depth: int = 1) -> Spec:
+        __tracebackhide__ = True
         target = Path(path)
         if not target.is_absolute():
             target = base / target
-        if update or not target.exists():
-            spec = Spec.from_net(net, inputs, depth=depth)
-            spec.save(target)
-            spec.source = str(target)
-            return spec
-        __tracebackhide__ = True
-        assert_matches_spec(net, target, inputs=inputs)
-        return Spec.load(target)
+        return assert_matches_snapshot(net, target, inputs=inputs, depth=depth, update=update)
 
     return check

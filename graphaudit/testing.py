@@ -1,5 +1,13 @@
 """Assertions for test suites: a network audits clean, a network matches its design spec.
 
+- :func:`assert_clean`: the audit finds no error or warning other than the allowed ones;
+- :func:`assert_matches_spec`: the network's design matches a :class:`~graphaudit.spec.Spec`;
+- :func:`assert_matches_snapshot`: the same against a snapshot file, written on the first run
+  (what the ``design_snapshot`` pytest fixture of :mod:`graphaudit.pytest_plugin` calls).
+
+Importing this module does not import MindSpore: the audit and the capture are imported by
+the functions that need them.
+
 Example:
     >>> import graphaudit.testing as gt
     >>> from mindspore import nn
@@ -13,17 +21,20 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from graphaudit.errors import GraphAuditError
 from graphaudit.findings import Finding, plural
-from graphaudit.report import Report
-from graphaudit.spec import Spec, _snapshot, glob_problem
+from graphaudit.spec import Spec, glob_problem
 from graphaudit.suggest import did_you_mean
 
-__all__ = ["assert_clean", "assert_matches_spec"]
+if TYPE_CHECKING:
+    from graphaudit.report import Report
+
+__all__ = ["assert_clean", "assert_matches_snapshot", "assert_matches_spec"]
 
 SpecLike = Union[Spec, str, "os.PathLike[str]"]
+PathLike = Union[str, "os.PathLike[str]"]
 
 
 def _parse_allow(allow: Iterable[str] | str) -> list[tuple[str, str | None]]:
@@ -106,6 +117,8 @@ def assert_clean(
         >>> gt.assert_clean(net, allow=["GA101:0"])  # intended: one layer applied twice
         <Report SequentialCell: 1 findings, ok=False>
     """
+    from graphaudit.report import Report
+
     if isinstance(net_or_report, Report):
         if optimizer is not None or audit_kwargs:
             raise GraphAuditError(
@@ -198,14 +211,14 @@ def assert_matches_spec(net: Any, spec: SpecLike, *, inputs: Any = None) -> None
     graph = capture(net, inputs)[0]
     missing: list[str] = []
     endpoints = [p for pair in (*spec.expected_connections, *spec.forbidden_connections) for p in pair]
-    actual = _snapshot(
+    actual = Spec.from_graph(
         graph,
         depth=None,
         connection_paths=_resolved(graph, endpoints, "connections", missing) if inputs is not None else (),
         call_paths=_resolved(graph, spec.calls, "calls", missing) if inputs is not None else (),
     )
     trainable = [d["name"] for _, d in nodes_of_kind(graph, PARAMETER) if d["requires_grad"]]
-    differences = missing + spec._diff(actual, trainable=trainable)
+    differences = missing + spec.diff(actual, trainable=trainable)
     if differences:
         where = f" ({spec.source})" if spec.source else ""
         count = f"{len(differences)} difference{'s' if len(differences) != 1 else ''}"
@@ -215,3 +228,45 @@ def assert_matches_spec(net: Any, spec: SpecLike, *, inputs: Any = None) -> None
             + "\nIf the new design is intended, update the spec "
             "(with the design_snapshot fixture: pytest --graphaudit-update-snapshots)."
         )
+
+
+def assert_matches_snapshot(
+    net: Any, path: PathLike, *, inputs: Any = None, depth: int = 1, update: bool = False
+) -> Spec:
+    """Compare *net* with the design snapshot at *path*, writing it when it is not there yet.
+
+    When the TOML file at *path* does not exist, or *update* is true,
+    ``Spec.from_net(net, inputs, depth=depth)`` is written there (parent folders created) and
+    the check passes; otherwise *net* must match the file (:func:`assert_matches_spec`).
+    Returns the spec, with ``source`` set to *path*. Commit the file: it is the reviewed design.
+
+    Raises:
+        AssertionError: the network no longer matches the file, listing every difference.
+        SpecError: the file is malformed.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np, graphaudit.testing as gt
+        >>> from mindspore import nn, Tensor
+        >>> x = Tensor(np.ones((1, 4), np.float32))
+        >>> path = os.path.join(tempfile.mkdtemp(), "designs", "net.toml")
+        >>> gt.assert_matches_snapshot(nn.SequentialCell([nn.Dense(4, 4), nn.Dense(4, 2)]), path, inputs=x).calls
+        {'0': 1, '1': 1}
+        >>> block = nn.Dense(4, 4)
+        >>> gt.assert_matches_snapshot(nn.SequentialCell([block, block]), path, inputs=x)
+        Traceback (most recent call last):
+        ...
+        AssertionError: SequentialCell does not match its design spec (...net.toml): 4 differences
+        ...
+        >>> gt.assert_matches_snapshot(nn.SequentialCell([block, block]), path, inputs=x, update=True).calls
+        {'0': 2}
+    """
+    __tracebackhide__ = True
+    target = os.fspath(path)
+    if update or not os.path.exists(target):
+        spec = Spec.from_net(net, inputs, depth=depth)
+        spec.save(target)
+        spec.source = target
+        return spec
+    assert_matches_spec(net, target, inputs=inputs)
+    return Spec.load(target)

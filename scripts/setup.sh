@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Make everything graphaudit needs exist on this machine, idempotently:
-# a virtualenv in .venv with graphaudit and its test dependencies, Graphviz's `dot`, and
+# a virtualenv in .venv with graphaudit (and, unless GRAPHAUDIT_EXTRAS="", its test
+# dependencies), Graphviz's `dot`, and
 # (unless GRAPHAUDIT_NO_BROWSER=1) Chromium for the browser test.
 # Sourced by run-sample.sh and test.sh; safe to run on its own.
 set -euo pipefail
@@ -34,12 +35,18 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 
-# Reinstall only when the declared dependencies changed.
-stamp="$venv/.graphaudit-deps"
+# What to install: graphaudit alone (GRAPHAUDIT_EXTRAS="", for the sample) or with an extra
+# (the default, "test": the test tools and mindcv). Reinstall only when the declared
+# dependencies changed; what the test extra installed also serves the sample.
+extras="${GRAPHAUDIT_EXTRAS-test}"
 want="$(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)"
+stamp="$venv/.graphaudit-deps${extras:+-$extras}"
+if [ -z "$extras" ] && [ -f "$venv/.graphaudit-deps-test" ] && [ "$(cat "$venv/.graphaudit-deps-test")" = "$want" ]; then
+  stamp="$venv/.graphaudit-deps-test"
+fi
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  echo "setup: installing graphaudit and its dependencies into $venv (first time: a few minutes)" >&2
+  echo "setup: installing graphaudit${extras:+ with [$extras]} into $venv (first time: a few minutes)" >&2
   "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
-  "$venv/bin/python" -m pip install -q -e "$root[test]"
+  "$venv/bin/python" -m pip install -q -e "$root${extras:+[$extras]}"
   echo "$want" > "$stamp"
 fi

@@ -177,3 +177,25 @@ def test_probe_runs_one_step_and_its_findings_join_the_report():
     assert all(node in report.graph for f in report.by_check("GA905") for node in f.nodes)
     with pytest.raises(graphaudit.InputError, match=r"inputs=\(x, y\)"):
         graphaudit.audit(net, optimizer, loss_fn=nn.MSELoss(), probe=True)
+
+
+def test_findings_name_the_attribute_path_first_and_the_parameter_name_when_it_differs():
+    class Stages(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.stages = nn.CellList([nn.Dense(4, 4) for _ in range(2)])
+            self.head = nn.Dense(4, 2, weight_init="zeros")
+
+        def construct(self, x):
+            for stage in self.stages:
+                x = stage(x)
+            return self.head(x)
+
+    net = Stages()
+    net.stages[1].weight.name = "legacy.block1.weight"  # the name a checkpoint uses, not the path
+    optimizer = nn.SGD([*net.stages[0].trainable_params(), *net.head.trainable_params(), net.stages[1].bias])
+    report = graphaudit.audit(net, optimizer)
+    (left_out,) = report.by_check("GA201")
+    assert left_out.subject == "stages.1.weight"
+    assert f"Parameter name {net.stages[1].weight.name!r}" in left_out.message
+    assert report.about("stages.1.weight") and not report.about(net.stages[1].weight.name)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mindspore import Tensor, nn
 from nets import Repeated, tensor
 from test_render import EVIL_KEY, EVIL_PARAM, evil_report
 
@@ -127,3 +128,45 @@ def test_malicious_names_do_not_run_script(browser: webdriver.Chrome, tmp_path: 
     assert EVIL_KEY in table  # shown literally, as text
     browser.find_elements(By.CSS_SELECTOR, "#ga-findings tr.ga-finding")[0].click()
     assert no_alert(browser)
+
+
+class Wide(nn.Cell):
+    """Twenty-four heads read the same input: a rank of 24 boxes, a drawing wider than the window."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.heads = nn.CellList([nn.Dense(4, 4) for _ in range(24)])
+
+    def construct(self, x: Tensor) -> Tensor:
+        out = self.heads[0](x)
+        for head in self.heads[1:]:
+            out = out + head(x)
+        return out
+
+
+def test_a_wide_graph_and_its_legend_are_within_reach(browser: webdriver.Chrome, tmp_path: Path) -> None:
+    open_report(browser, graphaudit.audit(Wide(), inputs=tensor(1, 4)), tmp_path / "wide.html")
+    box = browser.execute_script(
+        """
+        const panel = document.getElementById("ga-graph"), svg = panel.querySelector("svg");
+        const span = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.right]; };
+        const seen = {window: document.documentElement.clientWidth, panel: span(panel), svg: span(svg),
+                      legend: span(document.getElementById("ga-legend"))};
+        panel.scrollLeft = panel.scrollWidth;
+        seen.scrolled = span(svg);
+        return seen;
+        """
+    )
+    assert box["svg"][1] - box["svg"][0] > box["window"]  # wider than the window: it must scroll
+    assert box["svg"][0] >= box["panel"][0]  # its left side is not cut off
+    assert box["legend"][0] >= 0 and box["legend"][1] <= box["window"]  # the legend is in view at once
+    assert box["scrolled"][1] <= box["panel"][1] + 1  # and its right end can be scrolled to
+
+
+def test_the_header_says_what_did_not_run_and_why(browser: webdriver.Chrome, tmp_path: Path) -> None:
+    report = evil_report()
+    open_report(browser, report, tmp_path / "evil.html")
+    assert browser.find_element(By.CSS_SELECTOR, ".ga-summary").text.startswith("FAILED: 2 errors, ")
+    browser.find_element(By.CSS_SELECTOR, ".ga-not-run summary").click()
+    items = [li.text for li in browser.find_elements(By.CSS_SELECTOR, ".ga-not-run li")]
+    assert items == [n.text() for n in report.not_run]

@@ -97,7 +97,32 @@ def test_training_assigned_directly_on_the_root_is_reported_once():
     net.training = True  # PyTorch habit: does not propagate
     assert not net.backbone.training
     report = graphaudit.audit(net, optimizer_for(net))
-    assert findings(report, "GA502") == [("warning", "(root)")]
+    # its BatchNorm and Dropout all run in eval mode: the network is in the wrong mode (GA501),
+    # not split between two modes (GA502); the root's own flag changes nothing
+    assert findings(report, "GA501") == [("error", "(root)")] and not report.by_check("GA502")
+    assert "assigned directly" in report.by_check("GA501")[0].message
+
+
+class ReturnLoss(nn.Cell):
+    """A zoo trainer's thin wrapper, built after model.set_train(True): its own flag is False."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def construct(self, x):
+        return self.model(x).sum()
+
+
+@pytest.mark.parametrize(
+    "wrap", [ReturnLoss, lambda model: nn.SequentialCell([model, nn.Sigmoid()])], ids=["return-loss", "sequential"]
+)
+def test_wrappers_built_after_set_train_are_not_a_mode_mix(wrap):
+    model = BnNet().set_train(True)
+    wrapper = wrap(model)
+    assert not wrapper.training and model.training
+    report = graphaudit.audit(wrapper, optimizer_for(wrapper))
+    assert not report.by_check("GA502") and not report.by_check("GA501"), str(report)
 
 
 def test_use_batch_statistics_false_only_matters_in_training():
@@ -294,7 +319,8 @@ def test_identity_initialised_copies_are_a_deliberate_start_not_a_copy_bug():
     for layer in random_copies.layers[1:]:
         layer.weight.set_data(random_copies.layers[0].weight.value().copy())
     (finding,) = graphaudit.audit(random_copies).by_check("GA603")
-    assert finding.subject == random_copies.layers[1].weight.name
+    assert finding.subject == "layers.1.weight"  # the attribute path, what a user greps for
+    assert finding.subjects == ("layers.0.weight", "layers.1.weight", "layers.2.weight")
 
 
 @pytest.mark.slow

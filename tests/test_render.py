@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -10,14 +11,17 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import graphviz
 import numpy as np
 import pytest
 from mindspore import Parameter, Tensor, nn
 from nets import Repeated, Tied, tensor
 
 import graphaudit
-from graphaudit.draw import KIND_COLORS, RenderError, RenderTimeoutError, to_dot
+from graphaudit.draw import KIND_COLORS, SEVERITY_COLORS, RenderError, RenderTimeoutError, graph_svg, to_dot
 from graphaudit.draw.dot import draw
+from graphaudit.draw.engine import run_dot
+from graphaudit.draw.style import PLAIN_BORDER, SEVERITY_FILLS, label, tooltip
 from graphaudit.findings import Finding
 from graphaudit.report.render import render, render_report, report_html, report_svg
 
@@ -35,51 +39,108 @@ def small_net() -> nn.Cell:
 
 STRUCTURE_DOT = """\
 digraph graphaudit {
-  graph [compound=true, rankdir=TB, nodesep=0.3, ranksep=0.35, fontname="Helvetica", fontsize=12, labelloc=t, style="rounded,filled", color="#9aa5b1", label="SequentialCell (structure view)"];
-  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10, color="#5f6b7a", penwidth=1];
-  edge [fontname="Helvetica", fontsize=8, arrowsize=0.6];
-  subgraph "cluster_ga-cell_3a_" {
-    id="ga-cell_3a_";
-    class="ga-cell";
-    label="(network)\\nSequentialCell · 6 params";
-    tooltip="cell (network)\\nSequentialCell · 6 params";
-    fillcolor="#f8fafc";
-    "ga-cell_3a_0" [id="ga-cell_3a_0", class="ga-cell", label="0\\nDense · 6 params", tooltip="cell 0\\nDense · 6 params", fillcolor="#dfe9f5"];
-  }
-  subgraph "cluster_ga-legend" {
-    id="ga-legend"; label="legend"; fillcolor="#ffffff"; fontsize=9;
-    "ga-legend-cell" [label="cell", fillcolor="#dfe9f5"];
-    {rank=same; "ga-legend-cell";}
-  }
+	graph [compound=true rankdir=TB nodesep=0.3 ranksep=0.35 fontname=Helvetica fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (structure view)"]
+	node [shape=box style="rounded,filled" fontname=Helvetica fontsize=10 color="#5f6b7a" penwidth=1]
+	edge [fontname=Helvetica fontsize=8 arrowsize=0.6]
+	subgraph "cluster_ga-legend" {
+		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
+		"ga-legend-cell" [label=cell fillcolor="#dfe9f5"]
+	}
+	subgraph "cluster_ga-cell_3a_" {
+		graph [id="ga-cell_3a_" class="ga-cell" label="(network)\\nSequentialCell · 6 params" tooltip="cell (network)\\nSequentialCell · 6 params" fillcolor="#f8fafc" color="#9aa5b1" penwidth=1]
+		"ga-cell_3a_0" [id="ga-cell_3a_0" class="ga-cell" label="0\\nDense · 6 params" tooltip="cell 0\\nDense · 6 params" fillcolor="#dfe9f5"]
+	}
 }
 """
 
 TRACED_DOT = """\
 digraph graphaudit {
-  graph [compound=true, rankdir=TB, nodesep=0.3, ranksep=0.35, fontname="Helvetica", fontsize=12, labelloc=t, style="rounded,filled", color="#9aa5b1", label="SequentialCell (traced view)"];
-  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10, color="#5f6b7a", penwidth=1];
-  edge [fontname="Helvetica", fontsize=8, arrowsize=0.6];
-  "ga-input_3a_0" [id="ga-input_3a_0", class="ga-input", label="input 0\\n[1, 2] Float32", tooltip="[1, 2] Float32", fillcolor="#dff2dc", shape=invhouse];
-  subgraph "cluster_ga-call_3a__23_1" {
-    id="ga-call_3a__23_1";
-    class="ga-call";
-    label="(network)\\nSequentialCell · 6 params";
-    tooltip="call 1 of 1: (network)\\nSequentialCell · 6 params";
-    fillcolor="#f8fafc";
-    "ga-call_3a_0_23_1" [id="ga-call_3a_0_23_1", class="ga-call", label="0\\nDense · 6 params", tooltip="call 1 of 1: 0\\nDense · 6 params", fillcolor="#dfe9f5"];
-  }
-  "ga-output_3a_0" [id="ga-output_3a_0", class="ga-output", label="output 0\\n[1, 2] Float32", tooltip="[1, 2] Float32", fillcolor="#dff2dc", shape=house];
-  "ga-input_3a_0" -> "ga-call_3a_0_23_1" [label="[1, 2]", color="#444444"];
-  "ga-call_3a_0_23_1" -> "ga-output_3a_0" [label="[1, 2]", color="#444444"];
-  subgraph "cluster_ga-legend" {
-    id="ga-legend"; label="legend"; fillcolor="#ffffff"; fontsize=9;
-    "ga-legend-call" [label="cell call", fillcolor="#dfe9f5"];
-    "ga-legend-input" [label="input / output", fillcolor="#dff2dc", shape=invhouse];
-    {rank=same; "ga-legend-call"; "ga-legend-input";}
-    "ga-legend-call" -> "ga-legend-input" [style=invis];
-  }
+	graph [compound=true rankdir=TB nodesep=0.3 ranksep=0.35 fontname=Helvetica fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (traced view)"]
+	node [shape=box style="rounded,filled" fontname=Helvetica fontsize=10 color="#5f6b7a" penwidth=1]
+	edge [fontname=Helvetica fontsize=8 arrowsize=0.6]
+	subgraph "cluster_ga-legend" {
+		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
+		"ga-legend-call" [label="cell call" fillcolor="#dfe9f5"]
+		"ga-legend-input" [label="input / output" fillcolor="#dff2dc" shape=invhouse]
+		"ga-legend-call" -> "ga-legend-input" [style=invis]
+	}
+	"ga-input_3a_0" [id="ga-input_3a_0" class="ga-input" label="input 0\\n[1, 2] Float32" tooltip="[1, 2] Float32" fillcolor="#dff2dc" shape=invhouse]
+	subgraph "cluster_ga-call_3a__23_1" {
+		graph [id="ga-call_3a__23_1" class="ga-call" label="(network)\\nSequentialCell · 6 params" tooltip="call 1 of 1: (network)\\nSequentialCell · 6 params" fillcolor="#f8fafc" color="#9aa5b1" penwidth=1]
+		"ga-call_3a_0_23_1" [id="ga-call_3a_0_23_1" class="ga-call" label="0\\nDense · 6 params" tooltip="call 1 of 1: 0\\nDense · 6 params" fillcolor="#dfe9f5"]
+	}
+	"ga-output_3a_0" [id="ga-output_3a_0" class="ga-output" label="output 0\\n[1, 2] Float32" tooltip="[1, 2] Float32" fillcolor="#dff2dc" shape=house]
+	"ga-input_3a_0" -> "ga-call_3a_0_23_1" [label="[1, 2]" color="#444444"]
+	"ga-call_3a_0_23_1" -> "ga-output_3a_0" [label="[1, 2]" color="#444444"]
 }
 """
+
+# One warning on the Dense: the node is filled and bordered, the network's cluster (which
+# holds it) bordered; the tooltip carries the message and the fix, quotes escaped, & as &amp;.
+FINDING_DOT = """\
+digraph graphaudit {
+	graph [compound=true rankdir=TB nodesep=0.3 ranksep=0.35 fontname=Helvetica fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (structure view)"]
+	node [shape=box style="rounded,filled" fontname=Helvetica fontsize=10 color="#5f6b7a" penwidth=1]
+	edge [fontname=Helvetica fontsize=8 arrowsize=0.6]
+	subgraph "cluster_ga-legend" {
+		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
+		"ga-legend-cell" [label=cell fillcolor="#dfe9f5"]
+		"ga-legend-warning" [label="warning finding [check ID]" fillcolor="#f1ca73" color="#e69f00" penwidth=2.5]
+		"ga-legend-cell" -> "ga-legend-warning" [style=invis]
+	}
+	subgraph "cluster_ga-cell_3a_" {
+		graph [id="ga-cell_3a_" class="ga-cell" label="(network)\\nSequentialCell · 6 params" tooltip="cell (network)\\nSequentialCell · 6 params" fillcolor="#f8fafc" color="#e69f00" penwidth=1.5]
+		"ga-cell_3a_0" [id="ga-cell_3a_0" class="ga-cell ga-flagged ga-sev-warning ga-check-GA900" label="0\\nDense · 6 params\\n[GA900]" tooltip="cell 0\\nDense · 6 params\\nGA900 example-check [warning] 0\\n  Say \\"why\\". Fix: Do <this> &amp; that." fillcolor="#f1ca73" color="#e69f00" penwidth=2.5]
+	}
+}
+"""
+
+# Cell names that are DOT syntax, escapes, an entity, HTML and a trailing backslash: each
+# shown as written. In the DOT text: \\" is a quote, \\\\ a backslash (\\\\\\\\ in a tooltip,
+# which Graphviz unescapes twice), \\n a line break.
+HOSTILE_DOT = """\
+digraph graphaudit {
+	graph [compound=true rankdir=TB nodesep=0.3 ranksep=0.35 fontname=Helvetica fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="Hostile (structure view)"]
+	node [shape=box style="rounded,filled" fontname=Helvetica fontsize=10 color="#5f6b7a" penwidth=1]
+	edge [fontname=Helvetica fontsize=8 arrowsize=0.6]
+	subgraph "cluster_ga-legend" {
+		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
+		"ga-legend-cell" [label=cell fillcolor="#dfe9f5"]
+	}
+	subgraph "cluster_ga-cell_3a_" {
+		graph [id="ga-cell_3a_" class="ga-cell" label="(network)\\nHostile" tooltip="cell (network)\\nHostile" fillcolor="#f8fafc" color="#9aa5b1" penwidth=1]
+		"ga-cell_3a_a_22_b_5c_n_a_c_26_lt_3b__7b_x_7d__20_-_3e__20_y_3b_" [id="ga-cell_3a_a_22_b_5c_n_a_c_26_lt_3b__7b_x_7d__20_-_3e__20_y_3b_" class="ga-cell" label="a\\"b\\\\n\\\\nc&amp;lt;{x} -> y;\\nReLU" tooltip="cell a\\"b\\\\\\\\n\\\\\\\\nc&amp;lt;{x} -> y;\\nReLU" fillcolor="#dfe9f5"]
+		"ga-cell_3a__3c_script_3e_alert_28_1_29__3c__2f_script_3e_" [id="ga-cell_3a__3c_script_3e_alert_28_1_29__3c__2f_script_3e_" class="ga-cell" label="<script>alert(1)</script>\\nReLU" tooltip="cell <script>alert(1)</script>\\nReLU" fillcolor="#dfe9f5"]
+		"ga-cell_3a_tail_5c_" [id="ga-cell_3a_tail_5c_" class="ga-cell" label="tail\\\\\\nReLU" tooltip="cell tail\\\\\\\\\\nReLU" fillcolor="#dfe9f5"]
+	}
+	"ga-cell_3a_a_22_b_5c_n_a_c_26_lt_3b__7b_x_7d__20_-_3e__20_y_3b_" -> "ga-cell_3a__3c_script_3e_alert_28_1_29__3c__2f_script_3e_" [style=invis]
+	"ga-cell_3a__3c_script_3e_alert_28_1_29__3c__2f_script_3e_" -> "ga-cell_3a_tail_5c_" [style=invis]
+}
+"""
+
+
+class Hostile(nn.Cell):
+    """Three ReLU cells whose names are DOT syntax, escapes, HTML and a trailing backslash."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        for key in (WEIRD_KEY, EVIL_KEY, "tail\\"):
+            nn.Cell.insert_child_to_cell(self, key, nn.ReLU())
+
+    def construct(self, x: Tensor) -> Tensor:
+        return x
+
+
+class Unused(nn.Cell):
+    """A cell that ``construct`` never calls (``spare``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.used = nn.Dense(4, 4)
+        self.spare = nn.Dense(4, 4)
+
+    def construct(self, x: Tensor) -> Tensor:
+        return self.used(x)
 
 
 class Evil(nn.Cell):
@@ -125,6 +186,42 @@ def test_traced_dot_is_exact() -> None:
     )
 
 
+def test_dot_with_a_finding_is_exact() -> None:
+    finding = Finding(
+        "GA900", "example-check", "warning", "0", 'Say "why".', "Do <this> & that.", ("cell:0",)
+    )
+    assert to_dot(graphaudit.to_networkx(small_net()), [finding]) == FINDING_DOT
+
+
+@pytest.mark.filterwarnings("error")  # graphviz warns of a string ending in one backslash
+def test_dot_with_hostile_names_is_exact() -> None:
+    assert to_dot(graphaudit.to_networkx(Hostile())) == HOSTILE_DOT
+
+
+@needs_dot
+@skip_without_dot
+def test_hostile_names_are_drawn_as_written() -> None:
+    root = ET.fromstring(run_dot(HOSTILE_DOT, "svg"))
+    texts = ["".join(t.itertext()) for t in root.iter(f"{SVG_NS}text")]
+    assert {WEIRD_KEY.replace("\n", "\\n"), EVIL_KEY, "tail\\"} <= set(texts)  # a newline shown as \n
+    titles = {a.get("{http://www.w3.org/1999/xlink}title") for a in root.iter(f"{SVG_NS}a")}
+    assert {f"cell {name}\nReLU" for name in (WEIRD_KEY.replace("\n", "\\n"), EVIL_KEY, "tail\\")} <= titles
+
+
+def test_text_that_looks_like_an_html_label_stays_a_quoted_string() -> None:
+    # graphviz.quoting.quote passes '<...>' through unquoted, as an HTML-like label, unless
+    # it is marked nohtml; and leaves backslashes and entities to Graphviz.
+    dot = graphviz.Digraph()
+    dot.node("n", _attributes=[("label", label(EVIL_PARAM)), ("tooltip", tooltip("&lt;\\N"))])
+    assert (
+        dot.source.splitlines()[1] == '\tn [label="<img src=x onerror=alert(2)>" tooltip="&amp;lt;\\\\\\\\N"]'
+    )
+    if shutil.which("dot"):
+        root = ET.fromstring(run_dot(dot.source, "svg"))
+        assert ["".join(t.itertext()) for t in root.iter(f"{SVG_NS}text")] == [EVIL_PARAM]
+        assert [a.get("{http://www.w3.org/1999/xlink}title") for a in root.iter(f"{SVG_NS}a")] == ["&lt;\\N"]
+
+
 def test_every_user_string_is_escaped_in_dot() -> None:
     report = evil_report()
     dot = to_dot(report.graph, report.findings)
@@ -144,7 +241,7 @@ def test_a_cell_called_several_times_shows_its_calls_and_one_weights_node() -> N
     for k in (1, 2, 3):
         assert f'label="layers.0 (call {k}/3)\\nDense · 20 params"' in dot
     weights = '"ga-cell_3a_layers_2e_0"'
-    assert dot.count(f'-> {weights} [color="#4a6fa5", style=dotted') == 3  # invokes, one per call
+    assert dot.count(f'-> {weights} [color="#4a6fa5" style=dotted') == 3  # invokes, one per call
     assert 'label="layers.0 = layers.1 = layers.2\\nDense · 20 params"' in dot
     assert "ga-param_" not in dot  # its parameters are that weights node, not drawn again
 
@@ -180,7 +277,8 @@ def test_findings_are_coloured_labelled_and_explained() -> None:
     index = drawing.findings.index(ga101)
     assert drawing.targets[index] == ["ga-cell_3a_layers_2e_0", "ga-call_3a_layers_23_1"]
     line = next(x for x in drawing.dot.splitlines() if x.strip().startswith('"ga-cell_3a_layers_2e_0" ['))
-    assert "ga-sev-error ga-check-GA101" in line and 'color="#d62728"' in line and "[GA101]" in line
+    assert "ga-sev-error ga-check-GA101" in line and f'color="{SEVERITY_COLORS["error"]}"' in line
+    assert "[GA101]" in line
     assert ga101.message.split(":")[0] in line and "Fix: Create a separate Dense" in line  # the tooltip
     assert '"ga-legend-error" [label="error finding [check ID]"' in drawing.dot
     # The report's graph alone (no Finding objects) still shows the IDs it was annotated with.
@@ -194,8 +292,57 @@ def test_severity_colours_and_kind_colours_are_fixed() -> None:
         for severity, node in (("warning", "param:weight"), ("info", "param:bias"))
     ]
     dot = to_dot(graph, found)
-    assert 'color="#ff7f0e"' in dot and 'color="#1f77b4"' in dot
+    assert f'color="{SEVERITY_COLORS["warning"]}"' in dot and f'color="{SEVERITY_COLORS["info"]}"' in dot
+    assert SEVERITY_COLORS == {"error": "#d55e00", "warning": "#e69f00", "info": "#0072b2"}  # Okabe-Ito
     assert KIND_COLORS["parameter"] == "#fff1c9" and KIND_COLORS["op"] == "#f2f2f2"
+
+
+def _lab(color: str) -> tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB ``#rrggbb`` colour."""
+    rgb = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb)
+    xyz = (
+        (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+        0.2126 * r + 0.7152 * g + 0.0722 * b,
+        (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+    )
+    fx, fy, fz = (t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in xyz)
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def _distance(a: str, b: str) -> float:
+    return sum((p - q) ** 2 for p, q in zip(_lab(a), _lab(b))) ** 0.5
+
+
+def test_a_flagged_fill_is_never_close_to_a_plain_one() -> None:
+    # The old info fill (#dcebf7) was 1.7 CIELAB units from a plain cell (#dfe9f5): invisible.
+    for severity, fill in SEVERITY_FILLS.items():
+        for kind, plain in KIND_COLORS.items():
+            assert _distance(fill, plain) >= 20, (severity, kind)
+        for other, other_fill in SEVERITY_FILLS.items():
+            assert other == severity or _distance(fill, other_fill) >= 20, (severity, other)
+    for severity, border in SEVERITY_COLORS.items():
+        assert _distance(border, PLAIN_BORDER) >= 20, severity
+
+
+def _legend_labels(dot: str) -> dict[str, str]:
+    found = re.findall(r'"ga-legend-(\w+)" \[label=(?:"([^"]*)"|(\S+))', dot)
+    return {key: quoted or bare for key, quoted, bare in found}
+
+
+def test_the_legend_says_why_a_parameter_is_drawn() -> None:
+    dense = graphaudit.to_networkx(nn.Dense(3, 2))
+    flagged = Finding("GA900", "x", "warning", "weight", "m", "f", ("param:weight",))
+    assert _legend_labels(to_dot(dense, [flagged]))["parameter"] == "parameter (with a finding)"
+    assert _legend_labels(to_dot(dense, params="all"))["parameter"] == "parameter"
+    tied = graphaudit.to_networkx(Tied(), inputs=Tensor(np.array([[1, 2]], np.int32)))
+    assert _legend_labels(to_dot(tied))["parameter"] == "parameter (shared)"
+    both = to_dot(tied, [Finding("GA900", "x", "info", "decoder.bias", "m", "f", ("param:decoder.weight",))])
+    assert _legend_labels(both)["parameter"] == "parameter (shared)"  # the flagged one is the shared one
+    unused = graphaudit.to_networkx(Unused(), inputs=tensor(1, 4))
+    found = [Finding("GA900", "x", "warning", "spare", "m", "f", ("cell:spare", "param:spare.weight"))]
+    labels = _legend_labels(to_dot(unused, found))
+    assert labels["cell"] == "cell never called" and labels["parameter"] == "parameter (with a finding)"
 
 
 @pytest.mark.parametrize("depth", [0, 1, 2, None])
@@ -321,6 +468,69 @@ def test_svg_structure_carries_ids_classes_and_tooltips() -> None:
     assert any("Fix: Create a separate Dense" in t for t in titles)
 
 
+def _strokes(group: ET.Element) -> set[str | None]:
+    return {el.get("stroke") for el in group.iter() if el.tag in (f"{SVG_NS}path", f"{SVG_NS}polygon")}
+
+
+def _xs(group: ET.Element) -> list[float]:
+    """The x coordinates of the outline (path or polygon) of an SVG group."""
+    xs = []
+    for el in group.iter():
+        if el.tag == f"{SVG_NS}path":
+            xs += [float(x) for x in re.findall(r"(-?[\d.]+),-?[\d.]+", el.get("d", ""))]
+        elif el.tag == f"{SVG_NS}polygon":
+            xs += [float(p.split(",")[0]) for p in el.get("points", "").split()]
+    return xs
+
+
+@needs_dot
+@skip_without_dot
+@pytest.mark.parametrize("view", ["structure", "traced"])
+def test_a_cluster_inside_a_flagged_cluster_keeps_a_plain_border(view: str) -> None:
+    net = nn.SequentialCell([nn.SequentialCell([nn.SequentialCell([nn.Dense(2, 2)])])])
+    graph = graphaudit.to_networkx(net, inputs=Tensor(np.ones((1, 2), np.float32)))
+    finding = Finding("GA900", "x", "error", "0", "m", "f", ("cell:0",))
+    groups = {
+        g.get("id"): g for g in ET.fromstring(graph_svg(graph, [finding], view=view)).iter(f"{SVG_NS}g")
+    }
+    ident = {"structure": "ga-cell_3a_{}", "traced": "ga-call_3a_{}_23_1"}[view].format
+    assert _strokes(groups[ident("0")]) == {SEVERITY_COLORS["error"]}  # the flagged cluster
+    assert _strokes(groups[ident("0_2e_0")]) == {PLAIN_BORDER}  # inside it, innocent
+    assert not _strokes(groups[ident("0_2e_0_2e_0")]) & set(SEVERITY_COLORS.values())
+
+
+@needs_dot
+@skip_without_dot
+def test_the_legend_is_one_column_on_the_left() -> None:
+    report = graphaudit.audit(Repeated(), inputs=tensor(1, 4))
+    root = ET.fromstring(report_svg(report))
+    groups = {g.get("id"): g for g in root.iter(f"{SVG_NS}g")}
+    assert max(_xs(groups["ga-legend"])) < min(_xs(groups["ga-call_3a__23_1"]))  # left of the network
+    entries = [
+        g for g in root.iter(f"{SVG_NS}g") if (g.findtext(f"{SVG_NS}title") or "").startswith("ga-legend-")
+    ]
+    assert len(entries) >= 3
+    assert len({g.find(f"{SVG_NS}text").get("x") for g in entries}) == 1  # one under the other
+
+
+@needs_dot
+@skip_without_dot
+def test_the_html_header_lists_each_check_not_run_with_its_own_reason(tmp_path: Path) -> None:
+    report = evil_report()
+    assert report.counts()["error"] == 2 and len(report.not_run) > 3
+    page = render_report(report, tmp_path / "evil.html").read_text()
+    summary = re.search(r'<p class="ga-summary">(.*?)</p>', page).group(1)  # type: ignore[union-attr]
+    assert summary.startswith("FAILED: 2 errors, 0 warnings, 0 info; ")
+    assert f"{len(report.checks_run)} checks run, {len(report.not_run)} not run;" in summary
+    block = page[page.index('<details class="ga-not-run">') : page.index("</details>")]
+    assert f"<summary>{len(report.not_run)} checks did not run</summary>" in block
+    assert re.findall(r"<li>(.*?)</li>", block) == [html.escape(n.text()) for n in report.not_run]
+    reasons = dict(zip((n.check_id for n in report.not_run), re.findall(r"<li>(.*?)</li>", block)))
+    assert (
+        "spec=" in reasons["GA103"] and "probe=True" in reasons["GA901"] and "inputs=" not in reasons["GA103"]
+    )
+
+
 @needs_dot
 @skip_without_dot
 def test_malicious_names_stay_text_in_svg_and_html(tmp_path: Path) -> None:
@@ -353,15 +563,6 @@ def test_html_report_is_self_contained_and_links_findings_to_nodes(tmp_path: Pat
 @needs_dot
 @skip_without_dot
 def test_a_flagged_cell_that_is_never_called_is_drawn(tmp_path: Path) -> None:
-    class Unused(nn.Cell):
-        def __init__(self) -> None:
-            super().__init__()
-            self.used = nn.Dense(4, 4)
-            self.spare = nn.Dense(4, 4)
-
-        def construct(self, x: Tensor) -> Tensor:
-            return self.used(x)
-
     report = graphaudit.audit(Unused(), inputs=tensor(1, 4))
     assert report.by_check("GA301")
     dot = to_dot(report.graph, report.findings)

@@ -460,3 +460,84 @@ def test_diff_reads_snapshot_names_literally() -> None:
     declared = Spec(frozen=[escape("a[0].w")])
     assert declared.diff(Spec(frozen=[escape("a[0].w")])) == []
     assert declared.diff(Spec(frozen=[escape("a0.w")])) != []
+
+
+def test_diff_with_the_parameters_observed_trainable() -> None:
+    declared = Spec(frozen=["backbone.*"], trainable=["backbone.head.*"])
+    lines = declared.diff(Spec(), trainable=["backbone.0.weight", "backbone.head.weight", "head.bias"])
+    assert lines == [
+        "frozen: 'backbone.0.weight' is trainable (requires_grad=True), but the spec declares it frozen"
+    ]
+    assert declared.diff(Spec(frozen=["backbone.0.weight"])) == []
+
+
+# ----------------------------------------------------------------------------- from_graph
+
+
+def test_from_graph_of_a_captured_graph_is_from_net() -> None:
+    graph = graphaudit.to_networkx(Containers(), inputs=tensor(2, 4))
+    for depth in (1, 2):
+        assert Spec.from_graph(graph, depth=depth) == Spec.from_net(Containers(), tensor(2, 4), depth=depth)
+    structure = graphaudit.to_networkx(Tied())  # not traced: no connections, no calls
+    assert Spec.from_graph(structure) == Spec(shared_parameters=[["embed.embedding_table", "decoder.weight"]])
+
+
+def test_from_graph_without_a_level_records_only_the_paths_asked_for() -> None:
+    graph = graphaudit.to_networkx(Containers(), inputs=tensor(2, 4))
+    spec = Spec.from_graph(graph, depth=None, connection_paths=["stem.0", "stem.1"], call_paths=["stem.1"])
+    assert spec.expected_connections == [("stem.0", "stem.1")]
+    assert spec.calls["stem.1"] == 1
+    assert "stem.0" not in spec.calls  # asked for its connections, not its calls
+    assert spec.calls["act"] == 3  # a cell called more than once is always listed
+    with pytest.raises(SpecError, match="depth >= 1"):
+        Spec.from_graph(graph, depth=0)
+
+
+# ----------------------------------------------------------------------------- the package
+
+
+def test_every_public_name_keeps_its_address() -> None:
+    import graphaudit.spec as package
+    from graphaudit.spec import model, patterns
+
+    assert graphaudit.Spec is package.Spec is model.Spec
+    assert (package.matches_any, package.escape, package.glob_problem) == (
+        patterns.matches_any,
+        patterns.escape,
+        patterns.glob_problem,
+    )
+    assert sorted(package.__all__) == ["Spec", "escape", "glob_problem", "matches_any"]
+
+
+def test_importing_the_spec_package_stays_light(tmp_path: Path) -> None:
+    import subprocess
+
+    code = (
+        "import sys, graphaudit.spec\n"
+        "graphaudit.spec.Spec.from_toml('[calls]\\n\"a\" = 1\\n').to_toml()\n"
+        "print(sorted(m for m in ('mindspore', 'networkx', 'graphaudit.capture') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_each_spec_module_imports_only_those_docs_list_above_it() -> None:
+    """docs/spec.md's table of modules is their order: a module imports only earlier ones."""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent
+    docs = (root / "docs" / "spec.md").read_text(encoding="utf-8")
+    order = re.findall(r"^\| `graphaudit\.spec\.(\w+)` \|", docs, flags=re.M)
+    modules = sorted(p.stem for p in (root / "graphaudit" / "spec").glob("*.py") if p.stem != "__init__")
+    assert sorted(order) == modules, "docs/spec.md must list every module of graphaudit/spec/"
+    for index, name in enumerate(order):
+        tree = ast.parse((root / "graphaudit" / "spec" / f"{name}.py").read_text(encoding="utf-8"))
+        imported = {
+            node.module.rpartition(".")[2]
+            for node in tree.body  # module level; under `if TYPE_CHECKING:` is not an import at run time
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("graphaudit.spec.")
+        }
+        assert imported <= set(order[:index]), f"{name} imports {sorted(imported - set(order[:index]))}"

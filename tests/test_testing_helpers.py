@@ -1,7 +1,9 @@
-"""graphaudit.testing (assert_clean, assert_matches_spec) and the pytest plugin (design_snapshot)."""
+"""graphaudit.testing (assert_clean, assert_matches_spec, assert_matches_snapshot), the pytest plugin (design_snapshot), and that loading them stays light."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -13,7 +15,7 @@ from mindspore import Parameter, Tensor, nn
 import graphaudit
 from graphaudit.errors import GraphAuditError, SpecError
 from graphaudit.spec import Spec
-from graphaudit.testing import assert_clean, assert_matches_spec
+from graphaudit.testing import assert_clean, assert_matches_snapshot, assert_matches_spec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -340,3 +342,84 @@ def test_design_snapshot_reports_a_malformed_snapshot_file(inner: pytest.Pyteste
     result.stdout.fnmatch_lines(
         ["*SpecError*chain.toml:2: the call count of 'stem' must be a non-negative integer*"]
     )
+
+
+# ----------------------------------------------------------------------------- assert_matches_snapshot
+
+
+def test_assert_matches_snapshot_writes_then_compares_then_updates(tmp_path: Path) -> None:
+    path = tmp_path / "designs" / "chain.toml"
+    written = assert_matches_snapshot(Chain(), path, inputs=X)  # no file yet: written
+    assert path.exists()
+    assert written.source == str(path)
+    assert Spec.load(path) == written
+    assert written.calls == {"stem": 1, "body": 1, "head": 1}
+
+    assert assert_matches_snapshot(Chain(), path, inputs=X) == written  # unchanged: matches
+    with pytest.raises(AssertionError, match="'body' is called 2 times in one forward pass"):
+        assert_matches_snapshot(Chain(twice=True), path, inputs=X)
+    assert Spec.load(path) == written  # a failing comparison leaves the file alone
+
+    updated = assert_matches_snapshot(Chain(twice=True), path, inputs=X, update=True)
+    assert updated.calls["body"] == 2
+    assert Spec.load(path) == updated
+    assert_matches_snapshot(Chain(twice=True), str(path), inputs=X)
+
+
+def test_assert_matches_snapshot_depth_reaches_the_file(tmp_path: Path) -> None:
+    spec = assert_matches_snapshot(Backbone(), tmp_path / "b.toml", inputs=X, depth=2)
+    assert ("backbone.0", "backbone.1") in spec.expected_connections
+    assert ("backbone.0", "backbone.1") in Spec.load(tmp_path / "b.toml").expected_connections
+    with pytest.raises(SpecError, match="depth >= 1"):
+        assert_matches_snapshot(Backbone(), tmp_path / "c.toml", inputs=X, depth=0)
+    assert not (tmp_path / "c.toml").exists()
+
+
+# ----------------------------------------------------------------------------- loading stays light
+
+
+def python_says(code: str, cwd: Path) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_plugin_testing_and_spec_load_without_mindspore(tmp_path: Path) -> None:
+    code = "import sys, graphaudit.pytest_plugin, graphaudit.testing, graphaudit.spec; print('mindspore' in sys.modules)"
+    assert python_says(code, tmp_path) == "False"
+    # ...and the first use does import it: the check above can see MindSpore when it is there
+    used = "import sys, graphaudit.spec, mindspore.nn as nn; graphaudit.spec.Spec.from_net(nn.Dense(2, 2))"
+    assert python_says(f"{used}; print('mindspore' in sys.modules)", tmp_path) == "True"
+
+
+SESSION_CONFTEST = """
+import sys
+
+
+def pytest_sessionfinish(session):
+    option = session.config.getoption("--graphaudit-update-snapshots")  # raises if the plugin is not loaded
+    with open("loaded.txt", "w", encoding="utf-8") as file:
+        file.write(f"plugin={'graphaudit.pytest_plugin' in sys.modules} option={option} "
+                   f"mindspore={'mindspore' in sys.modules}")
+"""
+
+
+def _entry_point_installed() -> bool:
+    from importlib.metadata import entry_points
+
+    return any(e.value == "graphaudit.pytest_plugin" for e in entry_points(group="pytest11"))
+
+
+@pytest.mark.parametrize("how", ["entry point", "-p"])
+def test_a_pytest_session_with_the_plugin_does_not_import_mindspore(tmp_path: Path, how: str) -> None:
+    if how == "entry point" and not _entry_point_installed():
+        pytest.skip("graphaudit is not installed: its pytest11 entry point is not registered")
+    (tmp_path / "conftest.py").write_text(textwrap.dedent(SESSION_CONFTEST), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    args = [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider"]
+    if how == "-p":
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        args += ["-p", "graphaudit.pytest_plugin"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert done.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, done.stdout + done.stderr
+    assert (tmp_path / "loaded.txt").read_text(encoding="utf-8") == "plugin=True option=False mindspore=False"

@@ -22,12 +22,15 @@ from mindspore import nn
 
 from graphaudit.capture.inputs import check_cell, describe_inputs, normalize_inputs
 from graphaudit.capture.isolation import preserved, synchronize
+from graphaudit.capture.shutdown import guard_cell_teardown
 from graphaudit.capture.structure import Structure, add_structure
 from graphaudit.capture.trace import Tracer, trace_forward
 from graphaudit.errors import ForwardError, GraphAuditError, excerpt
 from graphaudit.version import __version__
 
 __all__ = ["Captured", "capture", "to_networkx"]
+
+guard_cell_teardown()
 
 
 class Captured(NamedTuple):
@@ -50,6 +53,19 @@ def _forward_error(
         "from your dataset, one value per construct() parameter) and that net(*inputs) runs on "
         "its own. The original error is chained as __cause__."
     )
+
+
+def _written_by_optimizers(cells: list[nn.Cell]) -> list[Any]:
+    """Everything an optimizer inside the network can write: the parameters it updates, its state.
+
+    A network that holds an optimizer (a zoo's own train-step cell) runs a real training
+    step when its construct is traced; the optimizer's construct is compiled (``@jit``), so
+    its writes cannot be seen operation by operation and are saved up front instead.
+    """
+    from graphaudit.capture.optimizer import optimizer_state_parameters, unique
+
+    optimizers = [cell for cell in cells if isinstance(cell, nn.Optimizer)]
+    return unique(p for optimizer in optimizers for p in optimizer_state_parameters(optimizer))
 
 
 def capture(net: nn.Cell, inputs: Any = None, *, expand: tuple[nn.Cell, ...] = ()) -> Captured:
@@ -76,6 +92,8 @@ def capture(net: nn.Cell, inputs: Any = None, *, expand: tuple[nn.Cell, ...] = (
     tracer: Tracer | None = None
     try:
         with preserved(cells, params) as snapshot:
+            for param in _written_by_optimizers(cells):
+                snapshot.save_parameter(param)
             tracer = Tracer(
                 graph,
                 structure,

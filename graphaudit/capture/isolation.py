@@ -30,6 +30,7 @@ __all__ = [
     "preserved_seed_counters",
     "synchronize",
     "tensor_bytes",
+    "training_flags",
     "write_in_place",
 ]
 
@@ -99,6 +100,28 @@ def fresh_random_primitives(cells: list[nn.Cell]) -> Iterator[None]:
             object.__setattr__(cell, name, original)
             if in_table:
                 cell._primitives[name] = original
+
+
+@contextmanager
+def training_flags(net: nn.Cell, mode: bool) -> Iterator[None]:
+    """Run with *net* set to training *mode* (``set_train``); every cell's flag put back on exit."""
+    cells = [cell for _, cell in net.cells_and_names()]
+    saved = [(cell, bool(cell.training), getattr(cell, "_phase", None)) for cell in cells]
+    recorded = [(cell, dict(getattr(cell, "_func_graph_flags", None) or {})) for cell in cells]
+    try:
+        net.set_train(mode)
+        yield
+    finally:
+        for cell, training, phase in saved:
+            if cell.training != training:
+                cell.add_flags(training=training)
+            if getattr(cell, "_phase", phase) != phase:
+                cell._phase = phase
+        for cell, flags in recorded:  # set_train records the flag; a cell never set keeps none
+            current = getattr(cell, "_func_graph_flags", None)
+            if isinstance(current, dict) and current != flags:
+                current.clear()
+                current.update(flags)
 
 
 @contextmanager

@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from typing import Any, NamedTuple
 
 import mindspore as ms
@@ -28,11 +29,12 @@ import networkx as nx
 import numpy as np
 from mindspore import Tensor, nn, ops
 
+from graphaudit import graph as g
 from graphaudit.capture import capture
 from graphaudit.capture.trace import flatten_tensors
 from graphaudit.errors import GraphAuditError
 
-__all__ = ["TracedLoss", "trace_loss"]
+__all__ = ["TracedLoss", "loss_inside", "trace_loss"]
 
 
 class TracedLoss(NamedTuple):
@@ -78,3 +80,45 @@ def trace_loss(loss_fn: nn.Cell, output: Any, label: Any) -> TracedLoss:
         except GraphAuditError as err:
             failure = str(err).splitlines()[0]
     return TracedLoss(None, failure)
+
+
+def loss_inside(graph: nx.MultiDiGraph, loss_cell: str) -> tuple[nx.MultiDiGraph, tuple[str, ...]] | None:
+    """The body of the first call of *loss_cell* in a traced *graph*, as a graph of its own.
+
+    For a loss that a network-with-loss calls itself (traced with the loss expanded, so its
+    call records which tensor is which argument): returns the loss's graph, whose
+    ``input:i`` nodes are the tensors of its positional arguments (attribute ``argument``:
+    the position) wired to the operations that consume them, and, for each tensor of the
+    first argument, the node of *graph* that produced it. ``None`` when the loss was not
+    called, or its call did not record its arguments.
+    """
+    calls = g.calls_of(graph, loss_cell)
+    if not calls or "args" not in graph.nodes[calls[0]]:
+        return None
+    call = calls[0]
+    inside = {call}
+    frontier = [call]
+    while frontier:
+        for _, target, d in graph.out_edges(frontier.pop(), data=True):
+            if d["kind"] == g.ENCLOSES and target not in inside:
+                inside.add(target)
+                frontier.append(target)
+    body = nx.MultiDiGraph(**graph.graph)
+    body.graph["traced"] = True
+    for node in inside:
+        body.add_node(node, **graph.nodes[node])
+    for source, target, d in graph.edges(data=True):
+        if source in inside and target in inside:
+            body.add_edge(source, target, **d)
+    sources = json.loads(graph.nodes[call]["args"])
+    logits: list[str] = []
+    for index, (argument, producer, slot) in enumerate(sources):
+        node = g.input_node(index)
+        body.add_node(node, kind=g.INPUT, index=index, argument=argument, shape="[]", dtype="")
+        if argument == 0:
+            logits.append(producer)
+        for _, target, d in graph.out_edges(producer, data=True) if producer else ():
+            if d["kind"] == g.FLOWS and target in inside and d["src_slot"] == slot:
+                body.add_edge(node, target, **d)
+                body.nodes[node].update(shape=d.get("shape", "[]"), dtype=d.get("dtype", ""))
+    return body, tuple(logits)

@@ -77,6 +77,17 @@ class ParameterProbe:
     grad_inf: int | None = None
     moved_by_optimizer: bool = False
     learning_rate: float | None = None
+    path: str = ""  # the attribute path in the network, when known (else the name is used)
+
+    @property
+    def subject(self) -> str:
+        """What findings name this parameter by: its attribute path, or its name."""
+        return self.path or self.name
+
+    @property
+    def named_as(self) -> str:
+        """`` (Parameter name 'x')`` when the name differs from the path, else ``""``."""
+        return f" (Parameter name {self.name!r})" if self.path and self.path != self.name else ""
 
     @property
     def grad_zero(self) -> bool:
@@ -209,13 +220,19 @@ def _learning_rate(optimizer: nn.Optimizer, param: Parameter) -> float | None:
 # -- the step ------------------------------------------------------------------------------
 
 
-def check_step_arguments(net: Any, optimizer: Any, loss_fn: Any, label: Any) -> nn.Cell:
-    """*net*, when a training step can be run with these; a :class:`ProbeInputError` saying what is missing."""
+def check_step_arguments(
+    net: Any, optimizer: Any, loss_fn: Any, label: Any, *, returns_loss: bool = False
+) -> nn.Cell:
+    """*net*, when a training step can be run with these; a :class:`ProbeInputError` saying what is missing.
+
+    *returns_loss*: *net* is a network-with-loss (it computes the loss itself from all its
+    inputs), so no separate loss or label is needed.
+    """
     net = check_cell(net, function="the probe step")
     missing = []
-    if loss_fn is None:
+    if loss_fn is None and not returns_loss:
         missing.append("a loss (loss_fn=...)")
-    if label is None:
+    if label is None and not returns_loss:
         missing.append("a label (label=y)")
     if optimizer is None:
         missing.append("an optimizer")
@@ -231,7 +248,7 @@ def check_step_arguments(net: Any, optimizer: Any, loss_fn: Any, label: Any) -> 
             f"the probe expects a mindspore.nn.Optimizer as `optimizer`, got {type(optimizer).__name__}; "
             "pass the optimizer the training uses, e.g. nn.Momentum(net.trainable_params(), 0.01, 0.9)."
         )
-    if not isinstance(loss_fn, nn.Cell):
+    if not returns_loss and not isinstance(loss_fn, nn.Cell):
         raise ProbeInputError(
             f"the probe expects a loss Cell (e.g. nn.CrossEntropyLoss()) as `loss_fn`, got "
             f"{type(loss_fn).__name__}. Wrap a loss function in a Cell whose construct(logits, labels) calls it."
@@ -258,6 +275,7 @@ def measure_step(
     *,
     parameter_nodes: dict[int, str] | None = None,
     training: bool | None = None,
+    returns_loss: bool = False,
 ) -> tuple[float, list[ParameterProbe]]:
     """Run one real training step of *net* on ``(*data, label)``; return the loss and the numbers.
 
@@ -265,14 +283,16 @@ def measure_step(
     :func:`graphaudit.capture.inputs.normalize_inputs`), *label* the loss's second argument.
     *parameter_nodes* maps ``id(Parameter)`` to a graph node id (``Structure.parameter_nodes``);
     without it nodes are ``param:<name>``. *training* forces the network's training mode for
-    the step (``None``: keep the mode it is in, as ``TrainOneStepCell`` does). Everything is
-    restored afterwards, bit for bit, on success and on failure.
+    the step (``None``: keep the mode it is in, as ``TrainOneStepCell`` does). With
+    *returns_loss*, *net* is a network-with-loss: the step differentiates ``net(*data)`` itself
+    (*loss_fn* is the loss cell it calls, *label* is not used). Everything is restored
+    afterwards, bit for bit, on success and on failure.
 
     Raises:
         ProbeInputError: no loss, no label or no optimizer.
         ProbeStepError: the step raised (the cause is chained).
     """
-    net = check_step_arguments(net, optimizer, loss_fn, label)
+    net = check_step_arguments(net, optimizer, loss_fn, label, returns_loss=returns_loss)
     if isinstance(label, np.ndarray):
         label = Tensor(label)
 
@@ -282,7 +302,8 @@ def measure_step(
     in_optimizer = {id(p) for p in opt_params}
     in_network = {id(p) for p in net_params}
     extra_trainable = [p for p in net_params if p.requires_grad and id(p) not in in_optimizer]
-    all_params = unique([*subjects, *loss_fn.get_parameters(), *optimizer_state_parameters(optimizer)])
+    loss_params = loss_fn.get_parameters() if isinstance(loss_fn, nn.Cell) else []
+    all_params = unique([*subjects, *loss_params, *optimizer_state_parameters(optimizer)])
     cells = _cells_of(net, loss_fn, optimizer)
     decay = {id(e.parameter): e.weight_decay for e in optimizer_entries(optimizer)}
     requires_grad = {id(p): bool(p.requires_grad) for p in subjects}
@@ -300,8 +321,10 @@ def measure_step(
         weights = [*optimizer.parameters, *extra_trainable]
         stage = "the forward pass, loss and gradients"
         try:
-            grad_fn = ms.value_and_grad(_StepLoss(net, loss_fn), None, weights)
-            loss, grads = grad_fn(*data, label)
+            if returns_loss:
+                loss, grads = ms.value_and_grad(net, None, weights)(*data)
+            else:
+                loss, grads = ms.value_and_grad(_StepLoss(net, loss_fn), None, weights)(*data, label)
             synchronize()
             middle = _values(subjects)
             stage = f"the optimizer step ({type(optimizer).__name__})"

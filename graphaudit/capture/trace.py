@@ -11,6 +11,7 @@ expanded, except that the parameters it passes to operations are recorded as ``r
 from __future__ import annotations
 
 import functools
+import json
 import re
 import threading
 import weakref
@@ -193,6 +194,8 @@ class Tracer:
         )
         if cell_node is not None:
             self.graph.add_edge(node, cell_node, kind=g.INVOKES)
+        if id(cell) in self.expand:
+            self.graph.nodes[node]["args"] = self._arg_sources(args)
         frame = _Frame(node=node, cell=cell, leaf=leaf, first_seq=self.seq, args=(args, kwargs))
         self.stack.append(frame)
         if leaf:
@@ -202,6 +205,19 @@ class Tracer:
                 if isinstance(tensor, Parameter):
                     self._read(node, tensor)
         return frame
+
+    def _arg_sources(self, args: tuple[Any, ...]) -> str:
+        """``[[argument, producer, slot], ...]`` for each tensor of the positional *args*, as JSON.
+
+        Recorded on the calls of expanded cells (a loss inside a network-with-loss), whose
+        body consumes the tensors directly: which tensor is which argument is kept here.
+        """
+        sources = []
+        for position, value in enumerate(args):
+            for tensor in flatten_tensors(value):
+                source = self._producer(tensor)
+                sources.append([position, *(source if source is not None else ("", 0))])
+        return json.dumps(sources)
 
     def _consume_args(self, frame: _Frame) -> None:
         if not frame.consumed_args:
@@ -266,9 +282,13 @@ class Tracer:
     def before_op(self, raw_name: str, op_name: str, args: tuple[Any, ...]) -> None:
         # ``add_``-style methods work in place, like the assign/scatter family.
         if _MUTATING_OP_TYPE.search(op_name) or (raw_name.endswith("_") and not raw_name.endswith("__")):
-            for tensor in flatten_tensors(args):
-                if isinstance(tensor, Parameter):
-                    self.on_parameter_write(tensor)
+            self.before_write(args)
+
+    def before_write(self, args: tuple[Any, ...]) -> None:
+        """Save every Parameter in *args*: the operation about to run may write into it."""
+        for tensor in flatten_tensors(args):
+            if isinstance(tensor, Parameter):
+                self.on_parameter_write(tensor)
 
 
 # -- the wrappers installed by patching.patched --------------------------------------------
@@ -327,6 +347,10 @@ def _wrap_op(site: OpSite, original: Callable[..., Any]) -> Callable[..., Any]:
 def _wrap_primitive_call(original: Callable[..., Any]) -> Callable[..., Any]:
     def traced_primitive_call(prim: Any, *args: Any, **kwargs: Any) -> Any:
         tracer = _active
+        if tracer is not None and prim.attrs.get("side_effect_mem"):
+            # A primitive that writes its inputs (Assign, ApplyMomentum, Adam...: what an
+            # optimizer step runs), at any depth: what it writes is put back after the pass.
+            tracer.before_write((args, kwargs))
         if tracer is None or tracer.op_depth:
             return original(prim, *args, **kwargs)
         name = str(getattr(prim, "name", type(prim).__name__))

@@ -176,6 +176,22 @@ class AuditContext:
             if attrs.get("registered", True)
         ]
 
+    def subject_of(self, node: str) -> str:
+        """What a finding about a parameter names it by: its attribute path, what a user greps for.
+
+        ``Parameter.name`` (what checkpoints use) is often the same; when it is not (mindcv
+        names ``stages.2.blocks.2.f.a.weight`` ``0.blocks.2.f.a.weight``), :meth:`named_as`
+        says it. A parameter the network does not register has no path: its name is used.
+        """
+        attrs = self.graph.nodes[node]
+        return attrs.get("path") or attrs["name"]
+
+    def named_as(self, node: str) -> str:
+        """`` (Parameter name 'x')`` when the parameter's name differs from its path, else ``""``."""
+        attrs = self.graph.nodes[node]
+        path, name = attrs.get("path"), attrs["name"]
+        return f" (Parameter name {name!r})" if path and name != path else ""
+
     def cell_path(self, node: str) -> str:
         """A cell node's first path, ``(root)`` for the network itself."""
         return self.graph.nodes[node]["path"] or "(root)"

@@ -41,12 +41,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         If it is not meant, give each cell its own Parameter.
     """
     for node, owners, paths in tied_parameters(ctx):
-        name = ctx.graph.nodes[node]["name"]
+        name = ctx.subject_of(node)
         owner_text = ", ".join(f"{ctx.cell_path(o)} ({ctx.graph.nodes[o]['class_name']})" for o in owners)
         yield ctx.finding(
             "info",
             name,
-            f"{name} is one Parameter object held under {len(paths)} paths ({', '.join(paths)}) "
+            f"{name}{ctx.named_as(node)} is one Parameter object held under {len(paths)} paths ({', '.join(paths)}) "
             f"by {owner_text}: these weights are tied and always equal.",
             "Nothing to do if the tie is meant; declare it with "
             f"Spec(shared_parameters=[{paths!r}]) so that it is checked. If it is not meant, create a "

@@ -35,6 +35,21 @@ def _repeated_in_container(ctx: AuditContext, node: str) -> bool:
     return any(count > 1 for count in slots.values())
 
 
+def _parameters_declared_tied(ctx: AuditContext, node: str) -> bool:
+    """Whether every parameter under the shared cell is declared tied: the cell's sharing says nothing more."""
+    params = [t for _, t, d in ctx.graph.out_edges(node, data=True) if d["kind"] == g.OWNS]
+    children = [t for _, t, d in ctx.graph.out_edges(node, data=True) if d["kind"] == g.CONTAINS]
+    if not params and not children:
+        return False
+    for param in params:
+        names = [ctx.graph.nodes[param]["name"], *g.node_paths(ctx.graph, param)]
+        if not any(ctx.spec.declares_shared_parameter(name) for name in names):
+            return False
+    return all(
+        _parameters_declared_tied(ctx, child) for child in children if holds_parameters(ctx.graph, child)
+    )
+
+
 @register("GA104", "undeclared-sharing", severity="warning", needs=(DeclaredDesign,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Weight sharing that the declared design does not mention.
@@ -43,7 +58,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         When an audit is given a design (a ``Spec`` that declares anything at all), reports
         each tied parameter that no ``Spec.shared_parameters`` group covers, and each cell
         with parameters reachable under several paths that ``Spec.shared_cells`` does not
-        cover. Without a spec it stays silent (GA102 lists the ties as info).
+        cover, unless every parameter of that cell is declared tied (the design then says it:
+        an Embedding reachable under three paths whose only weight is declared one shared
+        parameter). Without a spec it stays silent (GA102 lists the ties as info).
 
     Why is this bad:
         A spec is the author's statement of the design; sharing missing from it is either an
@@ -97,7 +114,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             if not ctx.spec.declares_shared_cell(p)
             and not any(ctx.spec.declares_shared_cell(a) for a in _ancestors(p))
         ]
-        if not undeclared:
+        if not undeclared or _parameters_declared_tied(ctx, node):
             continue
         class_name = ctx.graph.nodes[node]["class_name"]
         yield ctx.finding(

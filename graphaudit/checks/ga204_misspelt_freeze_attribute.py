@@ -108,10 +108,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             value = value if len(value) <= 40 else value[:37] + "..."
             yield ctx.finding(
                 "error",
-                param.name,
-                f"{param.name} has an attribute {attribute!r} = {value}, which MindSpore ignores: "
+                ctx.subject_of(node),
+                f"{ctx.subject_of(node)}{ctx.named_as(node)} has an attribute {attribute!r} = {value}, which MindSpore ignores: "
                 f"requires_grad is still {param.requires_grad}.",
-                f"Set {param.name}.requires_grad instead of {attribute} (and build the optimizer from "
+                f"Set {ctx.subject_of(node)}.requires_grad instead of {attribute} (and build the optimizer from "
                 "net.trainable_params()).",
                 [node],
             )

@@ -47,9 +47,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue
         yield ctx.finding(
             "error",
-            param.name,
-            f"{param.name} is declared frozen but has requires_grad=True and is in the optimizer: it will train.",
-            f"Set {param.name}.requires_grad = False and build the optimizer from net.trainable_params(), "
+            ctx.subject_of(node),
+            f"{ctx.subject_of(node)}{ctx.named_as(node)} is declared frozen but has requires_grad=True and is in the optimizer: it will train.",
+            f"Set {ctx.subject_of(node)}.requires_grad = False and build the optimizer from net.trainable_params(), "
             "or remove it from Spec(frozen=...) if it is meant to train.",
             [node],
         )

@@ -70,9 +70,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue  # trainable but left out of the optimizer: GA201 reports it, once
         yield ctx.finding(
             "error",
-            param.name,
-            f"{param.name} is declared trainable but {' and '.join(problems)}: it will not train.",
-            f"Set {param.name}.requires_grad = True and build the optimizer from net.trainable_params() "
+            ctx.subject_of(node),
+            f"{ctx.subject_of(node)}{ctx.named_as(node)} is declared trainable but {' and '.join(problems)}: it will not train.",
+            f"Set {ctx.subject_of(node)}.requires_grad = True and build the optimizer from net.trainable_params() "
             "(after freezing), or remove it from Spec(trainable=...) if it is meant to stay fixed.",
             [node],
         )

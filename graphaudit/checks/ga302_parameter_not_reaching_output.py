@@ -84,7 +84,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         readers = [t for _, t, d in graph.out_edges(node, data=True) if d["kind"] == g.READS]
         if any(reader in reaching for reader in readers):
             continue
-        name = attrs["name"]
+        name = ctx.subject_of(node)
+        also = ctx.named_as(node)
         if readers:
             where = ", ".join(
                 dict.fromkeys(
@@ -92,13 +93,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 )
             )
             message = (
-                f"{name} is trainable and is read in the forward pass (by {where}), but nothing computed "
+                f"{name}{also} is trainable and is read in the forward pass (by {where}), but nothing computed "
                 "from it reaches an output of the network: it gets no gradient and never trains."
             )
             fix = f"Use the result computed from {name} (return it or combine it into the output), or remove it."
         else:
             message = (
-                f"{name} is trainable but nothing reads it in the traced forward pass: it gets no "
+                f"{name}{also} is trainable but nothing reads it in the traced forward pass: it gets no "
                 "gradient and never trains."
             )
             fix = (

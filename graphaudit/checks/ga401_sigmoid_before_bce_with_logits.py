@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import describe_node, pairing
+from graphaudit.checks._shared.lossflow import describe_node, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -42,17 +42,17 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
         or keep the sigmoid and train with ``nn.BCELoss()`` (less stable numerically).
     """
-    found = pairing(ctx)
-    if found is None or found.activation != "sigmoid" or found.expects != "logits-sigmoid":
-        return
-    assert found.activation_node is not None
-    where = describe_node(ctx.graph, found.activation_node)
-    yield ctx.finding(
-        "error",
-        found.loss_name,
-        f"The network's output is made by a sigmoid ({where}), but {found.evidence}. "
-        "The loss sees sigmoid(sigmoid(z)), which stays within (0.5, 0.73).",
-        f"Remove the sigmoid ({where}) from the training network and keep {found.loss_name}, "
-        "applying the sigmoid only at inference; or keep it and use nn.BCELoss.",
-        found.nodes,
-    )
+    for found in pairings(ctx):
+        if found.activation != "sigmoid" or found.expects != "logits-sigmoid":
+            continue
+        assert found.activation_node is not None
+        where = describe_node(ctx.graph, found.activation_node)
+        yield ctx.finding(
+            "error",
+            found.loss_name,
+            f"The network's output is made by a sigmoid ({where}), but {found.evidence}. "
+            "The loss sees sigmoid(sigmoid(z)), which stays within (0.5, 0.73).",
+            f"Remove the sigmoid ({where}) from the training network and keep {found.loss_name}, "
+            "applying the sigmoid only at inference; or keep it and use nn.BCELoss.",
+            found.nodes,
+        )

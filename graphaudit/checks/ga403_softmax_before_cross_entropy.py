@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import describe_node, pairing
+from graphaudit.checks._shared.lossflow import describe_node, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -39,17 +39,17 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         loss_fn = nn.CrossEntropyLoss()  # apply ops.softmax at inference
         ```
     """
-    found = pairing(ctx)
-    if found is None or found.activation != "softmax" or found.expects != "logits-softmax":
-        return
-    assert found.activation_node is not None
-    where = describe_node(ctx.graph, found.activation_node)
-    yield ctx.finding(
-        "error",
-        found.loss_name,
-        f"The network's output is made by a softmax ({where}), but {found.evidence}. "
-        "The loss takes a softmax of probabilities, which is nearly uniform.",
-        f"Remove the softmax ({where}) from the training network and keep {found.loss_name} on "
-        "the logits, applying the softmax only at inference.",
-        found.nodes,
-    )
+    for found in pairings(ctx):
+        if found.activation != "softmax" or found.expects != "logits-softmax":
+            continue
+        assert found.activation_node is not None
+        where = describe_node(ctx.graph, found.activation_node)
+        yield ctx.finding(
+            "error",
+            found.loss_name,
+            f"The network's output is made by a softmax ({where}), but {found.evidence}. "
+            "The loss takes a softmax of probabilities, which is nearly uniform.",
+            f"Remove the softmax ({where}) from the training network and keep {found.loss_name} on "
+            "the logits, applying the softmax only at inference.",
+            found.nodes,
+        )

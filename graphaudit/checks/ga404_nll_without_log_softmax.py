@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import describe_node, pairing
+from graphaudit.checks._shared.lossflow import describe_node, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -48,29 +48,29 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
         or drop the activation and train the logits with ``nn.CrossEntropyLoss()``.
     """
-    found = pairing(ctx)
-    if found is None or found.expects != "log-probabilities" or found.activation not in _MADE_BY:
-        return
-    if found.activation_node is None:
-        return
-    where = describe_node(ctx.graph, found.activation_node)
-    if found.activation == "none":
-        fix = (
-            f"Add nn.LogSoftmax(axis=-1) at the end of the network (after {where}), or train the "
-            f"logits with nn.CrossEntropyLoss instead of {found.loss_name}."
+    for found in pairings(ctx):
+        if found.expects != "log-probabilities" or found.activation not in _MADE_BY:
+            continue
+        if found.activation_node is None:
+            continue
+        where = describe_node(ctx.graph, found.activation_node)
+        if found.activation == "none":
+            fix = (
+                f"Add nn.LogSoftmax(axis=-1) at the end of the network (after {where}), or train the "
+                f"logits with nn.CrossEntropyLoss instead of {found.loss_name}."
+            )
+        else:
+            replacement = (
+                "ops.log_softmax(x, axis=-1)"
+                if found.activation_node.startswith("op:")
+                else "nn.LogSoftmax(axis=-1)"
+            )
+            fix = f"Replace the {found.activation} ({where}) with {replacement}."
+        yield ctx.finding(
+            "error",
+            found.loss_name,
+            f"The network's output is {_MADE_BY[found.activation]} ({where}), not log-probabilities, "
+            f"but {found.evidence}. NLL loss does not take the log itself.",
+            fix,
+            found.nodes,
         )
-    else:
-        replacement = (
-            "ops.log_softmax(x, axis=-1)"
-            if found.activation_node.startswith("op:")
-            else "nn.LogSoftmax(axis=-1)"
-        )
-        fix = f"Replace the {found.activation} ({where}) with {replacement}."
-    yield ctx.finding(
-        "error",
-        found.loss_name,
-        f"The network's output is {_MADE_BY[found.activation]} ({where}), not log-probabilities, "
-        f"but {found.evidence}. NLL loss does not take the log itself.",
-        fix,
-        found.nodes,
-    )

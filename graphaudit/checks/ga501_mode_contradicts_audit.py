@@ -89,24 +89,28 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if root is None:
         return
     root_cell = ctx.structure.cells[root]
-    root_wrong = bool(root_cell.training) != want
 
     wrong: list[tuple[str, Any, str]] = []
+    dependents: list[Any] = []
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
         cell = ctx.structure.cells[node]
         if not is_mode_dependent(cell):
             continue
+        dependents.append(cell)
         problem = _contradicts(ctx, cell)
         if problem is not None:
             wrong.append((node, cell, problem))
     if not wrong:
         return
 
-    # The whole network in the wrong mode: one finding on the network, not one per cell.
+    # The network is in the other mode when all the cells whose behaviour depends on the mode
+    # are (whatever flag wrappers and containers carry, which changes nothing): one finding
+    # on the network, not one per cell.
+    network_wrong = all(bool(cell.training) != want for cell in dependents)
     collapsed = [
         (node, cell, problem)
         for node, cell, problem in wrong
-        if root_wrong and cell.training == root_cell.training
+        if network_wrong and bool(cell.training) != want
     ]
     if collapsed:
         done = {node for node, _, _ in collapsed}
@@ -119,6 +123,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             want
             and not any(training_flag_set(cell) for _, cell, _ in collapsed)
             and not training_flag_set(root_cell)
+            and not root_cell.training  # a flag assigned directly is a mistake, not a default
         ):
             yield ctx.finding(
                 "info",
@@ -132,12 +137,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             )
         else:
             state, fix = ("eval", "net.set_train(True)") if want else ("training", "net.set_train(False)")
+            assigned = (
+                f" The network's own flag says training={want}: a flag assigned directly "
+                f"(net.training = {want}) does not reach its cells; set_train() does."
+                if bool(root_cell.training) == want
+                else ""
+            )
             yield ctx.finding(
                 "error",
                 ctx.cell_path(root),
                 f"the network is in {state} mode but is audited for mode={ctx.mode!r}: its "
                 f"{len(collapsed)} mode-dependent cells ({', '.join(names)}: {paths}{more}) "
-                f"behave as in {state}: {collapsed[0][2]}.",
+                f"behave as in {state}: {collapsed[0][2]}.{assigned}",
                 f"Call {fix} before {'training' if want else 'evaluating or exporting'}.",
                 nodes,
             )

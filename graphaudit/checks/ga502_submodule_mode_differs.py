@@ -20,35 +20,26 @@ def reads_training(cls: type) -> bool:
     return code is not None and "training" in code.co_names
 
 
-def _mode_dependent_inside(ctx: AuditContext, node: str, seen: set[str]) -> bool:
-    if node in seen:
-        return False
-    seen.add(node)
-    cell = ctx.structure.cells[node]
-    if is_mode_dependent(cell) or any(reads_training(cls) for cls in type(cell).__mro__):
-        return True
-    children = (t for _, t, d in ctx.graph.out_edges(node, data=True) if d["kind"] == g.CONTAINS)
-    return any(_mode_dependent_inside(ctx, child, seen) for child in children)
-
-
 @register("GA502", "submodule-mode-differs", severity="warning")
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Part of the network is in a different train/eval mode from the cell holding it.
 
     What it does:
-        Compares the ``training`` flag of every cell with that of the cell containing it and
-        reports the topmost cell of each subtree whose flag differs (its descendants are not
-        reported again), when that subtree holds something whose behaviour depends on the
-        mode: a BatchNorm, a Dropout/DropPath, or a cell whose ``construct`` reads
-        ``self.training``.
+        Looks at the cells whose behaviour depends on the mode (a BatchNorm, a
+        Dropout/DropPath, a cell whose ``construct`` reads ``self.training``). When they do not
+        all run in one mode, reports the topmost cell whose ``training`` flag differs from the
+        cell holding it and under which every mode-dependent cell follows that flag, while
+        others elsewhere in the network do not. Flags of cells that only hold or wrap others
+        change nothing and are not judged: a wrapper built after ``model.set_train(True)``
+        (``nn.SequentialCell([model, nn.Sigmoid()])``) is fine.
 
     Why is this bad:
         ``set_train`` is recursive, so a mixed network comes from a ``set_train`` called on
-        one branch only (``net.backbone.set_train(False)``), or from assigning
-        ``net.training = True`` directly (PyTorch style), which changes the root and none of
-        its children (checked on MindSpore 2.10). The branch then runs its BatchNorm and
-        Dropout in the other mode than the rest of the network. It is right only for a
-        deliberately frozen backbone; if that is the intent, freeze its parameters too.
+        one branch only (``net.backbone.set_train(False)``), or from setting one cell's
+        ``training`` directly. The branch then runs its BatchNorm and Dropout in the other
+        mode than the rest of the network. It is right only for a deliberately frozen
+        backbone; if that is the intent, freeze its parameters too. (A whole network in the
+        wrong mode for what it is audited for is GA501's.)
 
     Example:
         ```python
@@ -65,69 +56,64 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         (``requires_grad=False``) so that the intent is visible.
     """
 
-    def children(node: str) -> list[str]:
-        return [t for _, t, d in ctx.graph.out_edges(node, data=True) if d["kind"] == g.CONTAINS]
-
-    def flag(node: str) -> bool:
-        return bool(ctx.graph.nodes[node]["training"])
-
-    def lone_flip(node: str, parents: list[str]) -> bool:
-        """A flag set on this cell alone (``cell.training = x``): unlike its parent and all its children."""
-        kids = children(node)
-        return (
-            bool(kids)
-            and all(flag(k) != flag(node) for k in kids)
-            and all(flag(p) != flag(node) for p in parents)
-        )
-
-    parents_of: dict[str, list[str]] = {}
-    for parent, child, _ in g.edges_of_kind(ctx.graph, g.CONTAINS):
-        parents_of.setdefault(child, []).append(parent)
-
-    reported: set[str] = set()
-    for node, attrs in g.nodes_of_kind(ctx.graph, g.CELL):
-        if attrs["path"] != "" or not lone_flip(node, []):
-            continue
-        if not any(_mode_dependent_inside(ctx, k, set()) for k in children(node)):
-            continue
-        reported.add(node)
-        mode = "training" if flag(node) else "eval"
-        other = "eval" if flag(node) else "training"
-        yield ctx.finding(
-            "warning",
-            ctx.cell_path(node),
-            f"the network itself has training={flag(node)} but none of its sub-cells does: they are all in "
-            f"{other} mode. The flag was assigned directly (net.training = {flag(node)}), which does not "
-            "propagate, instead of set by set_train().",
-            f"Call net.set_train({flag(node)}) to put the whole network in {mode} mode.",
-            [node, *children(node)],
-        )
-
+    dependent = _mode_dependent_cells(ctx)
+    if len({bool(ctx.structure.cells[n].training) for n in dependent}) < 2:
+        return  # every cell whose behaviour depends on the mode agrees: wrappers' flags change nothing
+    parents_of: dict[str, list[tuple[str, str]]] = {}
     for parent, child, edge in g.edges_of_kind(ctx.graph, g.CONTAINS):
-        parent_attrs = ctx.graph.nodes[parent]
-        child_attrs = ctx.graph.nodes[child]
-        if child in reported or flag(child) == flag(parent):
+        parents_of.setdefault(child, []).append((parent, edge["name"]))
+    reported: list[str] = []
+    for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):  # breadth first: outer cells first
+        cell = ctx.structure.cells[node]
+        mode = bool(cell.training)
+        flipped = [
+            (p, name) for p, name in parents_of.get(node, []) if bool(ctx.structure.cells[p].training) != mode
+        ]
+        if not flipped or any(_inside(ctx, node, r) for r in reported):
             continue
-        if lone_flip(parent, parents_of.get(parent, [])):
-            continue  # the parent is the odd one: reported as the root, or through its own parent
-        if not _mode_dependent_inside(ctx, child, set()):
+        inside = _subtree(ctx, node)
+        mine = [n for n in dependent if n in inside]
+        others = [n for n in dependent if n not in inside and bool(ctx.structure.cells[n].training) != mode]
+        if not mine or not others or any(bool(ctx.structure.cells[n].training) != mode for n in mine):
             continue
-        reported.add(child)
-        prefix = f"{parent_attrs['path']}." if parent_attrs["path"] else ""
-        path = prefix + edge["name"]
+        reported.append(node)
+        parent, name = flipped[0]
         parent_path = ctx.cell_path(parent)
-        cell = ctx.structure.cells[child]
-        mode = "training" if cell.training else "eval"
-        other = "eval" if cell.training else "training"
-        alone = lone_flip(child, parents_of.get(child, []))
-        scope = "alone (its own sub-cells are not)" if alone else "and everything under it"
+        path = f"{ctx.graph.nodes[parent]['path']}.{name}" if ctx.graph.nodes[parent]["path"] else name
+        state, other = ("training", "eval") if mode else ("eval", "training")
+        kinds = sorted({type(ctx.structure.cells[n]).__name__ for n in mine})
         yield ctx.finding(
             "warning",
             path,
-            f"{path} ({child_attrs['class_name']}) {scope} is in {mode} mode "
-            f"(training={bool(cell.training)}), while {parent_path} ({parent_attrs['class_name']}) is in "
-            f"{other} mode: its BatchNorm/Dropout cells do not follow the rest of the network.",
-            f"Call set_train(...) on the whole network rather than on {path}; if {path} is meant to stay "
-            f"in {mode} mode (a frozen backbone), freeze its parameters too (requires_grad=False).",
-            [child, parent],
+            f"{path} ({type(cell).__name__}) is in {state} mode (training={mode}), and with it its "
+            f"{len(mine)} mode-dependent cell(s) ({', '.join(kinds)}), while {len(others)} other "
+            f"mode-dependent cell(s) of the network are in {other} mode (e.g. "
+            f"{ctx.cell_path(others[0])}): they do not run in the same mode.",
+            f"Call set_train(...) on the whole network rather than on {path} or {parent_path}; if {path} is "
+            f"meant to stay in {state} mode (a frozen backbone), freeze its parameters too (requires_grad=False).",
+            [node, parent],
         )
+
+
+def _mode_dependent_cells(ctx: AuditContext) -> list[str]:
+    """The cells whose behaviour depends on the mode: BatchNorm, Dropout, a construct reading self.training."""
+    return [
+        node
+        for node, _ in g.nodes_of_kind(ctx.graph, g.CELL)
+        if is_mode_dependent(ctx.structure.cells[node])
+        or any(reads_training(cls) for cls in type(ctx.structure.cells[node]).__mro__)
+    ]
+
+
+def _subtree(ctx: AuditContext, node: str) -> set[str]:
+    found, stack = {node}, [node]
+    while stack:
+        for _, child, d in ctx.graph.out_edges(stack.pop(), data=True):
+            if d["kind"] == g.CONTAINS and child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def _inside(ctx: AuditContext, node: str, ancestor: str) -> bool:
+    return node in _subtree(ctx, ancestor)

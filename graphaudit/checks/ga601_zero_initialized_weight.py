@@ -43,11 +43,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for item in weight_matrices(ctx):
         if item.constant != 0.0:
             continue
-        name = item.parameter.name
+        name = ctx.subject_of(item.node)
         yield ctx.finding(
             "error",
             name,
-            f"{name} (shape {tuple(item.parameter.shape)}, in a {item.owner}) is all zeros: no gradient "
+            f"{name}{ctx.named_as(item.node)} (shape {tuple(item.parameter.shape)}, in a {item.owner}) is all zeros: no gradient "
             "reaches the layers before it and its units start identical.",
             f"Initialise {name} randomly (e.g. weight_init='HeUniform' or 'XavierUniform', or the layer's "
             "default) instead of zeros.",

@@ -40,11 +40,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for item in weight_matrices(ctx):
         if item.constant is None or item.constant == 0.0 or item.parameter.size < 2:
             continue
-        name = item.parameter.name
+        name = ctx.subject_of(item.node)
         yield ctx.finding(
             "error",
             name,
-            f"{name} (shape {tuple(item.parameter.shape)}, in a {item.owner}) has every element equal to "
+            f"{name}{ctx.named_as(item.node)} (shape {tuple(item.parameter.shape)}, in a {item.owner}) has every element equal to "
             f"{item.constant:g}: its units start as identical copies and stay so.",
             f"Initialise {name} from a random distribution (e.g. weight_init=Normal(0.01), 'HeUniform', "
             "'XavierUniform'); keep constant initialisers for biases and normalisation parameters.",

@@ -51,8 +51,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         (or re-initialise each copy after deep-copying it).
     """
     for items in _identical_groups(weight_matrices(ctx)):
-        names = [item.parameter.name for item in items]
-        if all(ctx.spec.declares_shared_parameter(name) for name in names):
+        names = [ctx.subject_of(item.node) for item in items]
+        if all(ctx.spec.declares_shared_parameter(item.parameter.name) for item in items):
             continue
         if _is_scaled_identity(items[0].parameter):
             continue  # a deliberate structured start (ConViT's value projections), not a copy

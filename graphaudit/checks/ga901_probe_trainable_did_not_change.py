@@ -46,7 +46,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for p in ctx.need(ProbeStep).parameters:
         if not (p.in_optimizer and p.requires_grad and not p.changed):
             continue
-        name, lr = p.name, p.learning_rate
+        name, lr = p.subject, p.learning_rate
         severity = "error"
         if p.grad_zero:
             cause = "its gradient is exactly zero (see GA904)"
@@ -71,7 +71,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         yield ctx.finding(
             severity,
             name,
-            f"{name} is in the optimizer with requires_grad=True, but one training step left it bit-identical: {cause}.",
+            f"{name}{p.named_as} is in the optimizer with requires_grad=True, but one training step left it bit-identical: {cause}.",
             fix,
             (p.node,),
         )

@@ -41,7 +41,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         frozen = not p.requires_grad or not p.in_optimizer
         if not (frozen and p.moved_by_optimizer):
             continue
-        name = p.name
+        name = p.subject
         how = "requires_grad=False" if not p.requires_grad else "not in the optimizer"
         if p.in_optimizer and (math.isnan(p.weight_decay) or p.weight_decay > 0):
             decay = (
@@ -66,7 +66,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         yield ctx.finding(
             "error",
             name,
-            f"{name} is frozen ({how}) but the optimizer step changed it by up to "
+            f"{name}{p.named_as} is frozen ({how}) but the optimizer step changed it by up to "
             f"{p.optimizer_change:.3g}: {why}. A frozen (e.g. pretrained) weight drifts every step.",
             fix,
             (p.node,),

@@ -46,8 +46,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         loss_note = f" The loss itself is {step.loss:g}." if not math.isfinite(step.loss) else ""
         yield ctx.finding(
             "error",
-            p.name,
-            f"The gradient of {p.name} has non-finite values ({kinds}) after one training step.{loss_note} "
+            p.subject,
+            f"The gradient of {p.subject}{p.named_as} has non-finite values ({kinds}) after one training step.{loss_note} "
             "One such step turns the weights into NaN/Inf and training silently diverges.",
             "Find the operation that produces NaN/Inf: log, sqrt or division of zero or negative values, "
             "exp overflow, a loss fed values outside its domain; guard it (ops.clamp, an epsilon, "

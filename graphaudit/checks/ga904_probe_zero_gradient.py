@@ -40,12 +40,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue
         yield ctx.finding(
             "warning",
-            p.name,
-            f"The gradient of {p.name} is exactly zero on the probe batch: the loss does not depend on it "
+            p.subject,
+            f"The gradient of {p.subject}{p.named_as} is exactly zero on the probe batch: the loss does not depend on it "
             "(a dead branch: output unused, multiplied by zero, behind ops.stop_gradient, or a ReLU that "
             "is never active)"
             + ("; it is not even a parameter of the network." if not p.in_network else "."),
-            f"Connect the branch that uses {p.name} to the loss; if it is meant to stay fixed set "
+            f"Connect the branch that uses {p.subject} to the loss; if it is meant to stay fixed set "
             "requires_grad=False; if it only gets a gradient on some batches (a class-conditional "
             "branch, embedding rows), probe with a batch that exercises it.",
             (p.node,),

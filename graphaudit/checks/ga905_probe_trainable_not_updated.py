@@ -45,8 +45,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for p in step.parameters:
         if not (p.requires_grad and not p.in_optimizer and p.in_network and not p.moved_by_optimizer):
             continue
-        name = p.name
-        declared = name in step.declared_frozen
+        name = p.subject
+        declared = p.name in step.declared_frozen
         forward_note = (
             " (the forward pass writes it: if it is a buffer, set requires_grad=False)"
             if p.forward_change
@@ -56,7 +56,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         yield ctx.finding(
             "info" if declared else "error",
             name,
-            f"{name} is trainable (requires_grad=True) but not in the optimizer, and the training step did "
+            f"{name}{p.named_as} is trainable (requires_grad=True) but not in the optimizer, and the training step did "
             f"not update it{forward_note}.{grad_note}"
             + (
                 " The design declares it frozen."

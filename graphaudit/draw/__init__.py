@@ -11,8 +11,10 @@ This package takes a graph and findings, never a report, and never runs MindSpor
 Cells are nested clusters (``depth=`` collapses deeper ones into one box each), the data
 flow is labelled with shapes, a cell called several times shows "(call 2/3)" and one
 weights node, a shared parameter is drawn once with an edge to each user. Large graphs are
-rolled up ("Bottleneck x6", with a multiplication sign) and, above ``max_nodes`` drawn nodes, collapsed to a smaller
-depth; ``dot`` runs with a ``timeout``. See ``docs/render.md``.
+rolled up ("Bottleneck x6", with a multiplication sign) and, above ``max_nodes`` drawn
+nodes, collapsed to a smaller depth. The DOT is built with the ``graphviz`` package
+(:mod:`~graphaudit.draw.dot`); ``dot`` is run by :func:`~graphaudit.draw.engine.run_dot`,
+which kills it after ``timeout`` seconds. See ``docs/render.md``.
 
 Example:
     >>> import graphaudit

@@ -24,6 +24,7 @@ from graphaudit.findings import SEVERITIES, Finding, plural
 
 __all__ = ["Header", "html_page", "inline_svg"]
 
+NOT_RUN = "not run: "  # how Header.text starts the line of each check that did not run
 _PROLOG = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", re.S)
 _XMLNS = re.compile(r'\s+xmlns(:\w+)?="[^"]*"')
 
@@ -41,12 +42,18 @@ tr.ga-finding { cursor: pointer; }
 tr.ga-finding:hover { background: #f0f4f8; }
 tr.ga-selected { background: #fff3c4 !important; }
 td.ga-sev { font-weight: 600; }
-tr.ga-sev-error td.ga-sev { color: #d62728; }
-tr.ga-sev-warning td.ga-sev { color: #c45f00; }
-tr.ga-sev-info td.ga-sev { color: #1f77b4; }
+/* The drawing's severity hues, darkened to read as text on white (contrast over 4.5:1). */
+tr.ga-sev-error td.ga-sev { color: #a84a00; }
+tr.ga-sev-warning td.ga-sev { color: #8a5f00; }
+tr.ga-sev-info td.ga-sev { color: #0072b2; }
 td.ga-subject, td.ga-id { font-family: ui-monospace, monospace; white-space: nowrap; }
 #ga-graph { overflow: auto; border-top: 1px solid #e4e7eb; margin-top: 8px; max-height: 100vh; }
-#ga-graph.ga-fit svg { width: 100%; height: auto; }
+/* Auto margins centre a narrow drawing and fall to 0 for a wide one, which then scrolls from
+   its left edge; centring with flex or text-align would push its left side out of reach. */
+#ga-graph > svg { display: block; margin: 0 auto; max-width: none; }
+#ga-graph.ga-fit > svg { width: 100%; height: auto; }
+.ga-not-run { margin: 0 0 8px; color: #52606d; }
+.ga-not-run ul { margin: 4px 0; padding-left: 20px; }
 #ga-graph g.ga-hl polygon, #ga-graph g.ga-hl path, #ga-graph g.ga-hl ellipse {
   stroke: #9c27b0 !important; stroke-width: 6px !important; }
 #ga-graph g.ga-dim { opacity: 0.35; }
@@ -115,7 +122,22 @@ SCRIPT = """
 
 @dataclass(frozen=True)
 class Header:
-    """What a report page says above its drawing: the outcome of the audit and what did not run."""
+    """What a report page says above its drawing: the outcome of the audit and what did not run.
+
+    *not_run* holds one ``(check ID, reason)`` pair for each check that did not run, the
+    reason as the report words it (``NotRun.text()``).
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> drawing = SimpleNamespace(view="traced", plan=SimpleNamespace(count=26))
+        >>> header = Header(False, {"error": 2, "warning": 0, "info": 1}, 24,
+        ...                 [("GA103", "GA103 declared-shared-not-shared needs a declared design"),
+        ...                  ("GA801", "needs the fingerprints of the other ranks")])
+        >>> print(header.text(drawing))
+        FAILED: 2 errors, 0 warnings, 1 info; 24 checks run, 2 not run; traced view, 26 nodes drawn
+        not run: GA103 declared-shared-not-shared needs a declared design
+        not run: GA801 needs the fingerprints of the other ranks
+    """
 
     ok: bool
     counts: dict[str, int]
@@ -123,12 +145,16 @@ class Header:
     not_run: list[tuple[str, str]] = field(default_factory=list)  # (check ID, why it did not run)
 
     def text(self, drawing: Any) -> str:
-        """``FAILED: 2 errors, 0 warnings, 1 info; 30 checks run, 8 not run; traced view, 26 nodes drawn``."""
+        """The outcome on the first line, then ``not run: <ID> <reason>`` for each check that did not run."""
         counts = ", ".join(plural(n, s) for s, n in self.counts.items())
-        return (
+        lines = [
             f"{'OK' if self.ok else 'FAILED'}: {counts}; {plural(self.checks_run, 'check')} run, "
-            f"{len(self.not_run)} not run; {drawing.view} view, {drawing.plan.count} nodes drawn"
-        )
+            f"{len(self.not_run)} not run; {drawing.view} view, {plural(drawing.plan.count, 'node')} drawn"
+        ]
+        for check_id, reason in self.not_run:
+            reason = " ".join(reason.splitlines())  # one line each: the page splits on lines
+            lines.append(f"{NOT_RUN}{reason if reason.startswith(check_id) else f'{check_id} {reason}'}")
+        return "\n".join(lines)
 
 
 def inline_svg(svg: str) -> str:
@@ -171,11 +197,17 @@ def html_page(
 ) -> str:
     """The HTML report page: *findings* (with the SVG ids showing each) and the drawing *svg*.
 
+    *summary* is :meth:`Header.text`: its first line is the outcome, each further line
+    (``not run: ...``) goes in the list of the checks that did not run.
+
     Example:
         >>> f = Finding("GA201", "trainable-not-in-optimizer", "error", "<b>", "m", "f", ("param:x",))
-        >>> page = html_page([f], [["ga-param_3a_x"]], "<svg></svg>", title="Net")
+        >>> page = html_page([f], [["ga-param_3a_x"]], "<svg></svg>", title="Net",
+        ...                  summary="FAILED: 1 error\\nnot run: GA103 needs a <spec>")
         >>> 'data-targets="ga-param_3a_x"' in page, "&lt;b&gt;" in page, "<b>" in page
         (True, True, False)
+        >>> print(page[page.index('<details'):page.index('</details>')])
+        <details class="ga-not-run"><summary>1 check did not run</summary><ul><li>GA103 needs a &lt;spec&gt;</li></ul>
     """
     counts = Counter(f.severity for f in findings)
     checks = Counter(f.check_id for f in findings)
@@ -191,6 +223,17 @@ def html_page(
     rows = "\n".join(_row(i, f, t) for i, (f, t) in enumerate(zip(findings, targets)))
     empty = "" if findings else '<p class="ga-note">No findings.</p>'
     note_html = "".join(f'<p class="ga-note">{escape(n)}</p>' for n in notes)
+    outcome, *more = summary.splitlines() or [""]
+    not_run = [line.removeprefix(NOT_RUN) for line in more if line.startswith(NOT_RUN)]
+    note_html += "".join(
+        f'<p class="ga-note">{escape(line)}</p>' for line in more if not line.startswith(NOT_RUN)
+    )
+    if not_run:
+        items = "".join(f"<li>{escape(line)}</li>" for line in not_run)
+        note_html += (
+            f'<details class="ga-not-run"><summary>{plural(len(not_run), "check")} did not run</summary>'
+            f"<ul>{items}</ul></details>"
+        )
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -202,7 +245,7 @@ def html_page(
 <body>
 <header>
 <h1>{escape(title)}</h1>
-<p class="ga-summary">{escape(summary)}</p>
+<p class="ga-summary">{escape(outcome)}</p>
 {note_html}
 </header>
 <div id="ga-controls">

@@ -1,27 +1,40 @@
-"""Fixed colours, SVG-safe ids and DOT string escaping shared by the renderers.
+"""Fixed colours, SVG-safe ids, and user text made literal for Graphviz.
+
+The DOT itself is written by the ``graphviz`` package (:mod:`graphaudit.draw.dot`), which
+quotes IDs and attribute values and escapes their double quotes. It leaves the rest of a
+DOT *escString* to the caller, on purpose: a backslash keeps its meaning (``\\n``, ``\\l``,
+``\\N``...), a string written ``<...>`` becomes an HTML-like label, a newline stays a raw
+newline, and Graphviz decodes ``&amp;``-style entities when it draws a label. Text from the
+network goes through :func:`text` (labels) or :func:`tooltip` first, so none of that ever
+happens to it.
 
 Example:
+    >>> import graphviz
     >>> svg_id("cell:layers.0")
     'ga-cell_3a_layers_2e_0'
-    >>> quote('say "hi"\\n&')
-    '"say \\\\"hi\\\\"\\\\\\\\n&amp;"'
+    >>> print(graphviz.quoting.quote(label('say "hi"\\n&', "<b>")))
+    "say \\"hi\\"\\\\n&amp;\\n<b>"
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+import graphviz
+
 __all__ = [
     "EDGE_STYLES",
     "KIND_COLORS",
     "MAX_LABEL",
+    "PLAIN_BORDER",
     "SEVERITY_COLORS",
     "SEVERITY_FILLS",
     "clip",
     "human_count",
-    "quote",
+    "label",
     "svg_id",
     "text",
+    "tooltip",
 ]
 
 #: Fill colour of each kind of drawn node (graph node kinds plus the renderer's own boxes).
@@ -37,26 +50,35 @@ KIND_COLORS: Final = {
     "rollup": "#eadff5",
     "cluster": "#f8fafc",
 }
+#: Border of every node and cluster that no finding concerns.
+PLAIN_BORDER: Final = "#9aa5b1"
+NODE_BORDER: Final = "#5f6b7a"
+# Okabe & Ito's colour-blind-safe palette (vermillion, orange, blue): the three stay apart
+# under every common colour-vision deficiency, unlike the red/green of most defaults.
 #: Border colour of a node or cluster concerned by a finding, by severity.
-SEVERITY_COLORS: Final = {"error": "#d62728", "warning": "#ff7f0e", "info": "#1f77b4"}
+SEVERITY_COLORS: Final = {"error": "#d55e00", "warning": "#e69f00", "info": "#0072b2"}
+# The same hues at 55 % strength: pale kind colours and these fills are at least 20 CIELAB
+# units apart (tests/test_render.py), so a flagged node never passes for a plain one.
 #: Fill colour of a node concerned by a finding, by severity.
-SEVERITY_FILLS: Final = {"error": "#fbdcdc", "warning": "#ffe8cc", "info": "#dcebf7"}
+SEVERITY_FILLS: Final = {"error": "#e8a673", "warning": "#f1ca73", "info": "#73b1d5"}
 #: DOT attributes of each edge kind.
-EDGE_STYLES: Final = {
-    "flows": 'color="#444444"',
-    "reads": 'color="#b8860b", style=dashed, arrowhead=empty, constraint=false',
-    "owns": 'color="#b8860b", style=dashed, arrowhead=empty',
-    "invokes": 'color="#4a6fa5", style=dotted, arrowhead=odot, constraint=false',
-    "contains": 'color="#4a6fa5", style=dotted, arrowhead=odiamond',
-    "order": "style=invis",
+EDGE_STYLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
+    "flows": (("color", "#444444"),),
+    "reads": (("color", "#b8860b"), ("style", "dashed"), ("arrowhead", "empty"), ("constraint", "false")),
+    "owns": (("color", "#b8860b"), ("style", "dashed"), ("arrowhead", "empty")),
+    "invokes": (("color", "#4a6fa5"), ("style", "dotted"), ("arrowhead", "odot"), ("constraint", "false")),
+    "contains": (("color", "#4a6fa5"), ("style", "dotted"), ("arrowhead", "odiamond")),
+    "order": (("style", "invis"),),
 }
 MAX_LABEL: Final = 60
+_CONTROL_NAMES: Final = {"\n": "n", "\r": "r", "\t": "t"}
 
 
 def svg_id(node: str) -> str:
     """An id safe in DOT, SVG, HTML and CSS, derived one-to-one from a graph node id.
 
-    Letters, digits and ``-`` are kept; every other character becomes ``_<hex>_``.
+    Letters, digits and ``-`` are kept; every other character becomes ``_<hex>_``. No
+    ``:`` survives, so the ``graphviz`` package never reads a port into an edge's end.
 
     Example:
         >>> svg_id('param:a"<b>')
@@ -72,29 +94,53 @@ def svg_id(node: str) -> str:
 
 
 def text(value: object) -> str:
-    """User text made safe for a DOT escString: ``\\``, ``"``, ``&`` and control characters.
+    """User text as one line of an escString that Graphviz shows exactly as written.
 
     A control character (a newline in a cell name) is shown as its escape (``\\n``) rather
     than acted on; ``&`` becomes ``&amp;`` so that Graphviz never decodes an entity the user
-    wrote.
+    wrote; every backslash is doubled (:func:`graphviz.escape`) so none starts an escape;
+    and the result is marked :func:`graphviz.nohtml`, so ``<...>`` is never an HTML label.
+    Double quotes are left to the ``graphviz`` package's quoting.
 
     Example:
-        >>> print(text('a\\nb "c" &lt;'))
-        a\\\\nb \\"c\\" &amp;lt;
+        >>> print(text('a\\nb "c" &lt; \\\\N'))
+        a\\\\nb "c" &amp;lt; \\\\N
+        >>> type(text("<b>")).__name__
+        'NoHtml'
     """
     out = []
     for char in str(value):
-        if char == "\\":
-            out.append("\\\\")
-        elif char == '"':
-            out.append('\\"')
-        elif char == "&":
+        if char == "&":
             out.append("&amp;")
         elif ord(char) < 32 or 0x7F <= ord(char) < 0xA0 or char in "\u2028\u2029":
-            out.append("\\\\" + {"\n": "n", "\r": "r", "\t": "t"}.get(char, f"x{ord(char):02x}"))
+            out.append("\\" + _CONTROL_NAMES.get(char, f"x{ord(char):02x}"))
         else:
             out.append(char)
-    return "".join(out)
+    return graphviz.escape("".join(out))
+
+
+def label(*lines: object) -> str:
+    """*lines* (each made literal with :func:`text`) shown one under the other, for a label or tooltip.
+
+    Example:
+        >>> print(label("a", "b\\\\"))
+        a\\nb\\\\
+    """
+    return graphviz.nohtml("\\n".join(text(line) for line in lines))
+
+
+def tooltip(*lines: object) -> str:
+    """Like :func:`label`, for a tooltip: Graphviz reads a tooltip's backslashes twice.
+
+    Graphviz 2.43 unescapes a tooltip once more than a label before writing it to the SVG
+    (``\\\\N`` in a tooltip shows the node's name, not ``\\N``), so every backslash of the
+    user's text is doubled once more; the line breaks between *lines* stay single.
+
+    Example:
+        >>> print(tooltip("a\\\\N", "b"))
+        a\\\\\\\\N\\nb
+    """
+    return graphviz.nohtml("\\n".join(text(line).replace("\\", "\\\\") for line in lines))
 
 
 def clip(value: object, limit: int = MAX_LABEL) -> str:
@@ -106,16 +152,6 @@ def clip(value: object, limit: int = MAX_LABEL) -> str:
     """
     value = str(value)
     return value if len(value) <= limit else value[: limit - 1] + "…"
-
-
-def quote(*lines: object) -> str:
-    """A quoted DOT string showing *lines* one under the other (each escaped with :func:`text`).
-
-    Example:
-        >>> quote("a", "b")
-        '"a\\\\nb"'
-    """
-    return '"' + "\\n".join(text(line) for line in lines) + '"'
 
 
 def human_count(count: int) -> str:

@@ -48,6 +48,7 @@ class Item:
     path: str = ""
     children: list[str] = field(default_factory=list)
     depth: int = 0
+    why: str = ""  # why an optional item (a parameter) is drawn: "shared", "flagged" or "asked"
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,16 @@ def _paths_text(graph: nx.MultiDiGraph, node: str) -> str:
     return " = ".join(paths)
 
 
-def _param_item(graph: nx.MultiDiGraph, node: str, parent: str | None, order: float) -> Item:
+def _why_param(node: str, params: str, shared: bool, flagged: set[str]) -> str:
+    """Why parameter *node* is drawn (``""``: it is not), so that the legend can say so."""
+    if params == "shared" and shared:
+        return "shared"
+    if node in flagged:
+        return "flagged"
+    return "asked" if params == "all" else ""
+
+
+def _param_item(graph: nx.MultiDiGraph, node: str, parent: str | None, order: float, why: str) -> Item:
     attrs = graph.nodes[node]
     frozen = "" if attrs["requires_grad"] else " (frozen)"
     shape = f"{attrs['shape']} {attrs['dtype']}{frozen}"
@@ -135,6 +145,7 @@ def _param_item(graph: nx.MultiDiGraph, node: str, parent: str | None, order: fl
         signature="parameter",
         params=attrs["numel"],
         path=attrs["path"],
+        why=why,
     )
 
 
@@ -255,12 +266,12 @@ def _traced(graph: nx.MultiDiGraph, params: str, flagged: set[str]) -> Tree:
         readers = [r for r in _out(graph, node, g.READS) if r in items]
         reader_cells = {graph.nodes[r].get("cell", r) for r in readers}
         owners = g.owners_of(graph, node)
-        shared = len(set(owners)) > 1 or len(reader_cells) > 1
-        if not (params == "all" or node in flagged or (params == "shared" and shared)):
+        why = _why_param(node, params, len(set(owners)) > 1 or len(reader_cells) > 1, flagged)
+        if not why:
             continue
         anchors = readers or [k for o in owners for k in represents.get(o, [])]
         order = min((items[a].order for a in anchors), default=0.0) - 0.25
-        items[node] = _param_item(graph, node, _lca(items, anchors) if anchors else None, order)
+        items[node] = _param_item(graph, node, _lca(items, anchors) if anchors else None, order, why)
         edges += [Edge(node, r, g.READS) for r in dict.fromkeys(readers)]
         represents[node] = [node]
     for src, dst, attrs in g.edges_of_kind(graph, g.FLOWS):
@@ -299,10 +310,11 @@ def _structure(graph: nx.MultiDiGraph, params: str, flagged: set[str]) -> Tree:
     _nest(items)
     for node, _ in g.nodes_of_kind(graph, g.PARAMETER):
         owners = list(dict.fromkeys(g.owners_of(graph, node)))
-        if not (params == "all" or node in flagged or (params == "shared" and len(owners) > 1)):
+        why = _why_param(node, params, len(owners) > 1, flagged)
+        if not why:
             continue
         order = min((items[o].order for o in owners), default=0.0) + 0.5
-        items[node] = _param_item(graph, node, _lca(items, owners) if owners else None, order)
+        items[node] = _param_item(graph, node, _lca(items, owners) if owners else None, order, why)
         edges += [Edge(o, node, g.OWNS) for o in owners]
     represents = {node: [node] for node in items}
     root_class = graph.nodes[g.cell_node("")]["class_name"] if g.cell_node("") in graph else ""

@@ -62,7 +62,8 @@ E = TypeVar("E", bound="Evidence")
 class Requirement:
     """How a user provides one kind of evidence, worded for each audience.
 
-    ``python`` completes "pass ..." for :func:`graphaudit.audit`, ``cli`` for ``graphaudit audit``.
+    Each is a phrase that says what to do ("pass inputs=(x, ...)", "give --input ..."):
+    ``python`` for :func:`graphaudit.audit`, ``cli`` for ``graphaudit audit``.
     """
 
     python: str
@@ -105,7 +106,9 @@ class AuditRequest:
     ``given`` what was passed to ``audit()``; ``inputs`` its forward pass's positional
     arguments (normalised) and ``label`` the loss's target, both ``None`` when not given;
     ``probe`` the number of real training steps asked for (0: none); ``options`` the other
-    keywords, each declared by an evidence kind (:class:`Option`).
+    keywords, each declared by an evidence kind (:class:`Option`); ``loss_inside``: the loss
+    is a cell that ``net`` calls itself (a network-with-loss), traced there; ``unwrapped``:
+    the training wrappers taken off to find ``net`` (:mod:`graphaudit.capture.unwrap`).
     """
 
     net: Any
@@ -118,6 +121,8 @@ class AuditRequest:
     mode: str | None = None
     probe: int = 0
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    loss_inside: bool = False
+    unwrapped: tuple[str, ...] = ()
 
     def option(self, name: str, default: Any = None) -> Any:
         """The value of an evidence option (``peers``...), or *default* when it was not given."""

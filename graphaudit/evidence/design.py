@@ -25,8 +25,8 @@ class DeclaredDesign(Evidence):
 
     title = "a declared design"
     requirement = Requirement(
-        "spec=graphaudit.Spec(...) or spec=graphaudit.Spec.load('design.toml')",
-        "--spec design.toml",
+        "pass spec=graphaudit.Spec(...) or spec=graphaudit.Spec.load('design.toml')",
+        "give --spec design.toml",
     )
 
     spec: Spec

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Requirement
+from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.trace import TracedPass
 
 if TYPE_CHECKING:
@@ -35,13 +36,16 @@ class LossTrace(Evidence):
 
     title = "the loss, traced on the network's output"
     requirement = Requirement(
-        "loss_fn=... (or a WithLossCell, TrainOneStepCell or Model holding the loss) and inputs=(x, ...)",
-        "a loss from the factory ((net, optimizer, loss_fn) or a WithLossCell) and --input",
+        "pass loss_fn=... (or a WithLossCell, TrainOneStepCell or Model holding the loss) and inputs=(x, ...)",
+        "give a loss (a factory returning (net, optimizer, loss_fn), or a WithLossCell) and --input",
     )
     needs = (TracedPass,)
 
     loss_fn: Any
     graph: nx.MultiDiGraph | None = None
+    logits: tuple[str, ...] = (
+        "output:0",
+    )  # where, in the network's graph, the loss's first input comes from
 
     @property
     def name(self) -> str:
@@ -52,6 +56,8 @@ class LossTrace(Evidence):
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> LossTrace | Missing:
         if request.loss_fn is None:
             return Missing()
+        if request.loss_inside:
+            return cls._inside(request, have)
         from graphaudit.capture.loss import trace_loss
 
         traced = trace_loss(request.loss_fn, have.need(TracedPass).output, request.label)
@@ -62,3 +68,18 @@ class LossTrace(Evidence):
                 f"output ({traced.failure}); pass label=... with a real label so that it runs as in training"
             )
         return cls(request.loss_fn, traced.graph)
+
+    @classmethod
+    def _inside(cls, request: AuditRequest, have: EvidenceSet) -> LossTrace | Missing:
+        from graphaudit.capture.loss import loss_inside
+
+        network = have.need(NetworkGraph)
+        node = network.structure.cell_nodes.get(id(request.loss_fn))
+        found = loss_inside(network.graph, node) if node is not None else None
+        if found is None:
+            return Missing(
+                f"the loss {type(request.loss_fn).__name__} inside {type(request.net).__name__} was not "
+                "called in the traced forward pass"
+            )
+        graph, logits = found
+        return cls(request.loss_fn, graph, logits)

@@ -25,8 +25,8 @@ class IntendedMode(Evidence):
 
     title = "what the network is audited for (training or inference)"
     requirement = Requirement(
-        'mode="train" or mode="eval" (an optimizer implies mode="train")',
-        "--mode train|eval (an optimizer implies train)",
+        'pass mode="train" or mode="eval" (an optimizer implies mode="train")',
+        "give --mode train|eval (an optimizer implies train)",
     )
 
     mode: str

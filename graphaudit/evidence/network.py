@@ -32,7 +32,7 @@ class NetworkGraph(Evidence):
     """The graph of :func:`graphaudit.to_networkx`, the objects of its nodes, the traced output."""
 
     title = "the network's structure"
-    requirement = Requirement("the network", "MODULE:FACTORY")
+    requirement = Requirement("pass the network", "give MODULE:FACTORY")
 
     graph: nx.MultiDiGraph
     structure: Structure
@@ -42,5 +42,7 @@ class NetworkGraph(Evidence):
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> NetworkGraph:
         from graphaudit.capture import capture
 
-        graph, structure, output = capture(request.net, request.inputs)
+        # A loss the network calls itself is traced there, its body included.
+        expand = (request.loss_fn,) if request.loss_inside and request.loss_fn is not None else ()
+        graph, structure, output = capture(request.net, request.inputs, expand=expand)
         return cls(graph, structure, output)

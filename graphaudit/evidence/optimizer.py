@@ -29,8 +29,8 @@ class OptimizerView(Evidence):
 
     title = "the optimizer"
     requirement = Requirement(
-        "the optimizer: audit(net, optimizer) (or a TrainOneStepCell / Model holding it)",
-        "--optimizer MODULE:FACTORY, or a factory that returns (net, optimizer)",
+        "pass the optimizer: audit(net, optimizer), or a TrainOneStepCell or Model holding it",
+        "give --optimizer MODULE:FACTORY, or a factory that returns (net, optimizer)",
     )
 
     optimizer: Any

@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -42,8 +43,8 @@ class ProbeStep(Evidence):
 
     title = "one real training step"
     requirement = Requirement(
-        "probe=True with inputs=(x, ...), label=y, a loss and an optimizer",
-        "--probe with --input, --label, a loss and an optimizer",
+        "pass probe=True with inputs=(x, ...), label=y, a loss and an optimizer",
+        "give --probe with --input, --label, a loss and an optimizer",
     )
     needs = (TracedPass,)  # the batch: the step runs on the inputs that were traced
 
@@ -66,7 +67,13 @@ class ProbeStep(Evidence):
             request.inputs,
             request.label,
             parameter_nodes=network.structure.parameter_nodes,
+            returns_loss=request.loss_inside,
         )
+        graph = network.graph
+        probes = [
+            dataclasses.replace(p, path=graph.nodes[p.node].get("path", "")) if p.node in graph else p
+            for p in probes
+        ]
         spec = request.spec
         frozen = frozenset(p.name for p in probes if spec is not None and spec.is_frozen(p.name))
         return cls(loss, tuple(probes), type(request.optimizer).__name__, frozen)

@@ -64,8 +64,8 @@ class RankFingerprints(Evidence):
 
     title = "the fingerprints of the other data-parallel ranks"
     requirement = Requirement(
-        "run under msrun with mindspore.communication initialised, or peers=['rank1.json', ...]",
-        "run under msrun with communication initialised, or --peers rank1.json ...",
+        "run under msrun with mindspore.communication initialised, or pass peers=['rank1.json', ...]",
+        "run under msrun with communication initialised, or give --peers rank1.json ...",
     )
     options = (
         Option(

@@ -29,8 +29,8 @@ class TracedPass(Evidence):
 
     title = "a traced forward pass"
     requirement = Requirement(
-        "inputs=(x, ...): one batch, as construct() takes it",
-        "--input SHAPE[:DTYPE] for each construct() argument",
+        "pass inputs=(x, ...): one batch, as construct() takes it",
+        "give --input SHAPE[:DTYPE] for each construct() argument",
     )
     needs = (NetworkGraph,)
 

@@ -81,8 +81,8 @@ class ParameterValues(Evidence):
 
     title = "the initial values of the weights"
     requirement = Requirement(
-        "a network whose weights are initialised (not built under no_init_parameters())",
-        "a factory that builds the network with its weights initialised",
+        "initialise the weights before the audit (not a network built under no_init_parameters())",
+        "build the network with its weights initialised",
     )
     needs = (NetworkGraph,)
 

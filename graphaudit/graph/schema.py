@@ -23,6 +23,9 @@ Node kinds
     ``class_name``, ``index`` (1 for the first call of that cell), ``order`` (global order),
     ``leaf`` (the cell has no sub-cells, and is not the network itself: what happens inside
     it is not traced further).
+    The call of a cell whose body is traced although it has no sub-cells (a loss inside a
+    network-with-loss) also has ``args``: JSON ``[[argument, producer, slot], ...]``, the
+    producer node (``""`` when unseen) of each tensor of its positional arguments.
 ``op``
     A functional operation or tensor method executed between cells (``x + y``,
     ``ops.cat``, ``ops.sigmoid``, ``x.reshape``...). Attributes: ``op`` (as called, e.g.

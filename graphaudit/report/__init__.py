@@ -50,12 +50,15 @@ class NotRun:
 
     def text(self, audience: str = "python") -> str:
         """Why the check did not run, worded for ``"python"`` (``audit()``) or ``"cli"`` (``graphaudit audit``)."""
+        return f"{self.check_id} {self.name} needs {self.why(audience)}"
+
+    def why(self, audience: str = "python") -> str:
+        """What the check needs and how to provide it (or why it could not be made), without its name."""
         if audience not in AUDIENCES:
             raise ValueError(f"audience must be one of {AUDIENCES}, got {audience!r}")
-        head = f"{self.check_id} {self.name} needs {self.needs}"
         if self.reason is not None:
-            return f"{head}, which could not be made: {self.reason}"
-        return f"{head}: {'pass ' if audience == 'python' else 'give '}{self.python if audience == 'python' else self.cli}"
+            return f"{self.needs}, which could not be made: {self.reason}"
+        return f"{self.needs}: {self.python if audience == 'python' else self.cli}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,7 +80,8 @@ class Report:
     check IDs as JSON text, and ``severity``, the worst one); ``not_run`` lists every check that
     could not run with the reason (``skipped`` is the same as ``{ID: reason}``);
     ``structure`` holds the network's objects behind the graph's nodes (``None`` for a report
-    rebuilt from a graph).
+    rebuilt from a graph); ``unwrapped`` names the training wrappers ``network`` was found in
+    (``("Model", "TrainOneStepCell", "WithLossCell")``), outermost first.
     """
 
     findings: list[Finding]
@@ -86,6 +90,7 @@ class Report:
     not_run: list[NotRun] = field(default_factory=list)
     network: str = ""
     structure: Structure | None = field(default=None, repr=False, compare=False)
+    unwrapped: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.findings = sorted(self.findings, key=Finding.sort_key)
@@ -157,8 +162,8 @@ class Report:
         Example:
             >>> import graphaudit
             >>> from mindspore import nn
-            >>> graphaudit.audit(nn.Dense(3, 2)).summary()[:34]
-            'OK (0 errors, 0 warnings, 0 infos)'
+            >>> graphaudit.audit(nn.Dense(3, 2)).summary()[:33]
+            'OK (0 errors, 0 warnings, 0 info)'
         """
         counts = ", ".join(plural(n, s) for s, n in self.counts().items())
         return (
@@ -170,6 +175,7 @@ class Report:
         return {
             "schema_version": JSON_SCHEMA_VERSION,
             "network": self.network,
+            "unwrapped": list(self.unwrapped),
             "ok": self.ok,
             "counts": self.counts(),
             "checks_run": list(self.checks_run),
@@ -184,7 +190,8 @@ class Report:
 
     def text(self, *, audience: str = "python") -> str:
         """The report as text; *audience* words the checks not run for ``"python"`` or ``"cli"``."""
-        lines = [f"graphaudit report for {self.network}: {self.summary()}"]
+        inside = f" (inside {' > '.join(self.unwrapped)})" if self.unwrapped else ""
+        lines = [f"graphaudit report for {self.network}{inside}: {self.summary()}"]
         for severity in SEVERITIES:
             found = self.of_severity(severity)
             if found:
@@ -192,7 +199,14 @@ class Report:
                 lines += [_format(f) for f in found]
         if self.not_run:
             lines.append("\nNOT RUN")
-            lines += [f"  {n.text(audience)}" for n in self.not_run]
+            by_reason: dict[str, list[NotRun]] = {}
+            for n in self.not_run:
+                by_reason.setdefault(n.why(audience), []).append(n)
+            for why, checks in by_reason.items():
+                if len(checks) == 1:
+                    lines.append(f"  {checks[0].text(audience)}")
+                else:
+                    lines.append(f"  {', '.join(n.check_id for n in checks)} need {why}")
         return "\n".join(lines)
 
     def __str__(self) -> str:

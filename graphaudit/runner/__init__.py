@@ -71,18 +71,26 @@ def audit(
         >>> [f.check_id for f in report.findings]
         ['GA101']
     """
-    request = build_request(
-        net,
-        optimizer,
-        inputs=inputs,
-        label=label,
-        loss_fn=loss_fn,
-        spec=spec,
-        mode=mode,
-        probe=probe,
-        options=options,
-    )
-    return run_checks(EvidenceSet(request))
+    try:
+        request = build_request(
+            net,
+            optimizer,
+            inputs=inputs,
+            label=label,
+            loss_fn=loss_fn,
+            spec=spec,
+            mode=mode,
+            probe=probe,
+            options=options,
+        )
+        return run_checks(EvidenceSet(request))
+    except GraphAuditError:
+        raise
+    except Exception as err:  # whatever escaped (a late kernel error...): still graphaudit's own error
+        raise InternalError(
+            f"the audit failed with {type(err).__name__}: {err}. The network was left as it was; if the "
+            "error is not in your network's own code, this is a bug in graphaudit: please report it."
+        ) from err
 
 
 def _with_options_in_signature() -> None:
@@ -143,6 +151,7 @@ def run_checks(have: EvidenceSet, checks: Iterable[Check] | None = None) -> Repo
         not_run=not_run,
         network=type(have.request.net).__name__,
         structure=network.structure,
+        unwrapped=have.request.unwrapped,
     )
 
 

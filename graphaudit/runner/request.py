@@ -174,7 +174,7 @@ def build_request(
                 "inputs=(x,) and label=y (or inputs=(x, y) for a WithLossCell, TrainOneStepCell or Model), "
                 "with a loss (loss_fn=...) and an optimizer."
             )
-        check_step_arguments(backbone, optimizer, loss_fn, target)
+        check_step_arguments(backbone, optimizer, loss_fn, target, returns_loss=setup.loss_inside)
     return AuditRequest(
         backbone,
         given,
@@ -186,4 +186,6 @@ def build_request(
         mode,
         steps,
         extra,
+        loss_inside=setup.loss_inside,
+        unwrapped=setup.unwrapped,
     )

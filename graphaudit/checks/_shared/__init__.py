@@ -5,6 +5,7 @@
 - :mod:`~graphaudit.checks._shared.calls`: cells the traced pass never reached;
 - :mod:`~graphaudit.checks._shared.grouping`: one finding per cause, for many parameters;
 - :mod:`~graphaudit.checks._shared.patterns`: declared names and paths that match nothing;
-- :mod:`~graphaudit.checks._shared.lossflow`: what ends the network and what the loss wants;
+- :mod:`~graphaudit.checks._shared.outputs`: what makes the network's output;
+- :mod:`~graphaudit.checks._shared.lossflow`: what the loss wants, and whether the two agree;
 - :mod:`~graphaudit.checks._shared.weights`: weight matrices and their values.
 """

@@ -1,4 +1,4 @@
-"""Which cells the traced forward pass never reached (shared by GA301 and GA302).
+"""Which cells the traced forward pass never reached, and which are meant for one mode only (GA301, GA302).
 
 Example:
     >>> import numpy as np
@@ -16,6 +16,10 @@ Example:
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
+import textwrap
 from typing import TYPE_CHECKING
 
 from graphaudit import graph as g
@@ -23,7 +27,7 @@ from graphaudit import graph as g
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["never_called_cells"]
+__all__ = ["mode_guard", "never_called_cells"]
 
 
 def _children(ctx: AuditContext, cell_node: str) -> list[str]:
@@ -71,3 +75,66 @@ def never_called_cells(ctx: AuditContext) -> list[str]:
         for node, _ in g.nodes_of_kind(ctx.graph, g.CELL)
         if node in idle and not any(parent in idle for parent in _parents(ctx, node))
     ]
+
+
+def mode_guard(ctx: AuditContext, node: str) -> tuple[bool, str] | None:
+    """``(training, where)`` when the cell at *node* is only called under ``if self.training``.
+
+    Reads the source of the construct of the cell holding it: when every call of
+    ``self.<attribute>`` there sits in a branch taken only when ``self.training`` is
+    ``training`` (``if self.training:`` / ``if not self.training:`` and their ``else``), the
+    cell is meant for that mode only (an auxiliary head, an inference-time decoder). ``None``
+    when it is called unconditionally, not called there at all, or the source is unreadable.
+    """
+    graph = ctx.graph
+    parents = [(s, d["name"]) for s, _, d in graph.in_edges(node, data=True) if d["kind"] == g.CONTAINS]
+    for parent, attribute in parents:
+        found = _guards(type(ctx.structure.cells[parent]), attribute)
+        if found is not None and len(set(found)) == 1 and None not in found:
+            owner = type(ctx.structure.cells[parent]).__name__
+            return bool(found[0]), f"{owner}.construct"
+    return None
+
+
+@functools.cache
+def _guards(cls: type, attribute: str) -> tuple[bool | None, ...] | None:
+    """The ``self.training`` value guarding each call of ``self.<attribute>`` in ``cls.construct``."""
+    construct = getattr(cls, "construct", None)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(construct)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    found: list[bool | None] = []
+
+    def visit(node: ast.AST, guard: bool | None) -> None:
+        if isinstance(node, ast.If):
+            condition = _training_test(node.test)
+            visit(node.test, guard)
+            for child in node.body:
+                visit(child, condition if condition is not None else guard)
+            for child in node.orelse:
+                visit(child, (not condition) if condition is not None else guard)
+            return
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == attribute
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "self"
+        ):
+            found.append(guard)
+        for child in ast.iter_child_nodes(node):
+            visit(child, guard)
+
+    visit(tree, None)
+    return tuple(found) if found else None
+
+
+def _training_test(test: ast.expr) -> bool | None:
+    """``True`` for ``self.training``, ``False`` for ``not self.training``, else ``None``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _training_test(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Attribute) and test.attr == "training":
+        return True
+    return None

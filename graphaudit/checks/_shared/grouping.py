@@ -46,12 +46,13 @@ PLURAL = Pronouns("they", "them", "their", "are", "keep")
 
 @dataclass(frozen=True)
 class Group:
-    """Parameters one cause touches: the group's subject, the members' names and nodes, its cell."""
+    """Parameters one cause touches: the group's subject, the members (attribute paths) and nodes, its cell."""
 
     subject: str
     names: tuple[str, ...]
     nodes: tuple[str, ...]
     cell: str | None = None  # the cell node whose every parameter (of the universe) is a member
+    note: str = ""  # for a lone member whose Parameter.name differs from its path: that name
 
     @property
     def graph_nodes(self) -> tuple[str, ...]:
@@ -65,7 +66,7 @@ class Group:
     def describe(self, what: str) -> str:
         """The group in a sentence: ``head.bias``, or ``the 2 trainable parameters of head (...)``."""
         if len(self.names) == 1:
-            return self.names[0]
+            return self.names[0] + self.note
         if self.cell is not None:
             return f"the {len(self.names)} {what}s of {self.subject} ({self.listing()})"
         return self.listing()
@@ -113,9 +114,9 @@ def one_group(ctx: AuditContext, members: Sequence[str]) -> list[Group]:
     if not members:
         return []
     graph = ctx.graph
-    names = tuple(graph.nodes[n]["name"] for n in members)
+    names = tuple(ctx.subject_of(n) for n in members)
     if len(members) == 1:
-        return [Group(names[0], names, tuple(members))]
+        return [Group(names[0], names, tuple(members), note=ctx.named_as(members[0]))]
     common = _prefixes(graph.nodes[members[0]]["path"])
     for node in members[1:]:
         mine = _prefixes(graph.nodes[node]["path"])
@@ -150,9 +151,9 @@ def group_parameters(ctx: AuditContext, members: Sequence[str], universe: Iterab
         groups.setdefault(home if home is not None else f"\0{node}", []).append(node)
     found = []
     for key, nodes in groups.items():
-        names = tuple(graph.nodes[n]["name"] for n in nodes)
+        names = tuple(ctx.subject_of(n) for n in nodes)
         if key.startswith("\0"):
-            found.append(Group(names[0], names, tuple(nodes)))
+            found.append(Group(names[0], names, tuple(nodes), note=ctx.named_as(nodes[0])))
         else:
             found.append(Group(key, names, tuple(nodes), by_path.get(key)))
     return found

@@ -2,14 +2,8 @@
 
 Two questions, answered from the traced graphs:
 
-- :func:`output_activation`: which normalisation ends the backbone? Starting at
-  ``output:0`` it walks back through shape-only operations (``reshape``, ``view``,
-  ``squeeze``, ``transpose``, ``cast``, ``x[...]``...) and pass-through cells
-  (``nn.Flatten``, ``nn.Identity``, ``nn.Dropout``) to the node that made the values, and
-  says ``"sigmoid"``, ``"softmax"``, ``"log_softmax"``, ``"none"`` (unbounded logits: a
-  MindSpore layer such as ``Dense``/``Conv2d`` or an affine operation) or ``"unknown"``
-  (what made the values is not visible: a user-written leaf cell, an operation the tracer
-  cannot see, or a bounded operation such as ``exp`` or ``tanh``).
+- :func:`~graphaudit.checks._shared.outputs.output_activation`: which normalisation ends the
+  backbone (see :mod:`~graphaudit.checks._shared.outputs`);
 - :func:`loss_expectation`: what does the loss want as its first argument?
   ``"logits-sigmoid"`` (it applies its own sigmoid: ``BCEWithLogitsLoss``),
   ``"probabilities"`` (``BCELoss``), ``"logits-softmax"`` (it applies its own softmax:
@@ -46,90 +40,27 @@ from typing import TYPE_CHECKING, Any, Final
 import networkx as nx
 
 from graphaudit import graph as g
+from graphaudit.checks._shared.outputs import (
+    ACTIVATION_CELLS,
+    PASS_THROUGH_CELLS,
+    SHAPE_ONLY_OPS,
+    describe_node,
+    output_activation,
+)
 
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
 __all__ = [
-    "ACTIVATIONS",
     "EXPECTATIONS",
     "Pairing",
     "describe_node",
     "loss_expectation",
     "output_activation",
-    "pairing",
+    "pairings",
 ]
 
-ACTIVATIONS: Final = ("sigmoid", "softmax", "log_softmax", "none", "unknown")
 EXPECTATIONS: Final = ("logits-sigmoid", "probabilities", "logits-softmax", "log-probabilities")
-
-# Operations that move or retype values without changing them (op_type as the tracer
-# normalises it; ``x.T`` is recorded as ``permute``, ``x[...]`` as ``getitem``).
-SHAPE_ONLY_OPS: Final = frozenset(
-    {
-        "reshape",
-        "view",
-        "viewas",
-        "flatten",
-        "squeeze",
-        "unsqueeze",
-        "expanddims",
-        "transpose",
-        "permute",
-        "swapaxes",
-        "swapdims",
-        "movedim",
-        "contiguous",
-        "cast",
-        "astype",
-        "to",
-        "float",
-        "half",
-        "double",
-        "getitem",
-        "identity",
-        "clone",
-    }
-)
-# Cells that hand their input on unchanged in value (Dropout rescales, but keeps the sign
-# and the unboundedness of logits; at inference it is the identity). A SequentialCell is a
-# leaf call only when it is empty, and then returns its input.
-PASS_THROUGH_CELLS: Final = frozenset(
-    {"Flatten", "Unflatten", "Identity", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "SequentialCell"}
-)
-ACTIVATION_CELLS: Final = {"Sigmoid": "sigmoid", "Softmax": "softmax", "LogSoftmax": "log_softmax"}
-# ``mint.nn.functional.softmax`` is recorded as ``softmaxext``.
-ACTIVATION_OPS: Final = {
-    "sigmoid": "sigmoid",
-    "softmax": "softmax",
-    "softmaxext": "softmax",
-    "logsoftmax": "log_softmax",
-    "logsoftmaxext": "log_softmax",
-}
-# Producers whose values are bounded or already normalised in some other way: the output
-# is neither one of the activations above nor plain logits, so no GA4xx check judges it.
-BOUNDED_CELLS: Final = frozenset(
-    {"Tanh", "HSigmoid", "Hardsigmoid", "LogSigmoid", "Softmin", "Softmax2d", "Softsign", "HShrink"}
-)
-BOUNDED_OPS: Final = frozenset(
-    {
-        "exp",
-        "tanh",
-        "truediv",
-        "div",
-        "reciprocal",
-        "clamp",
-        "clip",
-        "clipbyvalue",
-        "hardsigmoid",
-        "hsigmoid",
-        "logsigmoid",
-        "softmin",
-        "softsign",
-        "where",
-        "select",
-    }
-)
 
 # Losses known by class (looked up along the MRO, only for classes defined by MindSpore).
 LOSS_CLASSES: Final = {
@@ -176,97 +107,6 @@ _PREPARED: Final = {
 }
 
 
-def _flows_in(graph: nx.MultiDiGraph, node: str) -> list[tuple[str, dict[str, Any]]]:
-    return [(s, d) for s, _, d in graph.in_edges(node, data=True) if d["kind"] == g.FLOWS]
-
-
-def _data_producer(graph: nx.MultiDiGraph, node: str) -> str | None:
-    """The producer of *node*'s first tensor argument (the data, not an index or a shape)."""
-    edges = _flows_in(graph, node)
-    if not edges:
-        return None
-    return min(edges, key=lambda edge: edge[1]["dst_slot"])[0]
-
-
-def _is_mindspore_cell(graph: nx.MultiDiGraph, call: str) -> bool:
-    cell = graph.nodes[call].get("cell")
-    return bool(cell) and str(graph.nodes[cell].get("module", "")).startswith("mindspore.")
-
-
-def describe_node(graph: nx.MultiDiGraph, node: str) -> str:
-    """A short human name of a call or op node: ``the Sigmoid cell at 'head.1'``, ``ops.softmax ...``.
-
-    Example:
-        >>> import networkx as nx
-        >>> graph = nx.MultiDiGraph()
-        >>> graph.add_node("op:/sigmoid#1", kind="op", op="Tensor.sigmoid", scope="")
-        >>> describe_node(graph, "op:/sigmoid#1")
-        'Tensor.sigmoid in the construct of the network'
-    """
-    attrs = graph.nodes[node]
-    if attrs["kind"] == g.CALL:
-        where = attrs["path"] or "(root)"
-        return f"the {attrs['class_name']} cell at '{where}'"
-    if attrs["kind"] == g.OP:
-        scope = f"the construct of '{attrs['scope']}'" if attrs["scope"] else "the construct of the network"
-        return f"{attrs['op']} in {scope}"
-    return node
-
-
-def output_activation(graph: nx.MultiDiGraph) -> tuple[str, str | None]:
-    """``(activation, node)``: the normalisation that makes the network's first output.
-
-    *activation* is one of :data:`ACTIVATIONS`; *node* is the call or op node that applied
-    it (for ``"none"`` the layer or operation that made the logits), ``None`` when
-    ``output:0`` has no visible producer (or the graph has no traced output).
-
-    Example:
-        >>> import graphaudit, numpy as np
-        >>> from mindspore import nn, Tensor
-        >>> net = nn.SequentialCell([nn.Dense(4, 3), nn.Softmax(), nn.Dropout(p=0.2)])
-        >>> output_activation(graphaudit.to_networkx(net, inputs=Tensor(np.ones((2, 4), np.float32))))
-        ('softmax', 'call:1#1')
-    """
-    if "output:0" not in graph:
-        return "unknown", None
-    node = _data_producer(graph, "output:0")
-    seen: set[str] = set()
-    while node is not None and node not in seen:
-        seen.add(node)
-        attrs = graph.nodes[node]
-        kind = attrs["kind"]
-        if kind == g.OP:
-            op_type = attrs["op_type"]
-            if op_type in ACTIVATION_OPS:
-                return ACTIVATION_OPS[op_type], node
-            if op_type in SHAPE_ONLY_OPS:
-                node = _data_producer(graph, node)
-                continue
-            return ("unknown" if op_type in BOUNDED_OPS else "none"), node
-        if kind == g.CALL:
-            class_name = attrs["class_name"]
-            if not attrs["leaf"]:
-                # A non-leaf call is the producer only when its body handed back a tensor
-                # made outside it (a pass-through: it then encloses nothing) or made by
-                # something the tracer cannot see.
-                encloses = any(d["kind"] == g.ENCLOSES for _, _, d in graph.out_edges(node, data=True))
-                if encloses or len(_flows_in(graph, node)) != 1:
-                    return "unknown", node
-                node = _data_producer(graph, node)
-                continue
-            if class_name in ACTIVATION_CELLS:
-                return ACTIVATION_CELLS[class_name], node
-            if class_name in PASS_THROUGH_CELLS:
-                node = _data_producer(graph, node)
-                continue
-            if class_name in BOUNDED_CELLS or not _is_mindspore_cell(graph, node):
-                return "unknown", node  # a user-written leaf cell: its body is not traced
-            return "none", node
-        # The network's own input (or a parameter) returned as it is: raw values.
-        return ("none", node) if kind == g.INPUT else ("unknown", node)
-    return "unknown", None
-
-
 def _builtin_loss(loss_fn: Any) -> tuple[str, str] | None:
     for cls in type(loss_fn).__mro__:
         module = getattr(cls, "__module__", "") or ""
@@ -284,11 +124,11 @@ _OWN_ACTIVATION = {
 }
 
 
-def _loss_from_graph(loss_graph: nx.MultiDiGraph) -> tuple[str, str] | None:
-    """Follow ``input:0`` (the logits) forward to the first loss operation that consumes it."""
-    if "input:0" not in loss_graph:
+def _loss_from_graph(loss_graph: nx.MultiDiGraph, start: str = "input:0") -> tuple[str, str] | None:
+    """Follow *start* (an input: the logits) forward to the first loss operation that consumes it."""
+    if start not in loss_graph:
         return None
-    frontier: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [("input:0", (), ())]
+    frontier: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [(start, (), ())]
     seen: set[str] = set()
     while frontier:
         node, applied, names = frontier.pop(0)
@@ -325,7 +165,9 @@ def _loss_from_graph(loss_graph: nx.MultiDiGraph) -> tuple[str, str] | None:
     return None
 
 
-def loss_expectation(loss_fn: Any, loss_graph: nx.MultiDiGraph | None) -> tuple[str | None, str]:
+def loss_expectation(
+    loss_fn: Any, loss_graph: nx.MultiDiGraph | None, start: str = "input:0"
+) -> tuple[str | None, str]:
     """``(expects, evidence)``: what *loss_fn* wants as its first argument, and why we think so.
 
     *expects* is one of :data:`EXPECTATIONS`, or ``None`` when the loss is unknown or not a
@@ -357,7 +199,7 @@ def loss_expectation(loss_fn: Any, loss_graph: nx.MultiDiGraph | None) -> tuple[
         return expects, f"{name} {_OWN_ACTIVATION[expects]}"
     builtin_module = (type(loss_fn).__module__ or "").startswith("mindspore.")
     name = f"nn.{type(loss_fn).__name__}" if builtin_module else type(loss_fn).__name__
-    found = _loss_from_graph(loss_graph) if loss_graph is not None else None
+    found = _loss_from_graph(loss_graph, start) if loss_graph is not None else None
     if found is not None:
         expects, chain = found
         return expects, f"{name} {_OWN_ACTIVATION[expects]}: it passes its input through {chain}"
@@ -375,27 +217,34 @@ class Pairing:
     expects: str | None
     evidence: str
     loss_name: str
+    source: str = "output:0"  # where the loss's input comes from: the output, or a node inside
 
     @property
     def nodes(self) -> tuple[str, ...]:
-        """The graph nodes a finding points at: the activation and ``output:0``."""
-        return tuple(n for n in (self.activation_node, "output:0") if n is not None)
+        """The graph nodes a finding points at: the activation, and the output the loss is given."""
+        return tuple(dict.fromkeys(n for n in (self.activation_node, self.source) if n is not None))
 
 
-def _pairing(ctx: AuditContext) -> Pairing | None:
+def _pairings(ctx: AuditContext) -> list[Pairing]:
     from graphaudit.evidence.loss import LossTrace
 
-    loss = ctx.get(LossTrace)
-    if loss is None or "output:0" not in ctx.graph:
-        return None
-    activation, node = output_activation(ctx.graph)
-    expects, evidence = loss_expectation(loss.loss_fn, loss.graph)
-    return Pairing(activation, node, expects, evidence, loss.name)
+    loss = ctx.need(LossTrace)
+    found = []
+    for index, source in enumerate(loss.logits):
+        if source not in ctx.graph:
+            continue
+        activation, node = output_activation(ctx.graph, source)
+        expects, evidence = loss_expectation(loss.loss_fn, loss.graph, f"input:{index}")
+        if index and expects is None:
+            continue  # a further tensor of the first argument that no loss operation reads
+        found.append(Pairing(activation, node, expects, evidence, loss.name, source))
+    return found
 
 
-def pairing(ctx: AuditContext) -> Pairing | None:
-    """The output/loss pairing of an audit, computed once and shared by the GA4xx checks.
+def pairings(ctx: AuditContext) -> list[Pairing]:
+    """The output/loss pairings of an audit, computed once and shared by the GA4xx checks.
 
-    ``None`` when the network's traced output has no tensor.
+    One for each tensor the loss takes as its first argument (the network's first output,
+    or each head output a detection loss is given) that a loss operation reads.
     """
-    return ctx.shared(_pairing)
+    return ctx.shared(_pairings)

@@ -1,0 +1,93 @@
+"""Audit inside the training loop: a ``mindspore.train.Callback`` for ``Model.train``.
+
+:class:`AuditCallback` audits the network ``Model.train`` is about to train — its training
+network (backbone, loss and optimizer found inside, as :func:`graphaudit.audit` finds them)
+on the first real batch of the dataset — before the first step runs. With findings at or
+above ``fail_on`` it stops the training with :class:`AuditFailed`, which carries the
+report; with ``fail_on="never"`` it only logs the report. The audit changes nothing, as
+always: the first step then trains exactly as it would have.
+
+Example:
+    >>> import numpy as np
+    >>> import mindspore as ms
+    >>> from mindspore import nn
+    >>> import graphaudit
+    >>> data = ms.dataset.NumpySlicesDataset(
+    ...     {"x": np.ones((8, 4), np.float32), "y": np.zeros(8, np.int32)}, shuffle=False).batch(4)
+    >>> net = nn.SequentialCell([nn.Dense(4, 4), nn.Dense(4, 3)])
+    >>> optimizer = nn.SGD(net[0].trainable_params())  # the head is left out
+    >>> model = ms.train.Model(net, nn.CrossEntropyLoss(), optimizer)
+    >>> audit = graphaudit.AuditCallback(fail_on="error")
+    >>> try:
+    ...     model.train(1, data, callbacks=[audit], dataset_sink_mode=False)
+    ... except graphaudit.AuditFailed as stopped:
+    ...     print([f.check_id for f in stopped.report.of_severity("error")])
+    ['GA201']
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from mindspore.train import Callback
+
+from graphaudit.errors import ArgumentError, GraphAuditError
+
+__all__ = ["AuditCallback", "AuditFailed"]
+
+FAIL_ON = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
+logger = logging.getLogger("graphaudit")
+
+
+class AuditFailed(GraphAuditError):
+    """Training was stopped before its first step: the audit found problems. ``report`` holds them."""
+
+    def __init__(self, report: Any) -> None:
+        self.report = report
+        super().__init__(f"graphaudit stopped the training before its first step:\n{report}")
+
+
+class AuditCallback(Callback):
+    """Audit before the first training step of ``Model.train``; see the module docstring.
+
+    *fail_on* is ``"error"`` (default), ``"warning"`` or ``"never"``; *probe* runs one real
+    training step in the audit (restored afterwards); other keywords go to
+    :func:`graphaudit.audit` (``spec=``, ``peers=``...). After training starts, ``report``
+    holds the report.
+    """
+
+    def __init__(self, *, fail_on: str = "error", probe: bool = False, **audit_options: Any) -> None:
+        super().__init__()
+        if fail_on not in FAIL_ON:
+            raise ArgumentError(f"AuditCallback(fail_on=...) takes one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+        self.fail_on = fail_on
+        self.probe = probe
+        self.audit_options = audit_options
+        self.report: Any = None
+
+    def on_train_step_begin(self, run_context: Any) -> None:
+        if self.report is not None:
+            return
+        from graphaudit.capture.isolation import training_flags
+        from graphaudit.runner import audit
+
+        params = run_context.original_args()
+        batch = tuple(getattr(params, "train_dataset_element", None) or ()) or _first_batch(params)
+        network = params.train_network
+        # Model.train switches the network to training mode right after this hook: audit it so.
+        with training_flags(network, True):
+            self.report = audit(network, inputs=batch, probe=self.probe, mode="train", **self.audit_options)
+        failing = self.report.of_severity(*FAIL_ON[self.fail_on])
+        if failing:
+            run_context.request_stop()
+            raise AuditFailed(self.report)
+        logger.info("%s", self.report)
+
+
+def _first_batch(params: Any) -> tuple[Any, ...]:
+    """The first batch, from a fresh iterator over the training dataset (in sink mode)."""
+    dataset = getattr(params, "train_dataset", None)
+    if dataset is None:
+        raise ArgumentError("AuditCallback found no batch to audit on: Model.train gave it no dataset")
+    return tuple(next(dataset.create_tuple_iterator(num_epochs=1)))

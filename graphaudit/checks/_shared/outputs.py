@@ -1,0 +1,198 @@
+"""What makes the network's output: the activation that ends the backbone (shared by the GA4xx checks).
+
+:func:`output_activation` starts at ``output:0`` and walks back through shape-only
+operations (``reshape``, ``view``, ``squeeze``, ``transpose``, ``cast``, ``x[...]``...) and
+pass-through cells (``nn.Flatten``, ``nn.Identity``, ``nn.Dropout``) to the node that made
+the values, and says ``"sigmoid"``, ``"softmax"``, ``"log_softmax"``, ``"none"`` (unbounded
+logits: a MindSpore layer such as ``Dense``/``Conv2d`` or an affine operation) or
+``"unknown"`` (what made the values is not visible: a user-written leaf cell, an operation
+the tracer cannot see, or a bounded operation such as ``exp`` or ``tanh``).
+
+Example:
+    >>> import graphaudit, numpy as np
+    >>> from mindspore import nn, Tensor
+    >>> net = nn.SequentialCell([nn.Dense(4, 1, activation="sigmoid"), nn.Flatten()])
+    >>> g = graphaudit.to_networkx(net, inputs=Tensor(np.ones((2, 4), np.float32)))
+    >>> output_activation(g)
+    ('sigmoid', 'call:0.activation#1')
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import networkx as nx
+
+from graphaudit import graph as g
+
+__all__ = [
+    "ACTIVATIONS",
+    "ACTIVATION_CELLS",
+    "PASS_THROUGH_CELLS",
+    "SHAPE_ONLY_OPS",
+    "describe_node",
+    "output_activation",
+]
+
+ACTIVATIONS: Final = ("sigmoid", "softmax", "log_softmax", "none", "unknown")
+
+# Operations that move or retype values without changing them (op_type as the tracer
+# normalises it; ``x.T`` is recorded as ``permute``, ``x[...]`` as ``getitem``).
+SHAPE_ONLY_OPS: Final = frozenset(
+    {
+        "reshape",
+        "view",
+        "viewas",
+        "flatten",
+        "squeeze",
+        "unsqueeze",
+        "expanddims",
+        "transpose",
+        "permute",
+        "swapaxes",
+        "swapdims",
+        "movedim",
+        "contiguous",
+        "cast",
+        "astype",
+        "to",
+        "float",
+        "half",
+        "double",
+        "getitem",
+        "identity",
+        "clone",
+    }
+)
+# Cells that hand their input on unchanged in value (Dropout rescales, but keeps the sign
+# and the unboundedness of logits; at inference it is the identity). A SequentialCell is a
+# leaf call only when it is empty, and then returns its input.
+PASS_THROUGH_CELLS: Final = frozenset(
+    {"Flatten", "Unflatten", "Identity", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "SequentialCell"}
+)
+ACTIVATION_CELLS: Final = {"Sigmoid": "sigmoid", "Softmax": "softmax", "LogSoftmax": "log_softmax"}
+# ``mint.nn.functional.softmax`` is recorded as ``softmaxext``.
+ACTIVATION_OPS: Final = {
+    "sigmoid": "sigmoid",
+    "softmax": "softmax",
+    "softmaxext": "softmax",
+    "logsoftmax": "log_softmax",
+    "logsoftmaxext": "log_softmax",
+}
+# Producers whose values are bounded or already normalised in some other way: the output
+# is neither one of the activations above nor plain logits, so no GA4xx check judges it.
+BOUNDED_CELLS: Final = frozenset(
+    {"Tanh", "HSigmoid", "Hardsigmoid", "LogSigmoid", "Softmin", "Softmax2d", "Softsign", "HShrink"}
+)
+BOUNDED_OPS: Final = frozenset(
+    {
+        "exp",
+        "tanh",
+        "truediv",
+        "div",
+        "reciprocal",
+        "clamp",
+        "clip",
+        "clipbyvalue",
+        "hardsigmoid",
+        "hsigmoid",
+        "logsigmoid",
+        "softmin",
+        "softsign",
+        "where",
+        "select",
+    }
+)
+
+
+def _flows_in(graph: nx.MultiDiGraph, node: str) -> list[tuple[str, dict[str, Any]]]:
+    return [(s, d) for s, _, d in graph.in_edges(node, data=True) if d["kind"] == g.FLOWS]
+
+
+def _data_producer(graph: nx.MultiDiGraph, node: str) -> str | None:
+    """The producer of *node*'s first tensor argument (the data, not an index or a shape)."""
+    edges = _flows_in(graph, node)
+    if not edges:
+        return None
+    return min(edges, key=lambda edge: edge[1]["dst_slot"])[0]
+
+
+def _is_mindspore_cell(graph: nx.MultiDiGraph, call: str) -> bool:
+    cell = graph.nodes[call].get("cell")
+    return bool(cell) and str(graph.nodes[cell].get("module", "")).startswith("mindspore.")
+
+
+def describe_node(graph: nx.MultiDiGraph, node: str) -> str:
+    """A short human name of a call or op node: ``the Sigmoid cell at 'head.1'``, ``ops.softmax ...``.
+
+    Example:
+        >>> import networkx as nx
+        >>> graph = nx.MultiDiGraph()
+        >>> graph.add_node("op:/sigmoid#1", kind="op", op="Tensor.sigmoid", scope="")
+        >>> describe_node(graph, "op:/sigmoid#1")
+        'Tensor.sigmoid in the construct of the network'
+    """
+    attrs = graph.nodes[node]
+    if attrs["kind"] == g.CALL:
+        where = attrs["path"] or "(root)"
+        return f"the {attrs['class_name']} cell at '{where}'"
+    if attrs["kind"] == g.OP:
+        scope = f"the construct of '{attrs['scope']}'" if attrs["scope"] else "the construct of the network"
+        return f"{attrs['op']} in {scope}"
+    return node
+
+
+def output_activation(graph: nx.MultiDiGraph, start: str = "output:0") -> tuple[str, str | None]:
+    """``(activation, node)``: the normalisation that makes the network's first output.
+
+    *activation* is one of :data:`ACTIVATIONS`; *node* is the call or op node that applied
+    it (for ``"none"`` the layer or operation that made the logits), ``None`` when
+    ``output:0`` has no visible producer (or the graph has no traced output). With *start*
+    another node, the walk starts there: an output node's producer, or a producer itself
+    (what a loss inside the network is given).
+
+    Example:
+        >>> import graphaudit, numpy as np
+        >>> from mindspore import nn, Tensor
+        >>> net = nn.SequentialCell([nn.Dense(4, 3), nn.Softmax(), nn.Dropout(p=0.2)])
+        >>> output_activation(graphaudit.to_networkx(net, inputs=Tensor(np.ones((2, 4), np.float32))))
+        ('softmax', 'call:1#1')
+    """
+    if start not in graph:
+        return "unknown", None
+    node = _data_producer(graph, start) if graph.nodes[start]["kind"] == g.OUTPUT else start
+    seen: set[str] = set()
+    while node is not None and node not in seen:
+        seen.add(node)
+        attrs = graph.nodes[node]
+        kind = attrs["kind"]
+        if kind == g.OP:
+            op_type = attrs["op_type"]
+            if op_type in ACTIVATION_OPS:
+                return ACTIVATION_OPS[op_type], node
+            if op_type in SHAPE_ONLY_OPS:
+                node = _data_producer(graph, node)
+                continue
+            return ("unknown" if op_type in BOUNDED_OPS else "none"), node
+        if kind == g.CALL:
+            class_name = attrs["class_name"]
+            if not attrs["leaf"]:
+                # A non-leaf call is the producer only when its body handed back a tensor
+                # made outside it (a pass-through: it then encloses nothing) or made by
+                # something the tracer cannot see.
+                encloses = any(d["kind"] == g.ENCLOSES for _, _, d in graph.out_edges(node, data=True))
+                if encloses or len(_flows_in(graph, node)) != 1:
+                    return "unknown", node
+                node = _data_producer(graph, node)
+                continue
+            if class_name in ACTIVATION_CELLS:
+                return ACTIVATION_CELLS[class_name], node
+            if class_name in PASS_THROUGH_CELLS:
+                node = _data_producer(graph, node)
+                continue
+            if class_name in BOUNDED_CELLS or not _is_mindspore_cell(graph, node):
+                return "unknown", node  # a user-written leaf cell: its body is not traced
+            return "none", node
+        # The network's own input (or a parameter) returned as it is: raw values.
+        return ("none", node) if kind == g.INPUT else ("unknown", node)
+    return "unknown", None

@@ -1,0 +1,118 @@
+"""The legend of a drawing: one entry for each kind of box actually drawn, and each severity shown.
+
+Entries are labelled by what the drawing holds: "parameter (shared)" only when every drawn
+parameter is there because it is shared, "cell never called" for the dashed cells of the
+traced view. The entries are stacked in one column, so that the legend does not widen the
+drawing, and the legend is written first, so that Graphviz puts it on the left where a
+reader (and an HTML page scrolled to its start) sees it.
+
+Example:
+    >>> import graphviz
+    >>> from graphaudit.draw.marks import Shown
+    >>> dot = graphviz.Digraph()
+    >>> add_legend(dot, {"param:w": Shown("param:w", "parameter", ["w"], [], None, why="flagged")}, "structure")
+    >>> print([line.strip() for line in dot.body][2])
+    "ga-legend-parameter" [label="parameter (with a finding)" fillcolor="#fff1c9" shape=note]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import graphviz
+
+from graphaudit.draw.marks import Shown
+from graphaudit.draw.style import KIND_COLORS, PLAIN_BORDER, SEVERITY_COLORS, SEVERITY_FILLS
+from graphaudit.findings import SEVERITIES
+
+__all__ = ["LEGEND", "SHAPES", "add_legend"]
+
+SHAPES = {
+    "call": "box",
+    "cell": "box",
+    "weights": "component",
+    "op": "ellipse",
+    "parameter": "note",
+    "input": "invhouse",
+    "output": "house",
+    "collapsed": "box3d",
+    "rollup": "box3d",
+}
+LEGEND = {
+    "cell": "cell",
+    "call": "cell call",
+    "weights": "weights used by several calls",
+    "op": "operation",
+    "parameter": "parameter",
+    "input": "input / output",
+    "collapsed": "collapsed cluster",
+    "rollup": "rolled-up repeated blocks",
+}
+# Why a parameter is drawn (Item.why), as the legend says it; "asked" (params="all") adds nothing.
+PARAMETER_REASONS = {"shared": "shared", "flagged": "with a finding"}
+
+
+def _text(kind: str, drawn: list[Shown], view: str) -> str:
+    if kind == "cell" and view == "traced":  # the traced view draws calls; a cell box was never called
+        return "cell never called"
+    whys = {entry.why for entry in drawn}
+    if kind == "parameter" and whys <= set(PARAMETER_REASONS):
+        return f"parameter ({' or '.join(text for why, text in PARAMETER_REASONS.items() if why in whys)})"
+    return LEGEND[kind]
+
+
+def add_legend(dot: graphviz.Digraph, shown: Mapping[str, Shown], view: str) -> None:
+    """Add the legend cluster for the boxes in *shown* (drawn in *view*) to *dot*.
+
+    Example:
+        >>> import graphviz
+        >>> from graphaudit.draw.marks import Shown
+        >>> never = Shown("cell:spare", "cell", ["spare"], [], None, checks={"GA301": "warning"})
+        >>> dot = graphviz.Digraph()
+        >>> add_legend(dot, {"cell:spare": never}, "traced")
+        >>> for line in dot.body[2:]:
+        ...     print(line.strip())
+        "ga-legend-cell" [label="cell never called" fillcolor="#dfe9f5"]
+        "ga-legend-warning" [label="warning finding [check ID]" fillcolor="#f1ca73" color="#e69f00" penwidth=2.5]
+        "ga-legend-cell" -> "ga-legend-warning" [style=invis]
+        }
+    """
+    by_kind: dict[str, list[Shown]] = {}
+    for entry in shown.values():
+        if not entry.children:
+            by_kind.setdefault("input" if entry.kind == "output" else entry.kind, []).append(entry)
+    severities = {e.severity for e in shown.values()} | {e.inner_severity for e in shown.values()}
+    keys: list[str] = []
+    with dot.subgraph(name="cluster_ga-legend") as legend:
+        legend.attr(
+            "graph",
+            _attributes=[
+                ("id", "ga-legend"),
+                ("label", "legend"),
+                ("fillcolor", "#ffffff"),
+                ("color", PLAIN_BORDER),
+                ("penwidth", "1"),
+                ("fontsize", "9"),
+            ],
+        )
+        for kind in LEGEND:
+            if kind in by_kind:
+                keys.append(f"ga-legend-{kind}")
+                attrs = [("label", _text(kind, by_kind[kind], view)), ("fillcolor", KIND_COLORS[kind])]
+                if SHAPES[kind] != "box":
+                    attrs.append(("shape", SHAPES[kind]))
+                legend.node(keys[-1], _attributes=attrs)
+        for severity in SEVERITIES:
+            if severity in severities:
+                keys.append(f"ga-legend-{severity}")
+                legend.node(
+                    keys[-1],
+                    _attributes=[
+                        ("label", f"{severity} finding [check ID]"),
+                        ("fillcolor", SEVERITY_FILLS[severity]),
+                        ("color", SEVERITY_COLORS[severity]),
+                        ("penwidth", "2.5"),
+                    ],
+                )
+        for above, below in zip(keys, keys[1:]):  # one column: each entry a rank below the last
+            legend.edge(above, below, _attributes=[("style", "invis")])
