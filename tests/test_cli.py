@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import graphaudit
-from graphaudit import cli
 from graphaudit.checks import all_checks
 from graphaudit.cli import EXIT_CLEAN, EXIT_FINDINGS, EXIT_FORWARD, EXIT_INTERNAL, EXIT_USAGE, main
+from graphaudit.cli.targets import random_tensors
 from graphaudit.spec import Spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +108,50 @@ def full_optimizer(net):
 
 def backbone_optimizer(net):
     return nn.SGD(net.backbone.trainable_params())
+
+
+def missing_head_with_loss():
+    net = Net()
+    return net, nn.Momentum(net.backbone.trainable_params(), 0.1, 0.9), nn.MSELoss()
+
+
+def train_step_with_inputs():
+    net = Net()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params()))
+    return {"net": step, "inputs": (Tensor(np.ones((2, 4), np.float32)), Tensor(np.ones((2, 2), np.float32)))}
+
+
+def _fixed(seed, shape):
+    return Tensor(np.random.default_rng(seed).normal(size=shape).astype(np.float32))
+
+
+class Seeded(nn.Cell):
+    """The same weights every time it is built (for fingerprints across ranks)."""
+
+    def __init__(self, head_seed=1):
+        super().__init__()
+        self.backbone = nn.Dense(4, 8, weight_init=_fixed(0, (8, 4)), bias_init="zeros")
+        self.head = nn.Dense(8, 2, weight_init=_fixed(head_seed, (2, 8)), bias_init="zeros")
+
+    def construct(self, x):
+        return self.head(self.backbone(x))
+
+
+def seeded():
+    net = Seeded()
+    return net, nn.SGD(net.trainable_params())
+
+
+def repeated():
+    block = nn.Dense(4, 4)
+    return nn.SequentialCell([block, block])  # GA101 in MindSpore's own classes: no line of ours assigns it
+
+
+def tiny_dataset():
+    return [[1.0, 2.0]]
+
+
+DATASET_OBJECT = {"batches": 2}
 
 
 def broken():
@@ -348,6 +392,185 @@ def test_sigmoid_before_bce_with_logits_is_found_through_the_label(capsys, facto
     assert "GA401 sigmoid-before-bce-with-logits" in out
 
 
+def _spy_on_audit(monkeypatch, drop: tuple[str, ...] = ()) -> dict:
+    """Record the arguments the CLI gives graphaudit.audit (passing on all but *drop*)."""
+    seen: dict = {}
+    real = graphaudit.audit
+
+    def spy(net, *args, **kwargs):
+        seen.update(kwargs, net=net)
+        return real(net, *args, **{k: v for k, v in kwargs.items() if k not in drop})
+
+    monkeypatch.setattr(graphaudit, "audit", spy)
+    return seen
+
+
+def test_label_of_a_plain_network_is_passed_as_label(capsys, factories, monkeypatch):
+    seen = _spy_on_audit(monkeypatch)
+    code, out, _ = run(capsys, "audit", f"{factories}:sigmoid_bce", "--input", "2x4", "--label", "2x2")
+    assert code == EXIT_FINDINGS and "GA401" in out
+    assert type(seen["net"]).__name__ == "SigmoidNet"  # not wrapped in a WithLossCell
+    assert type(seen["loss_fn"]).__name__ == "BCEWithLogitsLoss"
+    assert [tuple(x.shape) for x in seen["inputs"]] == [(2, 4)] and tuple(seen["label"].shape) == (2, 2)
+
+
+def test_label_replaces_the_label_ending_a_wrappers_inputs(capsys, factories, monkeypatch):
+    seen = _spy_on_audit(monkeypatch)
+    code, out, err = run(capsys, "audit", f"{factories}:train_step_with_inputs", "--label", "2x2:float32")
+    assert code == EXIT_CLEAN, out + err
+    assert type(seen["net"]).__name__ == "TrainOneStepCell"
+    assert [tuple(x.shape) for x in seen["inputs"]] == [(2, 4)]
+    assert seen["label"].asnumpy().max() < 1  # the random --label, not the factory's ones
+    code, out, err = run(capsys, "audit", f"{factories}:train_step_with_inputs", "--format", "json")
+    assert code == EXIT_CLEAN, err  # without --label, the factory's inputs end with its label
+    assert "GA401" in json.loads(out)["checks_run"]
+
+
+def test_probe_runs_one_training_step_and_confirms_the_static_finding(capsys, factories):
+    probe = {i for i, c in CHECKS.items() if c.needs_probe}
+    code, out, err = run(
+        capsys, "audit", f"{factories}:with_loss", "--input", "2x4", "--label", "2x2", "--probe"
+    )
+    assert code == EXIT_CLEAN, out + err
+    code, out, err = run(
+        capsys,
+        "audit",
+        f"{factories}:with_loss",
+        "--input",
+        "2x4",
+        "--label",
+        "2x2",
+        "--probe",
+        "--format",
+        "json",
+    )
+    assert probe and probe <= set(json.loads(out)["checks_run"])
+    argv = [
+        "audit",
+        f"{factories}:missing_head_with_loss",
+        "--input",
+        "2x4",
+        "--label",
+        "2x2",
+        "--format",
+        "json",
+    ]
+    code, out, err = run(capsys, *argv, "--probe")
+    assert code == EXIT_FINDINGS, err
+    (ga201,) = [f for f in json.loads(out)["findings"] if f["check_id"] == "GA201"]
+    assert ga201["confirmed_by"] == ["GA905"]
+    code, out, _ = run(
+        capsys, *argv
+    )  # without --probe: the probe checks are not run, and say how to run them
+    assert probe <= {n["check_id"] for n in json.loads(out)["not_run"]}
+    assert all("--probe" in n["cli"] for n in json.loads(out)["not_run"] if n["check_id"] in probe)
+
+
+def test_text_report_words_the_checks_not_run_for_the_command_line(capsys, factories):
+    from graphaudit.evidence.ranks import RankFingerprints
+    from graphaudit.evidence.trace import TracedPass
+
+    code, out, _ = run(capsys, "audit", f"{factories}:clean")
+    assert code == EXIT_CLEAN
+    not_run = out.split("\nNOT RUN\n", 1)[1]
+    for kind in (RankFingerprints, TracedPass):
+        assert kind.requirement.cli in not_run
+        assert kind.requirement.python not in not_run
+    assert "inputs=(" not in not_run and "peers=[" not in not_run
+
+
+def _fingerprint_file(factories, path, **kwargs) -> str:
+    from graphaudit.cli.targets import resolve_reference
+    from graphaudit.fingerprint import fingerprint
+
+    net = resolve_reference(f"{factories}:Seeded")[0](**kwargs)
+    fingerprint(net, rank=1, world_size=2).save(path)
+    return str(path)
+
+
+def test_peers_compare_the_audited_weights_with_other_ranks(capsys, factories, tmp_path):
+    same = _fingerprint_file(factories, tmp_path / "same" / "rank1.json")
+    other = _fingerprint_file(factories, tmp_path / "other" / "rank1.json", head_seed=2)
+
+    code, out, err = run(capsys, "audit", f"{factories}:seeded", "--peers", same, "--format", "json")
+    assert code == EXIT_CLEAN, err
+    data = json.loads(out)
+    assert "GA801" in data["checks_run"] and not [f for f in data["findings"] if f["check_id"] == "GA801"]
+
+    code, out, err = run(capsys, "audit", f"{factories}:seeded", "--peers", other, "--format", "json")
+    assert code == EXIT_FINDINGS, err
+    ga801 = [f for f in json.loads(out)["findings"] if f["check_id"] == "GA801"]
+    assert [(f["severity"], f["subject"]) for f in ga801] == [("error", "head.weight")]
+
+    code, out, _ = run(capsys, "audit", f"{factories}:seeded", "--peers", other)
+    assert code == EXIT_FINDINGS and "GA801 weights-differ-across-ranks  head.weight" in out
+
+
+def test_without_peers_ga801_is_not_run_with_the_cli_wording(capsys, factories):
+    from graphaudit.evidence.ranks import RankFingerprints
+
+    code, out, _ = run(capsys, "audit", f"{factories}:seeded", "--format", "json")
+    assert code == EXIT_CLEAN
+    (ga801,) = [n for n in json.loads(out)["not_run"] if n["check_id"] == "GA801"]
+    assert ga801["cli"] == RankFingerprints.requirement.cli and "--peers" in ga801["cli"]
+    assert ga801["reason"] is None
+
+
+def test_unreadable_peers_exit_2(capsys, factories, tmp_path):
+    code, out, err = run(capsys, "audit", f"{factories}:seeded", "--peers", tmp_path / "absent.json")
+    assert code == EXIT_USAGE and "cannot read the fingerprint file" in err and "Traceback" not in err
+    assert out == ""
+
+
+def test_every_declared_evidence_flag_is_an_audit_option(capsys):
+    from graphaudit.evidence import all_options
+
+    flags = [option.flag for _, option in all_options().values() if option.flag]
+    assert "--peers" in flags
+    code, out, _ = run(capsys, "audit", "--help")
+    assert code == EXIT_CLEAN
+    for flag in flags:
+        assert f"{flag} " in out
+
+
+class _FakeKind:
+    title = "fake evidence"
+
+
+def test_evidence_options_are_read_by_their_cli_value(capsys, factories, monkeypatch):
+    from graphaudit import evidence
+    from graphaudit.evidence import Option
+
+    declared = {
+        "dataset": Option(
+            "dataset", "a dataset", flag="--dataset", metavar="MODULE:FACTORY", cli_value="reference"
+        ),
+        "strict": Option("strict", "be strict", flag="--strict", cli_value="flag"),
+        "note": Option("note", "a note", flag="--note", cli_value="text"),
+        "files": Option("files", "some files", flag="--files", metavar="FILE", cli_value="paths"),
+        "hidden": Option("hidden", "Python only"),
+    }
+    monkeypatch.setattr(evidence, "all_options", lambda: {n: (_FakeKind, o) for n, o in declared.items()})
+    seen = _spy_on_audit(monkeypatch, drop=tuple(declared))
+    argv = ["audit", f"{factories}:clean", "--dataset", f"{factories}:tiny_dataset", "--strict"]
+    code, _, err = run(capsys, *argv, "--note", "hello", "--files", "a.json", "b.json")
+    assert code == EXIT_CLEAN, err
+    assert seen["dataset"] == [[1.0, 2.0]]  # the factory, called
+    assert seen["strict"] is True and seen["note"] == "hello" and seen["files"] == ["a.json", "b.json"]
+    assert "hidden" not in seen
+
+    seen.clear()
+    code, _, err = run(capsys, "audit", f"{factories}:clean", "--dataset", f"{factories}:DATASET_OBJECT")
+    assert code == EXIT_CLEAN, err
+    assert seen["dataset"] == {"batches": 2}  # an object, used as it is
+    assert not set(declared) - {"dataset"} & set(seen)  # what was not given is not passed
+
+    code, _, err = run(capsys, "audit", f"{factories}:clean", "--dataset", f"{factories}:nope")
+    assert code == EXIT_USAGE and "has no attribute 'nope'" in err
+    code, _, err = run(capsys, "audit", f"{factories}:clean", "--dataset", f"{factories}:broken")
+    assert code == EXIT_USAGE and "calling --dataset" in err and "boom while building" in err
+
+
 def test_the_tour_sample_network(capsys):
     code, out, _ = run(
         capsys, "audit", SAMPLES / "tour.py:SampleNet", "--input", "2x3x16x16", "--format", "json"
@@ -358,7 +581,7 @@ def test_the_tour_sample_network(capsys):
 
 def test_inputs_are_deterministic_and_seeded():
     def values(seed: int) -> list:
-        return [t.asnumpy().tolist() for t in cli._tensors([((2, 3), "float32"), ((4,), "int64")], seed)]
+        return [t.asnumpy().tolist() for t in random_tensors([((2, 3), "float32"), ((4,), "int64")], seed)]
 
     assert values(0) == values(0)
     assert values(0) != values(1)
@@ -388,6 +611,7 @@ def test_report_schema_rejects_what_is_not_a_report(report_validator):
     good = {
         "schema_version": 2,
         "network": "Net",
+        "unwrapped": [],
         "ok": True,
         "counts": {"error": 0, "warning": 0, "info": 0},
         "checks_run": ["GA101"],
@@ -424,7 +648,12 @@ def test_every_sample_audits_to_a_valid_json_report(capsys, report_validator, pa
         assert check_id not in fired
 
 
-def test_sarif_report_points_at_the_factory(capsys, factories, monkeypatch):
+def _line_of(text: str) -> int:
+    """The line of FACTORIES that holds *text*."""
+    return next(i for i, line in enumerate(FACTORIES.splitlines(), 1) if text in line)
+
+
+def test_sarif_report_points_at_the_line_that_builds_the_optimizer(capsys, factories, monkeypatch):
     monkeypatch.chdir(factories.parent)
     code, out, _ = run(capsys, "audit", "ga_cli_factories.py:missing_head", "--format", "sarif")
     assert code == EXIT_FINDINGS
@@ -436,9 +665,63 @@ def test_sarif_report_points_at_the_factory(capsys, factories, monkeypatch):
     assert result["ruleId"] == "GA201" and result["level"] == "error"
     physical = result["locations"][0]["physicalLocation"]
     assert physical["artifactLocation"]["uri"] == "ga_cli_factories.py"
-    line = FACTORIES.splitlines().index("def missing_head():") + 1
+    # GA201 is about what the optimizer holds: the line of missing_head() that builds it
+    line = _line_of('return {"net": net, "optimizer": nn.SGD(net.backbone.trainable_params())}')
     assert physical["region"]["startLine"] == line
+    assert line > FACTORIES.splitlines().index("def missing_head():") + 1  # not the def line any more
     assert result["locations"][0]["logicalLocations"] == [{"fullyQualifiedName": "head", "kind": "module"}]
+    assert run_["artifacts"] == [{"location": {"uri": "ga_cli_factories.py"}, "roles": ["analysisTarget"]}]
+
+
+def test_sarif_optimizer_from_the_optimizer_option_points_at_its_factory(capsys, factories, monkeypatch):
+    monkeypatch.chdir(factories.parent)
+    code, out, _ = run(
+        capsys,
+        "audit",
+        "ga_cli_factories.py:clean",
+        "--optimizer",
+        "ga_cli_factories.py:backbone_optimizer",
+        "--format",
+        "sarif",
+    )
+    assert code == EXIT_FINDINGS
+    result = json.loads(out)["runs"][0]["results"][0]
+    assert result["ruleId"] == "GA201"
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert region["startLine"] == _line_of("return nn.SGD(net.backbone.trainable_params())")
+
+
+def test_sarif_cell_finding_points_at_the_line_that_assigns_the_cell(capsys, factories, monkeypatch):
+    monkeypatch.chdir(factories.parent)
+    code, out, _ = run(
+        capsys,
+        "audit",
+        "ga_cli_factories.py:spare",
+        "--input",
+        "2x4",
+        "--format",
+        "sarif",
+        "--fail-on",
+        "never",
+    )
+    assert code == EXIT_CLEAN
+    (result,) = [r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"] == "GA301"]
+    physical = result["locations"][0]["physicalLocation"]
+    assert physical["artifactLocation"]["uri"] == "ga_cli_factories.py"
+    assert physical["region"]["startLine"] == _line_of("self.spare = nn.Dense(4, 4)")
+
+
+def test_sarif_falls_back_to_the_factory_line(capsys, factories, monkeypatch):
+    """A cell that only MindSpore's classes hold has no line of the user's that assigns it."""
+    monkeypatch.chdir(factories.parent)
+    code, out, _ = run(capsys, "audit", "ga_cli_factories.py:repeated", "--format", "sarif")
+    assert code == EXIT_FINDINGS, out
+    (result,) = [r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"] == "GA101"]
+    physical = result["locations"][0]["physicalLocation"]
+    assert physical == {
+        "artifactLocation": {"uri": "ga_cli_factories.py"},
+        "region": {"startLine": _line_of("def repeated():")},
+    }
 
 
 def test_sarif_artifact_outside_the_working_folder_is_a_file_uri(capsys, factories, monkeypatch, tmp_path):
@@ -504,6 +787,33 @@ def test_render_failure_exits_2(capsys, factories, tmp_path, monkeypatch):
     monkeypatch.setenv("GRAPHAUDIT_DOT", str(tmp_path / "no-dot-here"))
     code, _, err = run(capsys, "render", f"{factories}:clean", "-o", tmp_path / "graph.svg")
     assert code == EXIT_USAGE and "graphaudit: error:" in err and "Traceback" not in err
+
+
+def test_render_refuses_a_suffix_that_names_no_format(capsys, factories, tmp_path):
+    out = tmp_path / "r.txt"
+    code, stdout, err = run(capsys, "render", f"{factories}:clean", "-o", out)
+    assert code == EXIT_USAGE, err
+    assert "cannot tell what to draw from the suffix '.txt'" in err and "--format" in err
+    assert "Traceback" not in err and stdout == ""
+    assert not out.exists()
+    code, _, err = run(capsys, "render", f"{factories}:clean", "--format", "dot", "-o", out)
+    assert code == EXIT_CLEAN, err
+    assert out.read_text().startswith("digraph")
+
+
+@pytest.mark.needs_dot
+def test_render_format_svg_to_any_name(capsys, factories, tmp_path):
+    out = tmp_path / "r.txt"
+    code, _, err = run(capsys, "render", f"{factories}:clean", "--format", "svg", "-o", out)
+    assert code == EXIT_CLEAN, err
+    assert "<svg" in out.read_text()
+
+
+def test_render_formats_are_the_drawing_formats():
+    from graphaudit.cli.output import DRAWING_FORMATS
+    from graphaudit.draw import FORMATS
+
+    assert DRAWING_FORMATS == FORMATS
 
 
 # --------------------------------------------------------------------------- checks
@@ -612,6 +922,7 @@ def test_python_dash_m_graphaudit(factories, tmp_path):
     )
     assert done.returncode == EXIT_FINDINGS, done.stderr
     assert json.loads(done.stdout)["counts"]["error"] == 1
+    assert "Exception ignored" not in done.stderr, done.stderr
     done = subprocess.run(
         [sys.executable, "-m", "graphaudit", "audit", f"{factories}:clean", "--input", "2x5"],
         capture_output=True,
@@ -620,3 +931,66 @@ def test_python_dash_m_graphaudit(factories, tmp_path):
         timeout=300,
     )
     assert done.returncode == EXIT_FORWARD and "Traceback" not in done.stderr
+
+
+def _env() -> dict:
+    return {
+        **os.environ,
+        "GLOG_v": "3",
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+
+
+def _last_line_of(code: str, *argv: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, env=_env(), timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+_IMPORTS_MINDSPORE = (
+    "import sys\nfrom graphaudit.cli import main\ncode = main(sys.argv[1:])\n"
+    "print('exit', code, 'mindspore' in sys.modules)"
+)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["--version"], ["checks"], ["checks", "GA201"], ["audit", "--help"], ["compare", "--help"]],
+)
+def test_light_commands_do_not_import_mindspore(argv):
+    assert _last_line_of(_IMPORTS_MINDSPORE, *argv) == "exit 0 False"
+
+
+def test_an_audit_does_import_mindspore(factories):
+    """The control of the test above: the probe sees MindSpore when it is imported."""
+    assert _last_line_of(_IMPORTS_MINDSPORE, "audit", f"{factories}:clean") == "exit 0 True"
+
+
+PINNED = """
+import json
+
+from mindspore import nn
+
+
+def build():
+    net = nn.SequentialCell([nn.Dense(4, 4), nn.Dense(4, 2)])
+    json._graphaudit_test_kept_alive = net  # a module imported before MindSpore keeps the network to the end
+    return net, nn.SGD(net.trainable_params())
+"""
+
+
+def test_no_teardown_noise_from_mindspore_at_exit(tmp_path):
+    """Cells alive at interpreter exit would print "Exception ignored in: <function Cell.__del__>"."""
+    factory = tmp_path / "pinned.py"
+    factory.write_text(PINNED, encoding="utf-8")
+    console_script = "import json, sys\nfrom graphaudit.cli import main\nsys.exit(main())"
+    for command in (
+        [sys.executable, "-c", console_script, "audit", f"{factory}:build", "--input", "2x4"],
+        [sys.executable, "-m", "graphaudit", "audit", f"{factory}:build", "--input", "2x4"],
+        [sys.executable, "-m", "graphaudit", "render", f"{factory}:build", "-o", str(tmp_path / "g.dot")],
+    ):
+        done = subprocess.run(command, capture_output=True, text=True, env=_env(), timeout=300)
+        assert done.returncode == EXIT_CLEAN, done.stderr
+        assert "Exception ignored" not in done.stderr, done.stderr

@@ -319,7 +319,7 @@ def findings_of(report: graphaudit.Report) -> list[tuple]:
 def test_structure_matches_the_network_object_for_object(recipe):
     net, _, _, _ = build(recipe)
     for inputs in (None, X):
-        graph, structure, _ = capture(net, inputs)
+        graph, structure = capture(net, inputs)[:2]
         params = list(net.get_parameters())
         nodes = list(g.nodes_of_kind(graph, g.PARAMETER))
         assert len(nodes) == len(params) == len({id(p) for p in params})

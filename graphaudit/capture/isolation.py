@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import importlib
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +28,7 @@ __all__ = [
     "fresh_random_primitives",
     "preserved",
     "preserved_seed_counters",
+    "restore_values",
     "synchronize",
     "tensor_bytes",
     "training_flags",
@@ -56,22 +57,37 @@ def synchronize() -> None:
 
 
 def write_in_place(param: Parameter, value: np.ndarray) -> None:
-    """Put *value* into *param*'s own storage.
+    """Put *value* into *param*'s own storage (see :func:`restore_values`)."""
+    restore_values([(param, value)])
 
-    Not ``set_data``: on MindSpore 2.10 in PyNative mode an optimizer (or a ``@jit`` train
-    step) that has already run keeps writing into the storage it saw first, so after
-    ``set_data`` it silently stops updating the parameter (and ``global_step``).
+
+def restore_values(saved: Iterable[tuple[Parameter, np.ndarray]]) -> None:
+    """Write back, in place, every parameter whose value is no longer the one *saved*.
+
+    In place, not with ``set_data``: on MindSpore 2.10 in PyNative mode an optimizer (or a
+    ``@jit`` train step) that has already run keeps writing into the storage it saw first,
+    so after ``set_data`` it silently stops updating the parameter (and ``global_step``).
+    The writes are queued together and waited for once, then checked bit for bit.
     """
-    tensor = Tensor(value)
-    if tensor.dtype != param.dtype:
-        tensor = tensor.astype(param.dtype)
+    changed = [(p, v) for p, v in saved if tensor_values(p).tobytes() != v.tobytes()]
+    written = []
+    for param, value in changed:
+        tensor = Tensor(value)
+        if tensor.dtype != param.dtype:
+            tensor = tensor.astype(param.dtype)
+        try:
+            ops.assign(param, tensor)
+        except Exception:
+            param.set_data(tensor)  # a parameter assign cannot write (e.g. a lazily initialised one)
+        written.append((param, value, tensor))
+    if not written:
+        return
     try:
-        ops.assign(param, tensor)
         synchronize()
-    except Exception:
-        param.set_data(tensor)  # a parameter assign cannot write (e.g. a lazily initialised one)
-    if tensor_bytes(param).tobytes() != value.tobytes():
-        param.set_data(tensor)
+    finally:
+        for param, value, tensor in written:
+            if tensor_values(param).tobytes() != value.tobytes():
+                param.set_data(tensor)
 
 
 @contextmanager
@@ -183,9 +199,7 @@ class Snapshot:
                 param.requires_grad = requires_grad
 
     def _restore_values(self) -> None:
-        for param, saved in self.values.values():
-            if tensor_bytes(param).tobytes() != saved.tobytes():
-                write_in_place(param, saved)
+        restore_values(self.values.values())
 
     def _restore_random(self) -> None:
         if self.ms_rng is not None:
@@ -198,9 +212,11 @@ class Snapshot:
 def preserved(cells: list[nn.Cell], parameters: list[Parameter]) -> Iterator[Snapshot]:
     """Snapshot mode, flags, buffers and random state; restore them on exit.
 
-    Trainable parameters are not copied up front (that would double the memory of a large
-    model): a forward pass does not write them, except through assign-like operations,
-    which the tracer reports to :meth:`Snapshot.save_parameter` before they run.
+    Nothing is copied up front that a forward pass cannot change (a copy of every weight
+    would double the memory of a large model): only the buffers (``requires_grad=False``)
+    of cells in training mode — BatchNorm's moving statistics. Anything else a pass writes
+    goes through an assign-like operation or a primitive that writes its inputs, which the
+    tracer reports to :meth:`Snapshot.save_parameter` before it runs.
     """
     snapshot = Snapshot(
         cells=cells,
@@ -212,9 +228,11 @@ def preserved(cells: list[nn.Cell], parameters: list[Parameter]) -> Iterator[Sna
         np_rng=np.random.get_state(),
         py_rng=random.getstate(),
     )
-    for param in parameters:
-        if not param.requires_grad:
-            snapshot.save_parameter(param)
+    for cell in cells:
+        if cell.training:
+            for param in cell._params.values():
+                if param is not None and not param.requires_grad:
+                    snapshot.save_parameter(param)
     with ExitStack() as stack:
         stack.enter_context(preserved_seed_counters())
         stack.enter_context(fresh_random_primitives(cells))

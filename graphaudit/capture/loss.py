@@ -1,22 +1,20 @@
-"""Trace the loss on the network's output, the way the training step calls it.
+"""The loss, as the training step calls it: what to try it on, and how to find it inside a network.
 
 The loss-pairing checks (GA4xx) need to see what a loss does with its first input. A
-MindSpore loss class is known by its class; a user-written one has to be traced: it is
-called on the network's real output (its first tensor) and the label, with the body of the
-loss expanded (:func:`graphaudit.capture.capture` with ``expand=``). Without a real label,
-stand-ins are tried (zeros shaped like the output, then class indices). When the real output
-is rejected by value (``ops.binary_cross_entropy`` raises on CPU for logits outside [0, 1]:
-exactly the bug GA402 looks for), the loss is traced once more on stand-in logits of 0.5.
+MindSpore loss class is known by its class; a user-written one has to be traced. Given
+separately, it is traced in the network's own capture session on the network's real output
+(its first tensor) and the label (:func:`graphaudit.capture.capture` with ``loss=``); without
+a real label, stand-ins are tried (zeros shaped like the output, then class indices), and when
+the real output is rejected by value (``ops.binary_cross_entropy`` raises on CPU for logits
+outside [0, 1]: exactly the bug GA402 looks for), stand-in logits of 0.5
+(:func:`loss_attempts`). Called by a network-with-loss, it is traced where it is called, and
+:func:`loss_inside` cuts its body out of the network's graph.
 
 Example:
     >>> import numpy as np
-    >>> from mindspore import nn, ops, Tensor
-    >>> class MaskedBCE(nn.Cell):
-    ...     def construct(self, logits, labels):
-    ...         return ops.binary_cross_entropy_with_logits(logits, labels, ops.ones(2), ops.ones(2))
-    >>> traced = trace_loss(MaskedBCE(), Tensor(np.zeros((2,), np.float32)), None)
-    >>> traced.failure is None, "input:0" in traced.graph
-    (True, True)
+    >>> from mindspore import Tensor
+    >>> [(tuple(x.shape), str(y.dtype)) for x, y in loss_attempts(Tensor(np.zeros((2, 3), np.float32)), None)]
+    [((2, 3), 'Float32'), ((2, 3), 'Int32'), ((2, 3), 'Float32'), ((2, 3), 'Int32')]
 """
 
 from __future__ import annotations
@@ -27,14 +25,11 @@ from typing import Any, NamedTuple
 import mindspore as ms
 import networkx as nx
 import numpy as np
-from mindspore import Tensor, nn, ops
+from mindspore import Tensor, ops
 
 from graphaudit import graph as g
-from graphaudit.capture import capture
-from graphaudit.capture.trace import flatten_tensors
-from graphaudit.errors import GraphAuditError
 
-__all__ = ["TracedLoss", "loss_inside", "trace_loss"]
+__all__ = ["TracedLoss", "loss_attempts", "loss_inside"]
 
 
 class TracedLoss(NamedTuple):
@@ -57,8 +52,8 @@ def _stand_in_logits(logits: Tensor) -> Tensor | None:
     return Tensor(np.full(tuple(logits.shape), 0.5, np.float32))
 
 
-def _attempts(logits: Tensor, label: Any) -> list[tuple[Tensor, Any]]:
-    """The ``(first argument, label)`` pairs to try, in order."""
+def loss_attempts(logits: Tensor, label: Any) -> list[tuple[Tensor, Any]]:
+    """The ``(first argument, label)`` pairs to try tracing a loss on, in order."""
     labels = [label] if label is not None else _stand_in_labels(logits)
     pairs = [(logits, candidate) for candidate in labels]
     stand_in = _stand_in_logits(logits)
@@ -66,20 +61,6 @@ def _attempts(logits: Tensor, label: Any) -> list[tuple[Tensor, Any]]:
         real = [label] if label is not None else []
         pairs += [(stand_in, candidate) for candidate in [*real, *_stand_in_labels(stand_in)]]
     return pairs
-
-
-def trace_loss(loss_fn: nn.Cell, output: Any, label: Any) -> TracedLoss:
-    """``loss_fn(output, label)`` traced with its body expanded; see the module docstring."""
-    outputs = list(flatten_tensors(output))
-    if not outputs:
-        return TracedLoss(None, "the network's output holds no tensor to give the loss")
-    failure = None
-    for first, candidate in _attempts(outputs[0], label):
-        try:
-            return TracedLoss(capture(loss_fn, (first, candidate), expand=(loss_fn,)).graph, None)
-        except GraphAuditError as err:
-            failure = str(err).splitlines()[0]
-    return TracedLoss(None, failure)
 
 
 def loss_inside(graph: nx.MultiDiGraph, loss_cell: str) -> tuple[nx.MultiDiGraph, tuple[str, ...]] | None:

@@ -39,9 +39,9 @@ from graphaudit.capture.isolation import (
     fresh_random_primitives,
     preserved,
     preserved_seed_counters,
+    restore_values,
     synchronize,
     tensor_bytes,
-    write_in_place,
 )
 from graphaudit.capture.optimizer import optimizer_entries, optimizer_state_parameters, unique
 from graphaudit.errors import ProbeInputError, ProbeStepError, excerpt
@@ -133,16 +133,7 @@ def _restored_in_place(params: list[Parameter]) -> Iterator[dict[int, np.ndarray
             synchronize()  # a failed step's queued kernels must not fail the restore
         except Exception:
             pass
-        errors: list[Exception] = []
-        for param in params:
-            try:
-                value = saved[id(param)]
-                if tensor_bytes(param).tobytes() != value.tobytes():
-                    write_in_place(param, value)
-            except Exception as err:  # restore the others, report the first failure
-                errors.append(err)
-        if errors:
-            raise errors[0]
+        restore_values((param, saved[id(param)]) for param in params)
 
 
 class _StepLoss(nn.Cell):

@@ -15,7 +15,8 @@ import json
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,7 @@ from graphaudit import graph as g
 from graphaudit.capture.patching import OpSite, patched
 from graphaudit.capture.structure import Structure
 
-__all__ = ["Tracer", "describe_tensor", "flatten_tensors", "trace_forward"]
+__all__ = ["Run", "Tracer", "describe_tensor", "flatten_tensors", "trace_forward", "tracing"]
 
 # Only one capture at a time may own the patched entry points.
 _CAPTURE_LOCK = threading.RLock()
@@ -364,18 +365,36 @@ def _wrap_primitive_call(original: Callable[..., Any]) -> Callable[..., Any]:
     return traced_primitive_call
 
 
-def trace_forward(tracer: Tracer, net: nn.Cell, inputs: tuple[Any, ...]) -> Any:
-    """Run ``net(*inputs)`` once with every entry point traced into ``tracer``."""
-    global _active
+Run = Callable[[Tracer, nn.Cell, tuple[Any, ...]], Any]
+
+
+@contextmanager
+def tracing(cells: Iterable[nn.Cell]) -> Iterator[Run]:
+    """Install the tracing wrappers once; yield ``run(tracer, cell, args)``, which traces one call.
+
+    Several calls can be traced in one session (the network, then its loss on the output),
+    each into its own tracer; the wrappers are removed when the session ends.
+    """
     with _CAPTURE_LOCK:
         if _active is not None:
             raise RuntimeError("graphaudit captures cannot be nested")
-        with patched(iter(tracer.structure.cells.values()), _wrap_cell_call, _wrap_op, _wrap_primitive_call):
-            _active = tracer
-            try:
-                tracer.add_inputs(inputs)
-                output = net(*inputs)
-                tracer.add_outputs(output)
-            finally:
-                _active = None
+        with patched(iter(cells), _wrap_cell_call, _wrap_op, _wrap_primitive_call):
+            yield _run_traced
+
+
+def _run_traced(tracer: Tracer, cell: nn.Cell, args: tuple[Any, ...]) -> Any:
+    global _active
+    _active = tracer
+    try:
+        tracer.add_inputs(args)
+        output = cell(*args)
+        tracer.add_outputs(output)
+    finally:
+        _active = None
     return output
+
+
+def trace_forward(tracer: Tracer, net: nn.Cell, inputs: tuple[Any, ...]) -> Any:
+    """Run ``net(*inputs)`` once with every entry point traced into ``tracer``."""
+    with tracing(tracer.structure.cells.values()) as run:
+        return run(tracer, net, inputs)

@@ -58,16 +58,15 @@ class LossTrace(Evidence):
             return Missing()
         if request.loss_inside:
             return cls._inside(request, have)
-        from graphaudit.capture.loss import trace_loss
-
-        traced = trace_loss(request.loss_fn, have.need(TracedPass).output, request.label)
+        traced = have.need(NetworkGraph).loss
         user_written = not (type(request.loss_fn).__module__ or "").startswith("mindspore.")
-        if traced.graph is None and user_written:
+        if (traced is None or traced.graph is None) and user_written:
+            failure = traced.failure if traced is not None else "it was not traced"
             return Missing(
                 f"the loss {type(request.loss_fn).__name__} could not be traced on the network's "
-                f"output ({traced.failure}); pass label=... with a real label so that it runs as in training"
+                f"output ({failure}); pass label=... with a real label so that it runs as in training"
             )
-        return cls(request.loss_fn, traced.graph)
+        return cls(request.loss_fn, traced.graph if traced is not None else None)
 
     @classmethod
     def _inside(cls, request: AuditRequest, have: EvidenceSet) -> LossTrace | Missing:

@@ -1,8 +1,9 @@
 """The network itself: its captured graph and the objects behind the graph's nodes.
 
 Always there. With ``inputs`` the one capture also traces the forward pass
-(:class:`~graphaudit.evidence.trace.TracedPass` reads what it recorded): an audit runs the
-network's forward pass once, here.
+(:class:`~graphaudit.evidence.trace.TracedPass` reads what it recorded) and, given a loss,
+the loss on its output (:class:`~graphaudit.evidence.loss.LossTrace` reads it): an audit runs
+the network's forward pass once, here.
 
 Example:
     >>> from mindspore import nn
@@ -22,6 +23,7 @@ from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Requirement
 if TYPE_CHECKING:
     import networkx as nx
 
+    from graphaudit.capture.loss import TracedLoss
     from graphaudit.capture.structure import Structure
 
 __all__ = ["NetworkGraph"]
@@ -37,12 +39,15 @@ class NetworkGraph(Evidence):
     graph: nx.MultiDiGraph
     structure: Structure
     output: Any = None
+    loss: TracedLoss | None = None  # the loss given apart, traced in the same session on the output
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> NetworkGraph:
         from graphaudit.capture import capture
 
-        # A loss the network calls itself is traced there, its body included.
-        expand = (request.loss_fn,) if request.loss_inside and request.loss_fn is not None else ()
-        graph, structure, output = capture(request.net, request.inputs, expand=expand)
-        return cls(graph, structure, output)
+        # A loss the network calls itself is traced there, its body included; a loss given
+        # apart is traced on the output in the same session.
+        loss_fn, inside = request.loss_fn, request.loss_inside
+        expand = (loss_fn,) if inside and loss_fn is not None else ()
+        loss = (loss_fn, request.label) if loss_fn is not None and not inside else None
+        return cls(*capture(request.net, request.inputs, expand=expand, loss=loss))
