@@ -1,16 +1,21 @@
-"""Helpers shared by the benchmarks: peak-memory probes, timing, the synthetic networks.
+"""Helpers shared by the benchmarks: peak-memory probes, timing, load monitoring, the synthetic networks.
 
 Linux only: peak memory is read from ``/proc/self/status`` (``VmHWM``, the resident-set high
 water mark) after resetting it by writing ``5`` to ``/proc/self/clear_refs``. ``tracemalloc``
-is not used: it does not see MindSpore's C++ allocations.
+is not used: it does not see MindSpore's C++ allocations. The load of the machine is read from
+``os.getloadavg()`` and ``/proc/stat`` (see :class:`LoadMonitor`).
 """
 
 from __future__ import annotations
 
 import gc
+import os
+import resource
 import statistics
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,14 +53,46 @@ def peak_rise_mib(run: Callable[[], Any]) -> tuple[float, bool, Any]:
     return (status_kib("VmHWM") - before) / MIB, reset, result
 
 
-def interleave(runs: dict[str, Callable[[], Any]], repeats: int) -> dict[str, list[float]]:
-    """Time every run *repeats* times, interleaved (a, b, c, a, b, c...), so load hits them alike."""
+def import_graphaudit() -> tuple[float, list[str]]:
+    """Import every module of graphaudit now; return ``(RSS rise in MiB, modules that failed)``.
+
+    graphaudit imports its checks, evidence and drawing modules lazily, on the first audit
+    that needs them; a memory measurement of "the first audit in a process" would otherwise
+    count those one-time imports as the audit's memory. ``__main__`` and the pytest plugin are
+    left out.
+    """
+    import importlib
+    import pkgutil
+
+    import graphaudit
+
+    before = status_kib("VmRSS")
+    failed = []
+    for module in pkgutil.walk_packages(graphaudit.__path__, "graphaudit."):
+        if module.name in ("graphaudit.__main__", "graphaudit.pytest_plugin"):
+            continue
+        try:
+            importlib.import_module(module.name)
+        except Exception:  # a module another developer is still writing must not stop the benchmark
+            failed.append(module.name)
+    return (status_kib("VmRSS") - before) / MIB, failed
+
+
+def interleave(
+    runs: dict[str, Callable[[], Any]], repeats: int, self_timed: Collection[str] = ()
+) -> dict[str, list[float]]:
+    """Time every run *repeats* times, interleaved (a, b, c, a, b, c...), so load hits them alike.
+
+    A run named in *self_timed* times itself and returns its seconds (for a pass whose set-up,
+    such as installing wrappers, must not be counted).
+    """
     seconds: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
         for name, run in runs.items():
             start = time.perf_counter()
-            run()
-            seconds[name].append(time.perf_counter() - start)
+            result = run()
+            elapsed = time.perf_counter() - start
+            seconds[name].append(float(result) if name in self_timed else elapsed)
     return seconds
 
 
@@ -89,3 +126,123 @@ def synthetic_of_size(cells: int, width: int = 100) -> Any:
 
 def count_cells(net: Any) -> int:
     return sum(1 for _ in net.cells_and_names())
+
+
+# -- load of the machine --------------------------------------------------------------------------
+def usable_cores() -> int:
+    """The cores this process may run on (``sched_getaffinity``), else ``os.cpu_count()``."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def machine_busy_seconds() -> float | None:
+    """CPU seconds every CPU of the machine spent busy since boot (``/proc/stat``), or None."""
+    try:
+        first = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+    except OSError:
+        return None
+    if not first or first[0] != "cpu":
+        return None
+    ticks = [int(v) for v in first[1:9]]  # user nice system idle iowait irq softirq steal (guest is in user)
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
+    return (sum(ticks) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    """CPU seconds of this process and of its waited-for children (workers, ``dot``...)."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
+
+
+@dataclass
+class GroupLoad:
+    """How loaded the machine was while one group of measurements ran.
+
+    ``load_before`` / ``load_after``: ``os.getloadavg()`` (1, 5, 15 min) just before / after;
+    ``load_max``: the highest 1-min load average sampled before, during (every ``interval``
+    seconds) and after. ``own_cores``: the CPU the benchmark itself used (this process and its
+    children), in cores, averaged over the group; ``others_cores``: the CPU every *other* process
+    used, from ``/proc/stat`` (``None`` where it cannot be read). See :meth:`verdict`.
+    """
+
+    cores: int
+    wall_s: float = 0.0
+    load_before: list[float] = field(default_factory=list)
+    load_after: list[float] = field(default_factory=list)
+    load_max: float = 0.0
+    own_cores: float = 0.0
+    others_cores: float | None = None
+
+    def reasons(self, threshold: float) -> list[str]:
+        """Why the group counts as loaded against *threshold* (a load, in cores); empty if it does not.
+
+        Loaded when (a) the 1-min load average minus the benchmark's own CPU use exceeded
+        *threshold* at any sample, or (b) other processes used more than half of *threshold*
+        in cores on average over the group. (a) is the load average the issue asks for, with
+        the benchmark's own share taken out (its MindSpore threads alone can keep a 2-core
+        machine at load 2); (b) is exact over the group's own seconds, where the 1-min
+        average lags.
+        """
+        out = []
+        if self.load_max - self.own_cores > threshold:
+            out.append(f"load average {self.load_max:.1f} - own {self.own_cores:.1f} > {threshold:g}")
+        if self.others_cores is not None and self.others_cores > threshold / 2:
+            out.append(f"other processes used {self.others_cores:.2f} cores > {threshold / 2:g}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class LoadMonitor:
+    """``with LoadMonitor() as load: ...``: fills *load* (a :class:`GroupLoad`) for the block."""
+
+    def __init__(self, interval: float = 1.0) -> None:
+        self.interval = interval
+        self.load = GroupLoad(cores=usable_cores())
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.load.load_max = max(self.load.load_max, os.getloadavg()[0])
+
+    def __enter__(self) -> GroupLoad:
+        self.load.load_before = list(os.getloadavg())
+        self.load.load_max = self.load.load_before[0]
+        self._busy = machine_busy_seconds()
+        self._own = own_cpu_seconds()
+        self._start = time.perf_counter()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self.load
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        wall = max(time.perf_counter() - self._start, 1e-9)
+        own = own_cpu_seconds() - self._own
+        busy = machine_busy_seconds()
+        load = self.load
+        load.wall_s = wall
+        load.load_after = list(os.getloadavg())
+        load.load_max = max(load.load_max, load.load_after[0])
+        load.own_cores = own / wall
+        if busy is not None and self._busy is not None:
+            load.others_cores = max(0.0, (busy - self._busy - own) / wall)
+
+
+def others_cores_now(seconds: float = 3.0) -> float | None:
+    """CPU (in cores) used by every process but this one over the next *seconds*."""
+    busy, own = machine_busy_seconds(), own_cpu_seconds()
+    time.sleep(seconds)
+    after = machine_busy_seconds()
+    if busy is None or after is None:
+        return None
+    return max(0.0, (after - busy - (own_cpu_seconds() - own)) / seconds)

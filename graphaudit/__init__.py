@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from graphaudit.report import Report
     from graphaudit.report.render import render
     from graphaudit.runner import audit
+    from graphaudit.runner.data import audit_dataset
     from graphaudit.spec import Spec
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "SpecError",
     "__version__",
     "audit",
+    "audit_dataset",
     "render",
     "summarize",
     "to_networkx",
@@ -66,6 +68,7 @@ _LAZY = {
     "AuditCallback": "graphaudit.callback",
     "AuditFailed": "graphaudit.callback",
     "audit": "graphaudit.runner",
+    "audit_dataset": "graphaudit.runner.data",
     "to_networkx": "graphaudit.capture",
     "render": "graphaudit.report.render",
     "Report": "graphaudit.report",

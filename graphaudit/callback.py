@@ -60,7 +60,9 @@ class AuditCallback(Callback):
     def __init__(self, *, fail_on: str = "error", probe: bool = False, **audit_options: Any) -> None:
         super().__init__()
         if fail_on not in FAIL_ON:
-            raise ArgumentError(f"AuditCallback(fail_on=...) takes one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+            raise ArgumentError(
+                f"AuditCallback(fail_on=...) takes one of {', '.join(FAIL_ON)}, got {fail_on!r}"
+            )
         self.fail_on = fail_on
         self.probe = probe
         self.audit_options = audit_options

@@ -1,15 +1,15 @@
 """Run graphaudit.audit over every mindcv model that can be built here, and summarise.
 
 Each unmodified model (``pretrained=False``) is audited with a correct optimizer
-(``nn.Momentum(net.trainable_params(), 0.01, 0.9)``), ``nn.CrossEntropyLoss()`` and one small
-batch: 64x64 when the model accepts it, else its default size (``input_size`` of its mindcv
+(``nn.Momentum(net.trainable_params(), 0.01, 0.9)``), ``nn.CrossEntropyLoss()``, a correct label (class indices below the model's
+``num_classes``) and one small batch: 64x64 when the model accepts it, else its default size (``input_size`` of its mindcv
 config, or a ``_224``/``_384`` suffix of its name), else 224. Models above ``--max-params``
 parameters are skipped. Every model runs in a worker process with a timeout; a worker that
 times out or dies is replaced.
 
 What an unmodified model must give: no audit crash (any exception other than the network's own
 forward failure) and no error-severity finding (each one is a false positive for the owner of
-that check). Results are appended to ``results.jsonl`` as models finish (a re-run resumes),
+that check). Info findings are counted per check: how many models each reports on. Results are appended to ``results.jsonl`` as models finish (a re-run resumes),
 and ``summary.json`` / ``summary.md`` are written from them.
 
 Usage::
@@ -101,12 +101,14 @@ def audit_model(name: str, *, max_params: int = MAX_PARAMS, sizes: list[int] | N
         return record
 
     optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+    classes = int(getattr(net, "num_classes", 1000) or 1000)
+    label = Tensor(np.random.default_rng(1).integers(0, classes, BATCH).astype(np.int32))
     tried: list[str] = []
     for size in sizes or candidate_sizes(name):
         x = Tensor(np.random.default_rng(0).random((BATCH, 3, size, size), dtype=np.float32))
         t0 = time.perf_counter()
         try:
-            report = graphaudit.audit(net, optimizer, inputs=x, loss_fn=nn.CrossEntropyLoss())
+            report = graphaudit.audit(net, optimizer, inputs=x, label=label, loss_fn=nn.CrossEntropyLoss())
         except graphaudit.ForwardError as err:
             cause = err.__cause__ or err
             try:  # is it the network's own failure at this size, or graphaudit's?
@@ -377,10 +379,19 @@ def summarize(models: list[str], out: Path) -> dict[str, Any]:
         },
         "false_positive_errors": false_positives,
         "warnings": warnings,
+        "info_models_per_check": _models_per_check(audited),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     (out / "summary.md").write_text(markdown(summary), encoding="utf-8")
     return summary
+
+
+def _models_per_check(audited: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for record in audited:
+        for check_id in record.get("infos", []):
+            counts[check_id] = counts.get(check_id, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def markdown(s: dict[str, Any]) -> str:
@@ -410,6 +421,9 @@ def markdown(s: dict[str, Any]) -> str:
     lines += [f"- `{f['model']}` {f['check_id']} {f['name']} `{f['subject']}`" for f in s["warnings"]] or [
         "None."
     ]
+    infos = s.get("info_models_per_check", {})
+    lines += ["", f"## Info findings: models each check reports on ({len(s['audited'])} audited)", ""]
+    lines += [f"- {check_id}: {count}" for check_id, count in infos.items()] or ["None."]
     for title, key in (
         ("Could not be built", "could_not_build"),
         ("Skipped (too large)", "skipped_too_large"),

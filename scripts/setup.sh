@@ -50,3 +50,4 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/python" -m pip install -q -e "$root${extras:+[$extras]}"
   echo "$want" > "$stamp"
 fi
+if [ "$extras" = test ]; then GRAPHAUDIT_VENV="$venv" bash "$root/scripts/setup-zoos.sh"; fi  # the model zoos of tests/test_zoos.py

@@ -30,7 +30,12 @@ ALLOWED = {
     "graphaudit.spec": {"graphaudit.graph", "graphaudit.capture"},
     "graphaudit.fingerprint": {"graphaudit.capture", "graphaudit.checks"},
     "graphaudit.capture": {"graphaudit.graph", "graphaudit.fingerprint"},
-    "graphaudit.evidence": {"graphaudit.graph", "graphaudit.capture", "graphaudit.spec", "graphaudit.fingerprint"},
+    "graphaudit.evidence": {
+        "graphaudit.graph",
+        "graphaudit.capture",
+        "graphaudit.spec",
+        "graphaudit.fingerprint",
+    },
     "graphaudit.checks": {
         "graphaudit.graph",
         "graphaudit.capture",
@@ -130,13 +135,20 @@ def test_every_import_follows_the_pipeline(part):
 
 
 def test_no_module_is_long():
-    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    long = {
+        m: n for m, p in MODULES.items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
     assert not long, f"modules over {MAX_LINES} lines: {long}"
 
 
 def test_no_check_module_imports_another_check_module():
     checks = [m for m in MODULES if m.startswith("graphaudit.checks.ga")]
-    wrong = [(m, t) for m in checks for t in imports(m, top_level_only=False) if t.startswith("graphaudit.checks.ga")]
+    wrong = [
+        (m, t)
+        for m in checks
+        for t in imports(m, top_level_only=False)
+        if t.startswith("graphaudit.checks.ga")
+    ]
     assert not wrong, wrong
 
 
@@ -208,3 +220,16 @@ def test_a_check_with_a_new_kind_of_evidence_needs_nothing_else():
     finally:
         checks._REGISTRY.pop("GA999", None)
         Evidence._registry.pop(f"{BatchSizeHint.__module__}.{BatchSizeHint.__qualname__}", None)
+
+
+def test_a_check_id_used_by_two_modules_fails_at_import():
+    from graphaudit import checks
+
+    def imposter(ctx):
+        """x. What it does: x. Why is this bad: x. Example: x. Use instead: x."""
+        return iter(())
+
+    imposter.__module__ = "somewhere.else"
+    with pytest.raises(ValueError, match="GA101 is used twice"):
+        checks.register("GA101", "another-name", severity="error")(imposter)
+    assert checks.all_checks()["GA101"].name == "repeated-cell-in-container"

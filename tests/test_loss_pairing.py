@@ -358,3 +358,16 @@ def test_without_loss_or_inputs():
     assert ga4(graphaudit.audit(net, inputs=X)) == []
     report = graphaudit.audit(net, loss_fn=nn.BCEWithLogitsLoss())
     assert set(GA4) <= set(report.skipped)
+
+
+def test_a_loss_that_cannot_be_traced_is_a_check_not_run_with_the_reason():
+    class NeedsImages(nn.Cell):  # a detector's loss takes more than (logits, label)
+        def construct(self, feats, targets, imgs):
+            return ops.binary_cross_entropy_with_logits(
+                feats, targets, ops.ones_like(feats), ops.ones_like(feats)
+            )
+
+    report = graphaudit.audit(Reshaped("sigmoid"), inputs=X, label=Y_BINARY, loss_fn=NeedsImages())
+    assert set(GA4) <= set(report.skipped) and not set(GA4) & set(report.checks_run)
+    reason = report.skipped["GA401"]
+    assert "could not be traced" in reason and "NeedsImages" in reason

@@ -26,13 +26,19 @@ def test_unmodified_model_audits_clean(name, size):
     net = mindcv.create_model(name, pretrained=False)
     optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9, weight_decay=1e-4)
     x = Tensor(np.random.default_rng(0).random((2, 3, size, size), dtype=np.float32))
-    report = graphaudit.audit(net, optimizer, inputs=x, loss_fn=nn.CrossEntropyLoss())
-    # only what needs the probe, a declared design or other ranks did not run
-    assert report.checks_run and {n.needs for n in report.not_run} <= {
-        "one real training step",
-        "a declared design",
-        "the fingerprints of the other data-parallel ranks",
+    y = Tensor(np.array([3, 997], np.int32))
+    report = graphaudit.audit(net, optimizer, inputs=x, label=y, loss_fn=nn.CrossEntropyLoss())
+    # everything the network, a batch, its label, the loss and the optimizer allow did run
+    given = {
+        "a traced forward pass",
+        "the label of the traced batch",
+        "the loss, traced on the network's output",
+        "the optimizer",
+        "the optimizer's learning-rate schedule",
+        "the initial values of the weights",
     }
+    assert report.checks_run and all(n.reason is None for n in report.not_run), report.not_run
+    assert not {n.needs for n in report.not_run} & given
     assert_clean(report)
     assert not report.of_severity("warning")
 

@@ -115,7 +115,9 @@ class ReturnLoss(nn.Cell):
 
 
 @pytest.mark.parametrize(
-    "wrap", [ReturnLoss, lambda model: nn.SequentialCell([model, nn.Sigmoid()])], ids=["return-loss", "sequential"]
+    "wrap",
+    [ReturnLoss, lambda model: nn.SequentialCell([model, nn.Sigmoid()])],
+    ids=["return-loss", "sequential"],
 )
 def test_wrappers_built_after_set_train_are_not_a_mode_mix(wrap):
     model = BnNet().set_train(True)

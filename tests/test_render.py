@@ -21,7 +21,9 @@ import graphaudit
 from graphaudit.draw import KIND_COLORS, SEVERITY_COLORS, RenderError, RenderTimeoutError, graph_svg, to_dot
 from graphaudit.draw.dot import draw
 from graphaudit.draw.engine import run_dot
+from graphaudit.draw.html import asset
 from graphaudit.draw.style import PLAIN_BORDER, SEVERITY_FILLS, label, tooltip
+from graphaudit.draw.tree import Loss
 from graphaudit.findings import Finding
 from graphaudit.report.render import render, render_report, report_html, report_svg
 
@@ -39,39 +41,39 @@ def small_net() -> nn.Cell:
 
 STRUCTURE_DOT = """\
 digraph graphaudit {
-	graph [compound=true rankdir=TB nodesep=0.3 ranksep=0.35 fontname=Helvetica fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (structure view)"]
-	node [shape=box style="rounded,filled" fontname=Helvetica fontsize=10 color="#5f6b7a" penwidth=1]
-	edge [fontname=Helvetica fontsize=8 arrowsize=0.6]
+	graph [compound=true rankdir=TB nodesep=0.2 ranksep=0.22 fontname=Arial fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (structure view)"]
+	node [shape=box style="rounded,filled" fontname=Arial fontsize=10 height=0.3 margin="0.1,0.04" color="#5f6b7a" penwidth=1]
+	edge [fontname=Arial fontsize=8 arrowsize=0.6]
 	subgraph "cluster_ga-legend" {
 		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
-		"ga-legend-cell" [label=cell fillcolor="#dfe9f5"]
+		"ga-legend-cell" [label=cell fillcolor="#ffffff"]
 	}
 	subgraph "cluster_ga-cell_3a_" {
-		graph [id="ga-cell_3a_" class="ga-cell" label="(network)\\nSequentialCell · 6 params" tooltip="cell (network)\\nSequentialCell · 6 params" fillcolor="#f8fafc" color="#9aa5b1" penwidth=1]
-		"ga-cell_3a_0" [id="ga-cell_3a_0" class="ga-cell" label="0\\nDense · 6 params" tooltip="cell 0\\nDense · 6 params" fillcolor="#dfe9f5"]
+		graph [id="ga-cell_3a_" class="ga-cell" label="(network) · SequentialCell · 6 params" tooltip="cell (network)\\nSequentialCell · 6 params" fillcolor="#fafafa" color="#9aa5b1" penwidth=1]
+		"ga-cell_3a_0" [id="ga-cell_3a_0" class="ga-cell" label="0\\nDense · 6 params" tooltip="cell 0\\nDense · 6 params" fillcolor="#ffffff"]
 	}
 }
 """
 
 TRACED_DOT = """\
 digraph graphaudit {
-	graph [compound=true rankdir=TB nodesep=0.3 ranksep=0.35 fontname=Helvetica fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (traced view)"]
-	node [shape=box style="rounded,filled" fontname=Helvetica fontsize=10 color="#5f6b7a" penwidth=1]
-	edge [fontname=Helvetica fontsize=8 arrowsize=0.6]
+	graph [compound=true rankdir=TB nodesep=0.2 ranksep=0.22 fontname=Arial fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (traced view)"]
+	node [shape=box style="rounded,filled" fontname=Arial fontsize=10 height=0.3 margin="0.1,0.04" color="#5f6b7a" penwidth=1]
+	edge [fontname=Arial fontsize=8 arrowsize=0.6]
 	subgraph "cluster_ga-legend" {
 		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
-		"ga-legend-call" [label="cell call" fillcolor="#dfe9f5"]
-		"ga-legend-input" [label="input / output" fillcolor="#dff2dc" shape=invhouse]
+		"ga-legend-call" [label="cell call" fillcolor="#ffffff"]
+		"ga-legend-input" [label="input / output" fillcolor="#e6e6e6" shape=cds]
 		"ga-legend-call" -> "ga-legend-input" [style=invis]
 	}
-	"ga-input_3a_0" [id="ga-input_3a_0" class="ga-input" label="input 0\\n[1, 2] Float32" tooltip="[1, 2] Float32" fillcolor="#dff2dc" shape=invhouse]
+	"ga-input_3a_0" [id="ga-input_3a_0" class="ga-input" label="input 0: [1, 2] Float32" tooltip="input 0\\n[1, 2] Float32" fillcolor="#e6e6e6" shape=cds]
 	subgraph "cluster_ga-call_3a__23_1" {
-		graph [id="ga-call_3a__23_1" class="ga-call" label="(network)\\nSequentialCell · 6 params" tooltip="call 1 of 1: (network)\\nSequentialCell · 6 params" fillcolor="#f8fafc" color="#9aa5b1" penwidth=1]
-		"ga-call_3a_0_23_1" [id="ga-call_3a_0_23_1" class="ga-call" label="0\\nDense · 6 params" tooltip="call 1 of 1: 0\\nDense · 6 params" fillcolor="#dfe9f5"]
+		graph [id="ga-call_3a__23_1" class="ga-call" label="(network) · SequentialCell · 6 params" tooltip="call 1 of 1: (network)\\nSequentialCell · 6 params" fillcolor="#fafafa" color="#9aa5b1" penwidth=1]
+		"ga-call_3a_0_23_1" [id="ga-call_3a_0_23_1" class="ga-call" label="0\\nDense · 6 params" tooltip="call 1 of 1: 0\\nDense · 6 params" fillcolor="#ffffff"]
 	}
-	"ga-output_3a_0" [id="ga-output_3a_0" class="ga-output" label="output 0\\n[1, 2] Float32" tooltip="[1, 2] Float32" fillcolor="#dff2dc" shape=house]
+	"ga-output_3a_0" [id="ga-output_3a_0" class="ga-output" label="output 0: [1, 2] Float32" tooltip="output 0\\n[1, 2] Float32" fillcolor="#e6e6e6" shape=cds]
 	"ga-input_3a_0" -> "ga-call_3a_0_23_1" [label="[1, 2]" color="#444444"]
-	"ga-call_3a_0_23_1" -> "ga-output_3a_0" [label="[1, 2]" color="#444444"]
+	"ga-call_3a_0_23_1" -> "ga-output_3a_0" [color="#444444"]
 }
 """
 
@@ -79,18 +81,18 @@ digraph graphaudit {
 # holds it) bordered; the tooltip carries the message and the fix, quotes escaped, & as &amp;.
 FINDING_DOT = """\
 digraph graphaudit {
-	graph [compound=true rankdir=TB nodesep=0.3 ranksep=0.35 fontname=Helvetica fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (structure view)"]
-	node [shape=box style="rounded,filled" fontname=Helvetica fontsize=10 color="#5f6b7a" penwidth=1]
-	edge [fontname=Helvetica fontsize=8 arrowsize=0.6]
+	graph [compound=true rankdir=TB nodesep=0.2 ranksep=0.22 fontname=Arial fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (structure view)"]
+	node [shape=box style="rounded,filled" fontname=Arial fontsize=10 height=0.3 margin="0.1,0.04" color="#5f6b7a" penwidth=1]
+	edge [fontname=Arial fontsize=8 arrowsize=0.6]
 	subgraph "cluster_ga-legend" {
 		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
-		"ga-legend-cell" [label=cell fillcolor="#dfe9f5"]
+		"ga-legend-cell" [label=cell fillcolor="#ffffff"]
 		"ga-legend-warning" [label="warning finding [check ID]" fillcolor="#f1ca73" color="#e69f00" penwidth=2.5]
 		"ga-legend-cell" -> "ga-legend-warning" [style=invis]
 	}
 	subgraph "cluster_ga-cell_3a_" {
-		graph [id="ga-cell_3a_" class="ga-cell" label="(network)\\nSequentialCell · 6 params" tooltip="cell (network)\\nSequentialCell · 6 params" fillcolor="#f8fafc" color="#e69f00" penwidth=1.5]
-		"ga-cell_3a_0" [id="ga-cell_3a_0" class="ga-cell ga-flagged ga-sev-warning ga-check-GA900" label="0\\nDense · 6 params\\n[GA900]" tooltip="cell 0\\nDense · 6 params\\nGA900 example-check [warning] 0\\n  Say \\"why\\". Fix: Do <this> &amp; that." fillcolor="#f1ca73" color="#e69f00" penwidth=2.5]
+		graph [id="ga-cell_3a_" class="ga-cell" label="(network) · SequentialCell · 6 params" tooltip="cell (network)\\nSequentialCell · 6 params" fillcolor="#fafafa" color="#e69f00" penwidth=1.5]
+		"ga-cell_3a_0" [id="ga-cell_3a_0" class="ga-cell ga-flagged ga-sev-warning ga-check-GA900" label="0\\nDense · 6 params [GA900]" tooltip="cell 0\\nDense · 6 params\\nGA900 example-check [warning] 0\\n  Say \\"why\\". Fix: Do <this> &amp; that." fillcolor="#f1ca73" color="#e69f00" penwidth=2.5]
 	}
 }
 """
@@ -100,18 +102,18 @@ digraph graphaudit {
 # which Graphviz unescapes twice), \\n a line break.
 HOSTILE_DOT = """\
 digraph graphaudit {
-	graph [compound=true rankdir=TB nodesep=0.3 ranksep=0.35 fontname=Helvetica fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="Hostile (structure view)"]
-	node [shape=box style="rounded,filled" fontname=Helvetica fontsize=10 color="#5f6b7a" penwidth=1]
-	edge [fontname=Helvetica fontsize=8 arrowsize=0.6]
+	graph [compound=true rankdir=TB nodesep=0.2 ranksep=0.22 fontname=Arial fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="Hostile (structure view)"]
+	node [shape=box style="rounded,filled" fontname=Arial fontsize=10 height=0.3 margin="0.1,0.04" color="#5f6b7a" penwidth=1]
+	edge [fontname=Arial fontsize=8 arrowsize=0.6]
 	subgraph "cluster_ga-legend" {
 		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
-		"ga-legend-cell" [label=cell fillcolor="#dfe9f5"]
+		"ga-legend-cell" [label=cell fillcolor="#ffffff"]
 	}
 	subgraph "cluster_ga-cell_3a_" {
-		graph [id="ga-cell_3a_" class="ga-cell" label="(network)\\nHostile" tooltip="cell (network)\\nHostile" fillcolor="#f8fafc" color="#9aa5b1" penwidth=1]
-		"ga-cell_3a_a_22_b_5c_n_a_c_26_lt_3b__7b_x_7d__20_-_3e__20_y_3b_" [id="ga-cell_3a_a_22_b_5c_n_a_c_26_lt_3b__7b_x_7d__20_-_3e__20_y_3b_" class="ga-cell" label="a\\"b\\\\n\\\\nc&amp;lt;{x} -> y;\\nReLU" tooltip="cell a\\"b\\\\\\\\n\\\\\\\\nc&amp;lt;{x} -> y;\\nReLU" fillcolor="#dfe9f5"]
-		"ga-cell_3a__3c_script_3e_alert_28_1_29__3c__2f_script_3e_" [id="ga-cell_3a__3c_script_3e_alert_28_1_29__3c__2f_script_3e_" class="ga-cell" label="<script>alert(1)</script>\\nReLU" tooltip="cell <script>alert(1)</script>\\nReLU" fillcolor="#dfe9f5"]
-		"ga-cell_3a_tail_5c_" [id="ga-cell_3a_tail_5c_" class="ga-cell" label="tail\\\\\\nReLU" tooltip="cell tail\\\\\\\\\\nReLU" fillcolor="#dfe9f5"]
+		graph [id="ga-cell_3a_" class="ga-cell" label="(network) · Hostile" tooltip="cell (network)\\nHostile" fillcolor="#fafafa" color="#9aa5b1" penwidth=1]
+		"ga-cell_3a_a_22_b_5c_n_a_c_26_lt_3b__7b_x_7d__20_-_3e__20_y_3b_" [id="ga-cell_3a_a_22_b_5c_n_a_c_26_lt_3b__7b_x_7d__20_-_3e__20_y_3b_" class="ga-cell" label="a\\"b\\\\n\\\\nc&amp;lt;{x} -> y;\\nReLU" tooltip="cell a\\"b\\\\\\\\n\\\\\\\\nc&amp;lt;{x} -> y;\\nReLU" fillcolor="#ffffff"]
+		"ga-cell_3a__3c_script_3e_alert_28_1_29__3c__2f_script_3e_" [id="ga-cell_3a__3c_script_3e_alert_28_1_29__3c__2f_script_3e_" class="ga-cell" label="<script>alert(1)</script>\\nReLU" tooltip="cell <script>alert(1)</script>\\nReLU" fillcolor="#ffffff"]
+		"ga-cell_3a_tail_5c_" [id="ga-cell_3a_tail_5c_" class="ga-cell" label="tail\\\\\\nReLU" tooltip="cell tail\\\\\\\\\\nReLU" fillcolor="#ffffff"]
 	}
 	"ga-cell_3a_a_22_b_5c_n_a_c_26_lt_3b__7b_x_7d__20_-_3e__20_y_3b_" -> "ga-cell_3a__3c_script_3e_alert_28_1_29__3c__2f_script_3e_" [style=invis]
 	"ga-cell_3a__3c_script_3e_alert_28_1_29__3c__2f_script_3e_" -> "ga-cell_3a_tail_5c_" [style=invis]
@@ -235,15 +237,33 @@ def test_every_user_string_is_escaped_in_dot() -> None:
     assert ids and all(re.fullmatch(r"[A-Za-z0-9_-]+", i) for i in ids)
 
 
-def test_a_cell_called_several_times_shows_its_calls_and_one_weights_node() -> None:
+def test_a_cell_called_several_times_says_so_on_each_call_without_a_tangle() -> None:
     graph = graphaudit.to_networkx(Repeated(), inputs=tensor(1, 4))
     dot = to_dot(graph)
     for k in (1, 2, 3):
-        assert f'label="layers.0 (call {k}/3)\\nDense · 20 params"' in dot
-    weights = '"ga-cell_3a_layers_2e_0"'
-    assert dot.count(f'-> {weights} [color="#4a6fa5" style=dotted') == 3  # invokes, one per call
-    assert 'label="layers.0 = layers.1 = layers.2\\nDense · 20 params"' in dot
-    assert "ga-param_" not in dot  # its parameters are that weights node, not drawn again
+        assert f'label="layers.0 (call {k}/3)\\nDense · 20 shared params"' in dot
+    assert "ga-param_" not in dot and "invokes" not in dot  # no weights node, no edge from every call
+    assert dot.count("style=dashed") == dot.count("style=dotted") == 0
+    assert "one cell object (layers.0 = layers.1 = layers.2) called 3 times" in dot  # in each tooltip
+
+
+def test_later_calls_of_a_reused_block_are_closed_boxes_unless_asked() -> None:
+    class Twice(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.block = nn.SequentialCell([nn.Dense(4, 4), nn.ReLU()])
+
+        def construct(self, x: Tensor) -> Tensor:
+            return self.block(self.block(x))
+
+    graph = graphaudit.to_networkx(Twice(), inputs=tensor(1, 4))
+    dot = to_dot(graph)
+    assert 'subgraph "cluster_ga-call_3a_block_23_1"' in dot  # the first call is drawn open
+    assert (
+        '"ga-call_3a_block_23_2" [id="ga-call_3a_block_23_2" class="ga-collapsed"' in dot
+    )  # the second closed
+    assert "2 nodes inside, as in the first call" in dot
+    assert 'subgraph "cluster_ga-call_3a_block_23_2"' in to_dot(graph, repeats=True)
 
 
 def test_a_tied_parameter_is_drawn_once_with_an_edge_to_each_user() -> None:
@@ -254,7 +274,7 @@ def test_a_tied_parameter_is_drawn_once_with_an_edge_to_each_user() -> None:
     readers = re.findall(rf"{node} -> (\S+) \[", dot)
     assert sorted(readers) == ['"ga-call_3a_decoder_23_1"', '"ga-call_3a_embed_23_1"']
     structure = to_dot(graph, view="structure")
-    assert sorted(re.findall(rf'(\S+) -> {node} \[color="#b8860b"', structure)) == [
+    assert sorted(re.findall(rf'(\S+) -> {node} \[color="#8a8a8a"', structure)) == [
         '"ga-cell_3a_decoder"',
         '"ga-cell_3a_embed"',
     ]
@@ -275,8 +295,9 @@ def test_findings_are_coloured_labelled_and_explained() -> None:
     drawing = draw(report.graph, report.findings)
     [ga101] = report.by_check("GA101")
     index = drawing.findings.index(ga101)
-    assert drawing.targets[index] == ["ga-cell_3a_layers_2e_0", "ga-call_3a_layers_23_1"]
-    line = next(x for x in drawing.dot.splitlines() if x.strip().startswith('"ga-cell_3a_layers_2e_0" ['))
+    calls = [f"ga-call_3a_layers_2e_0_23_{k}" for k in (1, 2, 3)]
+    assert drawing.targets[index] == [*calls, "ga-call_3a_layers_23_1"]  # every call of the one cell
+    line = next(x for x in drawing.dot.splitlines() if x.strip().startswith(f'"{calls[1]}" ['))
     assert "ga-sev-error ga-check-GA101" in line and f'color="{SEVERITY_COLORS["error"]}"' in line
     assert "[GA101]" in line
     assert ga101.message.split(":")[0] in line and "Fix: Create a separate Dense" in line  # the tooltip
@@ -294,7 +315,21 @@ def test_severity_colours_and_kind_colours_are_fixed() -> None:
     dot = to_dot(graph, found)
     assert f'color="{SEVERITY_COLORS["warning"]}"' in dot and f'color="{SEVERITY_COLORS["info"]}"' in dot
     assert SEVERITY_COLORS == {"error": "#d55e00", "warning": "#e69f00", "info": "#0072b2"}  # Okabe-Ito
-    assert KIND_COLORS["parameter"] == "#fff1c9" and KIND_COLORS["op"] == "#f2f2f2"
+    assert KIND_COLORS["parameter"] == "#f7f7f7" and KIND_COLORS["op"] == "#eeeeee"
+
+
+def test_only_flagged_things_are_coloured() -> None:
+    # Plain boxes are white or grey (kinds differ by shape); hue is kept for findings alone.
+    for kind, color in KIND_COLORS.items():
+        r, g, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+        assert max(r, g, b) - min(r, g, b) <= 6, kind
+    dot = to_dot(graphaudit.to_networkx(Repeated(), inputs=tensor(1, 4)))  # no findings given
+    colours = set(
+        re.findall(
+            r'(?:fill)?color="(#[0-9a-f]{6})"', dot.split("cluster_ga-legend")[0] + dot.split("\t}\n", 1)[1]
+        )
+    )
+    assert not colours & {*SEVERITY_COLORS.values(), *SEVERITY_FILLS.values()}
 
 
 def _lab(color: str) -> tuple[float, float, float]:
@@ -357,7 +392,7 @@ def test_collapsing_never_hides_a_finding(depth: int | None) -> None:
             assert finding.check_id in drawing.dot
     if depth == 0:  # one box for the whole network, still red and labelled
         assert drawing.targets[0] == ["ga-call_3a__23_1"]
-        assert 'label="(network)\\nRepeated · 20 params\\n(5 nodes inside)\\n[GA101]"' in drawing.dot
+        assert 'label="(network)\\nRepeated · 20 params\\n(4 nodes inside) [GA101]"' in drawing.dot
 
 
 def test_repeated_blocks_roll_up_into_one_box() -> None:
@@ -413,7 +448,7 @@ def test_dot_that_hangs_is_stopped_with_a_clear_error(
         render(Repeated(), tmp_path / "r.svg", inputs=tensor(1, 4), timeout=0.5)
     assert time.perf_counter() - start < 10
     message = str(caught.value)
-    assert "lay out 8 nodes (drawn at depth 2) within 0.5 s" in message and "pass depth=1" in message
+    assert "lay out 7 nodes (drawn at depth 2) within 0.5 s" in message and "pass depth=1" in message
     assert isinstance(caught.value, graphaudit.GraphAuditError)
 
 
@@ -459,11 +494,11 @@ def test_svg_structure_carries_ids_classes_and_tooltips() -> None:
     report = graphaudit.audit(Repeated(), inputs=tensor(1, 4))
     root = ET.fromstring(report_svg(report))
     groups = {g.get("id"): g for g in root.iter(f"{SVG_NS}g")}
-    weights = groups["ga-cell_3a_layers_2e_0"]
-    assert "node" in weights.get("class") and "ga-check-GA101" in weights.get("class")
+    second = groups["ga-call_3a_layers_2e_0_23_2"]
+    assert "node" in second.get("class") and "ga-check-GA101" in second.get("class")
     assert "cluster" in groups["ga-call_3a_layers_23_1"].get("class")
     texts = ["".join(t.itertext()) for t in root.iter(f"{SVG_NS}text")]
-    assert "[GA101]" in texts and "layers.0 (call 2/3)" in texts
+    assert "Dense · 20 shared params [GA101]" in texts and "layers.0 (call 2/3)" in texts
     titles = [a.get("{http://www.w3.org/1999/xlink}title") or "" for a in root.iter(f"{SVG_NS}a")]
     assert any("Fix: Create a separate Dense" in t for t in titles)
 
@@ -543,8 +578,17 @@ def test_malicious_names_stay_text_in_svg_and_html(tmp_path: Path) -> None:
     assert f"heads.{EVIL_KEY}" in texts and EVIL_PARAM in texts
     assert any('heads.a"b\\n\\nc&lt;{x} -> y;' in t for t in texts)  # shown as written, escapes visible
     page = report_html(report)
-    assert page.count("<script>") == 1  # ours only
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<img" not in page
+    assert re.findall(r"<script\b[^>]*>", page) == [
+        '<script type="application/json" class="ga-model">',
+        "<script>",
+        "<script>",
+    ]
+    model = page[page.index('class="ga-model">') : page.index("</script>")]
+    assert (
+        "<" not in model.removeprefix('class="ga-model">') and "\\u003cscript\\u003e" in model
+    )  # JSON, escaped
+    outside = page.replace(asset("viz-global.js"), "").replace(asset("explorer.js"), "")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in outside and "<img" not in outside
 
 
 @needs_dot
@@ -552,9 +596,21 @@ def test_malicious_names_stay_text_in_svg_and_html(tmp_path: Path) -> None:
 def test_html_report_is_self_contained_and_links_findings_to_nodes(tmp_path: Path) -> None:
     report = graphaudit.audit(Repeated(), inputs=tensor(1, 4))
     page = render_report(report, tmp_path / "r.html").read_text()
+    viz = asset("viz-global.js")
+    assert viz in page  # the engine, inline: its only URLs are XML namespaces and its licence header
+    assert set(re.findall(r"https?://[\w./-]+", viz)) <= {
+        "http://www.w3.org/1999/xlink",
+        "http://www.w3.org/2000/svg",
+        "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd",
+        "http://www.w3.org/XML/1998/namespace",
+        "http://www.w3.org/2000/xmlns/",
+        "https://www.graphviz.org",
+        "https://libexpat.github.io",
+    }
+    page = page.replace(viz, "")
     assert not re.search(r"https?:", page, re.I)
     assert not re.search(r"\s(src|href)\s*=", page, re.I) and "@import" not in page and "url(" not in page
-    assert '<table id="ga-findings">' in page and "<svg" in page and "<?xml" not in page
+    assert '<table class="ga-findings">' in page and "<svg" in page and "<?xml" not in page
     for targets in re.findall(r'data-targets="([^"]*)"', page):
         for target in targets.split():
             assert f'id="{target.replace("-", "&#45;")}"' in page or f'id="{target}"' in page
@@ -566,7 +622,7 @@ def test_a_flagged_cell_that_is_never_called_is_drawn(tmp_path: Path) -> None:
     report = graphaudit.audit(Unused(), inputs=tensor(1, 4))
     assert report.by_check("GA301")
     dot = to_dot(report.graph, report.findings)
-    assert 'label="spare\\nDense · never called\\n[GA301]"' in dot
+    assert 'label="spare\\nDense · never called [GA301]"' in dot
     ET.parse(render_report(report, tmp_path / "u.svg"))
 
 
@@ -622,3 +678,134 @@ def test_parameter_names_are_shown_with_their_path_when_they_differ() -> None:
     dot = to_dot(graphaudit.to_networkx(net), params="all")
     assert 'label="renamed\\nat extra\\n[2] Float32"' in dot
     assert os.path.basename(__file__) == "test_render.py"
+
+
+# --- the clearer picture: the sample, the loss, parameters on labels, shapes where they change --------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def sample_report() -> graphaudit.Report:
+    """The bundled sample (samples/tour.py), audited as ``scripts/run-sample.sh`` audits it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("graphaudit_tour", ROOT / "samples" / "tour.py")
+    tour = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(tour)  # type: ignore[union-attr]
+    net = tour.SampleNet()
+    x = Tensor(np.random.default_rng(0).random((2, 3, 16, 16), dtype=np.float32))
+    y = Tensor(np.zeros((2, 10), np.float32))
+    optimizer = nn.Adam(net.trainable_params(), learning_rate=1e-3)
+    train_step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.BCEWithLogitsLoss()), optimizer)
+    return graphaudit.audit(train_step, inputs=(x, y))
+
+
+@pytest.fixture(scope="module")
+def sample() -> graphaudit.Report:
+    return sample_report()
+
+
+def test_the_sample_draws_the_loss_with_its_finding_on_both_ends(sample: graphaudit.Report) -> None:
+    from graphaudit.report.render import loss_of
+
+    assert loss_of(sample) == Loss("BCEWithLogitsLoss", ("output:0",))
+    drawing = draw(sample.graph, sample.findings, loss=loss_of(sample))
+    [ga401] = [t for f, t in zip(drawing.findings, drawing.targets) if f.check_id == "GA401"]
+    assert ga401 == ["ga-op_3a__2f_sigmoid_23_5", "ga-output_3a_0", "ga-loss_3a_BCEWithLogitsLoss"]
+    loss = next(
+        x for x in drawing.dot.splitlines() if x.strip().startswith('"ga-loss_3a_BCEWithLogitsLoss" [')
+    )
+    assert 'label="BCEWithLogitsLoss\\nloss(output 0, label) [GA401]"' in loss and "ga-sev-error" in loss
+    assert '\t"ga-output_3a_0" -> "ga-loss_3a_BCEWithLogitsLoss" [color="#444444" style=bold]' in drawing.dot
+    assert '{rank=same; "ga-output_3a_0" "ga-loss_3a_BCEWithLogitsLoss"}' in drawing.dot  # beside the output
+    assert '"ga-legend-loss" [label=loss' in drawing.dot
+
+
+def test_the_sample_has_no_tangle_of_read_edges(sample: graphaudit.Report) -> None:
+    dot = to_dot(sample.graph, sample.findings)
+    edges = [line for line in dot.splitlines() if " -> " in line and "ga-legend" not in line]
+    assert edges and all('color="#444444"' in e for e in edges)  # data flow only: no dashed or dotted links
+    assert "ga-weights" not in dot and "ga-param_" not in dot  # the shared weights are said on the calls
+
+
+@needs_dot
+@skip_without_dot
+def test_the_sample_fits_a_laptop_screen(sample: graphaudit.Report, tmp_path: Path) -> None:
+    svg = render_report(sample, tmp_path / "sample.svg").read_text()
+    width, height = (int(v) for v in re.search(r'<svg width="(\d+)pt" height="(\d+)pt"', svg).groups())  # type: ignore[union-attr]
+    assert width <= 700 and height <= 900, (width, height)  # it was 1,653 x 1,595 pt; 1 pt = 4/3 px
+
+
+def test_params_all_writes_a_parameter_read_by_one_call_on_that_call() -> None:
+    graph = graphaudit.to_networkx(nn.SequentialCell([nn.Dense(3, 2)]), inputs=tensor(1, 3))
+    dot = to_dot(graph, params="all")
+    assert 'label="0\\nDense · 8 params\\n0.weight [2, 3] Float32\\n0.bias [2] Float32"' in dot
+    assert "ga-parameter" not in dot
+    flagged = Finding("GA900", "x", "warning", "0.weight", "m", "f", ("param:0.weight",))
+    with_finding = to_dot(graph, [flagged], params="all")
+    assert with_finding.count('class="ga-parameter') == 1 and "\\n0.bias [2] Float32" in with_finding
+
+
+def test_shapes_are_written_where_they_change() -> None:
+    net = nn.SequentialCell([nn.Dense(4, 4), nn.ReLU(), nn.Dense(4, 2)])
+    dot = to_dot(graphaudit.to_networkx(net, inputs=tensor(1, 4)))
+    labels = re.findall(r'-> "([^"]+)" \[label="([^"]*)"', dot)
+    assert labels == [
+        ("ga-call_3a_0_23_1", "[1, 4]"),
+        ("ga-call_3a_2_23_1", "[1, 4]"),
+        ("ga-output_3a_0", "[1, 2]"),
+    ] or (labels == [("ga-call_3a_0_23_1", "[1, 4]"), ("ga-output_3a_0", "[1, 2]")])
+    assert '"ga-call_3a_0_23_1" -> "ga-call_3a_1_23_1" [color="#444444"]' in dot  # [1, 4] again: not repeated
+
+
+# --- the explorer's model and page -----------------------------------------------------------------
+
+
+def test_the_explorer_model_has_every_form_of_every_item_as_safe_json() -> None:
+    from graphaudit.draw.explorer import explorer_model, model_json
+
+    report = evil_report()
+    drawing = draw(report.graph, report.findings)
+    model = explorer_model(drawing, report.graph)
+    for item in model["items"]:
+        assert ("n" in item) != ("b" in item and "g" in item), item["k"]
+        assert item["id"] == re.sub(r"[^A-Za-z0-9_-]", "", item["id"])
+    text = model_json(model)
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert text.count("\\u003cscript\\u003ealert(1)\\u003c/script\\u003e") >= 3  # label, search text, details
+    findings = {f["check_id"]: f for f in model["findings"]}
+    keys = [model["items"][i]["k"] for i in findings["GA201"]["items"]]
+    assert keys[0].startswith("call:heads.") and "param:" in " ".join(keys)
+
+
+@needs_dot
+@skip_without_dot
+def test_the_page_shows_each_data_pipeline_in_a_tab(tmp_path: Path) -> None:
+    ds = pytest.importorskip("mindspore.dataset")
+    from graphaudit.report.render import pipeline_panels
+
+    assert pipeline_panels(graphaudit.audit(Repeated(), inputs=tensor(1, 4))) == []  # no pipelines: no tab
+    x = np.random.default_rng(0).random((64, 4)).astype(np.float32)
+    train = ds.NumpySlicesDataset({"x": x, "label": np.arange(64) % 2}, shuffle=False).batch(8)
+    report = graphaudit.audit_dataset(train)
+    page = render_report(report, tmp_path / "r.html").read_text()
+    assert (
+        '<button type="button" class="ga-tab" data-panel="0">data pipeline &#x27;train&#x27;</button>' in page
+    )
+    assert 'class="ga-canvas ga-panel" data-panel="0"' in page and "NumpySlicesDataset" in page
+    row = re.search(r'<tr [^>]*data-check="GA001"[^>]*>', page).group(0)  # type: ignore[union-attr]
+    assert 'data-targets="ga-ds_3a_train_2f_NumpySlicesDataset_23_1"' in row
+    assert "not drawn: GA001" not in page  # it is drawn, in its pipeline's tab
+
+
+def test_the_vendored_engine_is_the_pinned_release_with_its_licences() -> None:
+    import hashlib
+
+    from graphaudit.draw.html import ASSETS
+
+    readme = (ASSETS / "README.md").read_text()
+    viz = (ASSETS / "viz-global.js").read_bytes()
+    assert viz.startswith(b"/*!\nViz.js 3.31.0\n") and "@viz-js/viz` 3.31.0" in readme
+    assert hashlib.sha256(viz).hexdigest() in readme
+    for name in ("LICENSE-viz-js.txt", "LICENSE-graphviz-EPL-1.0.txt", "LICENSE-expat.txt"):
+        assert (ASSETS / name).stat().st_size > 500 and name in readme

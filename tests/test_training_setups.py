@@ -45,7 +45,7 @@ class Head(nn.Cell):
         self.sigmoid = sigmoid
 
     def construct(self, x):
-        out = self.conv(x)
+        out = self.conv(ops.relu(x))
         return ops.sigmoid(out) if self.sigmoid else out
 
 
@@ -66,7 +66,9 @@ class DetectionLoss(nn.Cell):
     def construct(self, feats, targets, imgs):
         objectness = feats[0][:, 0]
         weight = ops.ones_like(objectness)
-        return ops.binary_cross_entropy_with_logits(objectness, targets[:, 0], weight, weight) + imgs.mean() * 0
+        return (
+            ops.binary_cross_entropy_with_logits(objectness, targets[:, 0], weight, weight) + imgs.mean() * 0
+        )
 
 
 class NetWithLoss(nn.Cell):
@@ -202,7 +204,10 @@ def test_the_weights_a_functional_step_differentiates_are_compared_with_the_opti
 
 
 def _dataset():
-    data = {"x": np.random.default_rng(1).random((8, 4), dtype=np.float32), "y": np.arange(8, dtype=np.int32) % 3}
+    data = {
+        "x": np.random.default_rng(1).random((8, 4), dtype=np.float32),
+        "y": np.arange(8, dtype=np.int32) % 3,
+    }
     return ms.dataset.NumpySlicesDataset(data, shuffle=False).batch(4)
 
 
@@ -244,3 +249,83 @@ def test_the_audit_callback_lets_a_clean_network_train_and_keeps_the_report():
     assert state(net) != before  # and then it trained
     with pytest.raises(graphaudit.GraphAuditError, match="fail_on"):
         graphaudit.AuditCallback(fail_on="sometimes")
+
+
+# -- found on the model zoos (tests/test_zoos.py) ----------------------------------------------------
+
+
+class NetWithOpLoss(nn.Cell):
+    """A network-with-loss whose loss is an operation, not a loss cell (mindaudio's ``NetWithCTCLoss``)."""
+
+    def __init__(self) -> None:
+        super().__init__(auto_prefix=False)
+        self.network = classifier()
+
+    def construct(self, x, y):
+        return ops.cross_entropy(self.network(x), y)
+
+
+def test_a_train_step_around_a_network_computing_its_loss_by_an_operation_is_probed():
+    net = NetWithOpLoss()
+    optimizer = nn.Adam(net.trainable_params(), 1e-3)
+    train = nn.TrainOneStepCell(net, optimizer)
+    before = state(net, optimizer)
+    report = graphaudit.audit(ms.train.Model(train), inputs=(X, Y), probe=True)  # no ProbeInputError
+    assert state(net, optimizer) == before
+    assert report.network == "NetWithOpLoss" and report.unwrapped == ("Model", "TrainOneStepCell")
+    assert "GA901" in report.checks_run and report.ok and not report.of_severity("warning"), str(report)
+    (no_loss,) = [n for n in report.not_run if n.check_id == "GA401"]
+    assert "holds no loss cell" in no_loss.reason
+
+
+@pytest.mark.parametrize(
+    "schedule", [lambda: [0.0] + [0.01] * 30, lambda: nn.WarmUpLR(0.01, 2)], ids=["per-step-list", "WarmUpLR"]
+)
+def test_a_warm_up_from_zero_is_one_info_finding_not_an_error_for_every_parameter(schedule):
+    net = classifier()
+    optimizer = nn.Momentum(net.trainable_params(), learning_rate=schedule(), momentum=0.9)
+    report = graphaudit.audit(net, optimizer, inputs=X, label=Y, loss_fn=nn.CrossEntropyLoss(), probe=True)
+    assert report.ok, str(report)
+    (warm_up,) = report.by_check("GA901")
+    assert warm_up.severity == "info" and warm_up.subject == "(root)"
+    assert set(warm_up.subjects) == {"0.weight", "1.gamma", "1.beta", "3.weight", "3.bias"}
+    assert "0 at step 0" in warm_up.message and "from step 1 on" in warm_up.message
+    static = nn.Momentum(net.trainable_params(), learning_rate=0.0, momentum=0.9)  # zero for good: an error
+    report = graphaudit.audit(net, static, inputs=X, label=Y, loss_fn=nn.CrossEntropyLoss(), probe=True)
+    assert {f.severity for f in report.by_check("GA901")} == {"error"}
+
+
+def test_a_declared_tie_that_is_a_copy_is_named_by_attribute_path():
+    class LanguageModel(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = nn.Embedding(10, 6)
+            self.decoder = nn.Dense(6, 10, has_bias=False)
+            self.decoder.weight = ms.Parameter(self.embed.embedding_table.asnumpy(), name="lm_head.weight")
+
+        def construct(self, ids):
+            return self.decoder(self.embed(ids))
+
+    net = LanguageModel()
+    spec = graphaudit.Spec(shared_parameters=[["embed.embedding_table", "decoder.weight"]])
+    (untied,) = graphaudit.audit(net, spec=spec).by_check("GA103")
+    assert untied.subject == "decoder.weight"
+    assert "decoder.weight (Parameter name 'lm_head.weight')" in untied.message
+
+
+def test_a_loss_taking_more_than_output_and_label_is_called_as_the_train_step_calls_it():
+    """``loss_fn(network(x), targets, imgs)`` (mindyolo's step): the whole output, the label tuple spread."""
+    from graphaudit.capture.loss import loss_calls
+
+    det, loss = Detector(), DetectionLoss()
+    output = det(X)
+    targets, imgs = DET_INPUTS[1], X
+    (arguments, first_tensors), *fallbacks = loss_calls(loss, output, (targets, imgs))
+    assert arguments == (output, targets, imgs) and first_tensors == 2
+    assert loss(*arguments).shape == ()  # it runs as the step runs it
+    assert all(first_tensors == 1 for _, first_tensors in fallbacks)  # then the first tensor alone
+    # one tensor: (logits, label), on stand-in logits of 0.5 first, then on the real ones
+    ((stand_in, label), _), ((real, again), _) = loss_calls(nn.MSELoss(), output[0], Y)
+    assert stand_in.shape == output[0].shape and stand_in.dtype == output[0].dtype
+    assert (stand_in.asnumpy() == 0.5).all() and label is Y
+    assert real is output[0] and again is Y

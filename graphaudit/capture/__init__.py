@@ -33,6 +33,11 @@ guard_cell_teardown()
 def to_networkx(net: nn.Cell, inputs: Any = None) -> nx.MultiDiGraph:
     """Capture *net*'s cells and parameters, and with *inputs* a real forward pass, as a graph.
 
+    *net* may also be a ``mindspore.dataset`` pipeline (a ``mindspore.dataset.Dataset``):
+    its graph is then the pipeline's, read without iterating it, with the vocabulary of
+    :mod:`graphaudit.graph.pipeline` (``source`` / ``operation`` / ``transform`` nodes,
+    ``feeds`` / ``applies`` edges), named ``"dataset"``; *inputs* must be ``None``.
+
     Without ``inputs`` the graph holds the network's structure: ``cell`` and ``parameter``
     nodes with ``contains`` and ``owns`` edges, one node per *object*, so a shared cell or
     a tied parameter is one node with several incoming edges. With ``inputs`` (a Tensor,
@@ -58,4 +63,15 @@ def to_networkx(net: nn.Cell, inputs: Any = None) -> nx.MultiDiGraph:
         >>> sorted(g.successors("call:0#1"))
         ['call:1#1', 'cell:0']
     """
+    from graphaudit.capture.dataset import is_dataset
+
+    if is_dataset(net):
+        from graphaudit.capture.dataset import pipeline_graph
+        from graphaudit.errors import InputError
+
+        if inputs is not None:
+            raise InputError(
+                "to_networkx(dataset) reads the pipeline itself: it takes no inputs=. Pass the dataset alone."
+            )
+        return pipeline_graph(net)
     return capture(net, inputs).graph

@@ -2,13 +2,20 @@
 
 The loss-pairing checks (GA4xx) need to see what a loss does with its first input. A
 MindSpore loss class is known by its class; a user-written one has to be traced. Given
-separately, it is traced in the network's own capture session on the network's real output
-(its first tensor) and the label (:func:`graphaudit.capture.capture` with ``loss=``); without
-a real label, stand-ins are tried (zeros shaped like the output, then class indices), and when
-the real output is rejected by value (``ops.binary_cross_entropy`` raises on CPU for logits
-outside [0, 1]: exactly the bug GA402 looks for), stand-in logits of 0.5
-(:func:`loss_attempts`). Called by a network-with-loss, it is traced where it is called, and
+separately, it is traced after the network's forward pass (:func:`graphaudit.capture.capture`
+with ``loss=``), on stand-in logits of 0.5 shaped and typed like the network's output (its
+first tensor) and the real label; the real output only when the stand-in is refused, so that
+values a loss rejects (``ops.binary_cross_entropy`` on logits outside [0, 1]: exactly the bug
+GA402 looks for) never reach a CPU kernel that would fail on them asynchronously. Without a
+usable label, stand-ins are tried (zeros shaped like the output, then class indices; see
+:func:`loss_attempts`). Called by a network-with-loss, it is traced where it is called, and
 :func:`loss_inside` cuts its body out of the network's graph.
+
+A loss that takes more than ``(logits, label)`` — a detector's ``construct(feats, targets,
+imgs)``, called by its train step as ``loss_fn(network(x), label, x)`` — is called as the
+step calls it: on the network's whole output (a tuple of head outputs), with a label tuple
+spread over the loss's further parameters (``label=(targets, imgs)``); :func:`loss_calls`
+lists those calls, then the first-tensor attempts above, and :func:`spread_label` is the rule.
 
 Example:
     >>> import numpy as np
@@ -19,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Any, NamedTuple
 
@@ -28,15 +36,21 @@ import numpy as np
 from mindspore import Tensor, ops
 
 from graphaudit import graph as g
+from graphaudit.capture.trace import flatten_tensors
 
-__all__ = ["TracedLoss", "loss_attempts", "loss_inside"]
+__all__ = ["TracedLoss", "label_fits", "loss_attempts", "loss_calls", "loss_inside", "spread_label"]
 
 
 class TracedLoss(NamedTuple):
-    """The loss graph (``None`` when no attempt ran) and, if so, why the last attempt failed."""
+    """The loss graph (``None`` when no attempt ran) and, if so, why the last attempt failed.
+
+    ``first_tensors``: how many tensors the loss's first argument held (its ``input:0`` ...
+    ``input:{n-1}``: the network's ``output:0`` ... ``output:{n-1}``).
+    """
 
     graph: nx.MultiDiGraph | None
     failure: str | None
+    first_tensors: int = 1
 
 
 def _stand_in_labels(logits: Tensor) -> list[Tensor]:
@@ -49,18 +63,99 @@ def _stand_in_labels(logits: Tensor) -> list[Tensor]:
 def _stand_in_logits(logits: Tensor) -> Tensor | None:
     if not str(logits.dtype).lower().startswith(("float", "bfloat")):
         return None
-    return Tensor(np.full(tuple(logits.shape), 0.5, np.float32))
+    return Tensor(np.full(tuple(logits.shape), 0.5, np.float32)).astype(logits.dtype)
+
+
+def label_fits(output: Any, label: Any) -> bool:
+    """Whether integer *label* values are class indices *output* can hold: in ``[0, classes)``.
+
+    MindSpore's CPU kernels of the class-index losses (``nll_loss``, cross-entropy) do not
+    check their labels: an index beyond the output's classes is read out of bounds and may
+    crash the process. So graphaudit never runs a loss on such a label (GA052 and GA006
+    report it); any label that is not an integer tensor fits. The classes are the output's
+    widest non-batch axis, so ``(N, C)``, ``(N, C, H, W)`` and ``(N, T, V)`` outputs are all
+    covered.
+
+    Example:
+        >>> import numpy as np
+        >>> from mindspore import Tensor
+        >>> out = Tensor(np.zeros((4, 1), np.float32))
+        >>> label_fits(out, Tensor(np.array([0, 1, 0, 1], np.int32))), label_fits(out, Tensor(np.zeros(4, np.int32)))
+        (False, True)
+    """
+    if not isinstance(label, Tensor) or not isinstance(output, Tensor) or output.ndim < 2:
+        return True
+    if not str(label.dtype).lower().startswith(("int", "uint")) or label.size == 0:
+        return True
+    values = label.asnumpy()
+    classes = max(int(d) for d in output.shape[1:])
+    return bool(values.min() >= 0 and values.max() < classes)
 
 
 def loss_attempts(logits: Tensor, label: Any) -> list[tuple[Tensor, Any]]:
-    """The ``(first argument, label)`` pairs to try tracing a loss on, in order."""
+    """The ``(first argument, label)`` pairs to try tracing a loss on, in order.
+
+    Stand-in logits of 0.5, shaped and typed like *logits*, come first: the loss's graph does
+    not depend on the values, and real values a loss rejects (``ops.binary_cross_entropy`` on
+    logits outside [0, 1]) fail asynchronously in a CPU kernel, which can abort the process
+    instead of raising. The real *logits* follow, for a loss that cannot take the stand-in.
+    A real *label* comes before stand-in labels, unless it holds class indices *logits*
+    cannot hold (:func:`label_fits`).
+    """
+    if label is not None and not label_fits(logits, label):
+        label = None
     labels = [label] if label is not None else _stand_in_labels(logits)
-    pairs = [(logits, candidate) for candidate in labels]
     stand_in = _stand_in_logits(logits)
-    if stand_in is not None:
-        real = [label] if label is not None else []
-        pairs += [(stand_in, candidate) for candidate in [*real, *_stand_in_labels(stand_in)]]
-    return pairs
+    firsts = [stand_in, logits] if stand_in is not None else [logits]
+    return [(first, candidate) for first in firsts for candidate in labels]
+
+
+def _binds(loss_fn: Any, args: tuple[Any, ...]) -> bool | None:
+    try:
+        inspect.signature(loss_fn.construct).bind(*args)
+    except TypeError:
+        return False
+    except (AttributeError, ValueError):  # no Python signature to read
+        return None
+    return True
+
+
+def spread_label(loss_fn: Any, first: Any, label: Any) -> tuple[Any, ...]:
+    """The arguments after *first*: ``(label,)``, or the items of a tuple *label* the loss takes apart.
+
+    A tuple label is spread when the loss's ``construct`` takes ``(first, *label)`` and not
+    ``(first, label)``: ``YOLOv8Loss.construct(feats, targets, imgs)`` with ``label=(targets, imgs)``.
+
+    Example:
+        >>> from mindspore import nn
+        >>> class DetectionLoss(nn.Cell):
+        ...     def construct(self, feats, targets, imgs):
+        ...         return feats
+        >>> spread_label(DetectionLoss(), "out", ("targets", "imgs")), spread_label(nn.MSELoss(), "out", "y")
+        (('targets', 'imgs'), ('y',))
+    """
+    spread = isinstance(label, tuple) and label and _binds(loss_fn, (first, label)) is False
+    return label if spread and _binds(loss_fn, (first, *label)) else (label,)
+
+
+def loss_calls(loss_fn: Any, output: Any, label: Any) -> list[tuple[tuple[Any, ...], int]]:
+    """The argument tuples to trace *loss_fn* on, in order, each with the tensor count of its first argument.
+
+    First, with a real *label* and an output of several tensors, the call the training step
+    makes: ``loss_fn(output, *spread_label(...))``. Then :func:`loss_attempts` on the first
+    tensor of the output, the label spread the same way.
+    """
+    outputs = flatten_tensors(output)
+    if not outputs:
+        return []
+    calls: list[tuple[tuple[Any, ...], int]] = []
+    parts = label if isinstance(label, tuple) else (label,)
+    fits = all(label_fits(outputs[0], part) for part in parts)
+    if label is not None and fits and isinstance(output, (tuple, list)) and len(outputs) > 1:
+        calls.append(((output, *spread_label(loss_fn, output, label)), len(outputs)))
+    for first, candidate in loss_attempts(outputs[0], label):
+        calls.append(((first, *spread_label(loss_fn, first, candidate)), 1))
+    return calls
 
 
 def loss_inside(graph: nx.MultiDiGraph, loss_cell: str) -> tuple[nx.MultiDiGraph, tuple[str, ...]] | None:

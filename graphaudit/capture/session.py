@@ -1,9 +1,8 @@
-"""One isolated, traced session: the network's forward pass and, on its output, the loss.
+"""One isolated, traced pass of a network and, on its output, the loss.
 
 :func:`capture` walks a network's cells and parameters and, with ``inputs``, traces one
-PyNative forward pass; given a loss, it also traces the loss on that pass's output, in the
-same session (the wrappers installed once, the state saved and put back once). Everything
-the session can change is restored before it returns: see
+PyNative forward pass; given a loss, it also traces the loss on that pass's output
+(:func:`trace_loss`). Everything a pass can change is restored before it returns: see
 :mod:`~graphaudit.capture.isolation`.
 
 Example:
@@ -26,13 +25,14 @@ from mindspore import nn
 
 from graphaudit.capture.inputs import check_cell, describe_inputs, normalize_inputs
 from graphaudit.capture.isolation import preserved, synchronize
-from graphaudit.capture.loss import TracedLoss, loss_attempts
+from graphaudit.capture.loss import TracedLoss, loss_calls
 from graphaudit.capture.structure import Structure, add_structure
-from graphaudit.capture.trace import Run, Tracer, flatten_tensors, tracing
+from graphaudit.capture.trace import Tracer
+from graphaudit.capture.tracing import tracing
 from graphaudit.errors import ForwardError, GraphAuditError, excerpt
 from graphaudit.version import __version__
 
-__all__ = ["Captured", "capture"]
+__all__ = ["Captured", "capture", "trace_loss"]
 
 
 class Captured(NamedTuple):
@@ -92,9 +92,8 @@ def capture(
     *inputs* are checked (:func:`~graphaudit.capture.inputs.normalize_inputs`). Cells in
     *expand* have the operations in their body traced even when they have no sub-cells (a
     loss inside a network-with-loss). With *loss* ``(loss_fn, label)`` and *inputs*, the
-    loss is traced too, in the same session, on the first tensor of the network's output
-    (``label`` ``None``: stand-ins are tried, see :func:`~graphaudit.capture.loss.loss_attempts`);
-    a loss that cannot be traced does not fail the capture: :attr:`Captured.loss` says why.
+    loss is traced too, on the network's output (:func:`trace_loss`); a loss that cannot
+    be traced does not fail the capture: :attr:`Captured.loss` says why.
     """
     net = check_cell(net)
     graph = _new_graph(net, traced=inputs is not None)
@@ -102,47 +101,49 @@ def capture(
     if inputs is None:
         return Captured(graph, structure, None)
     args = normalize_inputs(net, inputs)
-    loss_fn = loss[0] if loss is not None else None
     cells = list(structure.cells.values())
-    extra_cells = [c for _, c in loss_fn.cells_and_names()] if loss_fn is not None else []
-    params = [*structure.parameters.values(), *(loss_fn.get_parameters() if loss_fn is not None else ())]
+    params = list(structure.parameters.values())
     tracer: Tracer | None = None
-    traced_loss = None
     try:
-        with preserved([*cells, *extra_cells], params) as snapshot:
+        with preserved(cells, params) as snapshot:
             for param in _written_by_optimizers(cells):
                 snapshot.save_parameter(param)
             tracer = Tracer(graph, structure, snapshot.save_parameter, frozenset(id(c) for c in expand))
             if ms.get_context("mode") != ms.PYNATIVE_MODE:
                 ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
-            with tracing([*cells, *extra_cells]) as run:
+            with tracing(cells) as run:
                 output = run(tracer, net, args)
-                synchronize()
-                if loss is not None:
-                    traced_loss = _trace_loss(run, loss[0], output, loss[1], snapshot.save_parameter)
+            # Outside the session: an error a kernel raises asynchronously (CPU kernels check
+            # their inputs late) surfaces here, with nothing of graphaudit's on the stack.
+            synchronize()
     except GraphAuditError:
         raise
     except Exception as err:
         # Also what surfaces only when preserved() synchronises on exit: a kernel of this
         # pass that failed asynchronously. The state is restored by then.
         raise _forward_error(net, args, tracer, err) from err
+    traced_loss = trace_loss(loss[0], output, loss[1]) if loss is not None else None
     return Captured(graph, structure, output, traced_loss)
 
 
-def _trace_loss(run: Run, loss_fn: nn.Cell, output: Any, label: Any, on_write: Any) -> TracedLoss:
-    """``loss_fn(output, label)`` traced with its body expanded, in the session *run* belongs to."""
-    outputs = list(flatten_tensors(output))
-    if not outputs:
+def trace_loss(loss_fn: nn.Cell, output: Any, label: Any) -> TracedLoss:
+    """The loss traced on the network's *output*, its body expanded: one capture per attempt.
+
+    Tried on the calls of :func:`~graphaudit.capture.loss.loss_calls`, in order: the call the
+    training step makes (the whole output, a tuple label spread over the loss's further
+    arguments), then the output's first tensor with stand-in labels. Each attempt is a
+    capture of its own, so that a kernel failing in one (a loss given values it rejects)
+    is restored from and cannot reach the next.
+    """
+    calls = loss_calls(loss_fn, output, label)
+    if not calls:
         return TracedLoss(None, "the network's output holds no tensor to give the loss")
     failure = None
-    for first, candidate in loss_attempts(outputs[0], label):
-        graph = _new_graph(loss_fn, traced=True)
-        tracer = Tracer(graph, add_structure(graph, loss_fn), on_write, frozenset({id(loss_fn)}))
+    for arguments, first_tensors in calls:
         try:
-            run(tracer, loss_fn, (first, candidate))
-            synchronize()  # a kernel that fails asynchronously fails this attempt, not a later one
-        except Exception as err:
-            failure = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"
+            graph = capture(loss_fn, arguments, expand=(loss_fn,)).graph
+        except GraphAuditError as err:
+            failure = str(err).splitlines()[0]
             continue
-        return TracedLoss(graph, None)
+        return TracedLoss(graph, None, first_tensors)
     return TracedLoss(None, failure)

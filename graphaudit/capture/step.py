@@ -1,17 +1,25 @@
-"""One real training step, measured: what the forward pass, the gradients and the optimizer did.
+"""Real training steps, measured: what the forward pass, the gradients and the optimizer did.
 
-``measure_step`` runs ``loss_fn(net(*data), label)``, its gradients with respect to the
-optimizer's parameters (and every other trainable parameter, to measure them), then
-``optimizer(grads)``, exactly what
+``measure_steps`` runs N training steps on the same batch, each one exactly what
 ``nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), optimizer)(*data, label)`` does, in
-PyNative mode. Values are read before, after the forward/backward pass and after the
-optimizer, so that changes made by the forward pass itself (BatchNorm moving statistics)
-are told apart from changes made by the optimizer. Then everything is put back bit for bit:
-every parameter of the network, the loss and the optimizer (moments, accumulators,
-``global_step``, learning rate), ``requires_grad`` flags, training flags, the context mode,
+PyNative mode: ``loss_fn(net(*data), label)``, its gradients with respect to the optimizer's
+parameters (and every other trainable parameter, to measure them), then
+``optimizer(grads)``. Given the train-step cell the setup trains with
+(:mod:`graphaudit.capture.lossscale`), it differentiates that cell's network and scales the
+gradients as it does: ``sens`` for ``TrainOneStepCell``; for
+``TrainOneStepWithLossScaleCell`` the loss scale, the division back, the overflow check and
+the update cell (``DynamicLossScaleUpdateCell``), skipping the update of a step that
+overflows, as on GPU. A skipped step does not count: the probe stops after N steps that
+updated (or ``MAX_SKIPPED`` more that did not). Per step it records the loss, the loss scale,
+and per parameter ‖w‖, ‖Δw‖ (the optimizer's) and the gradient's norm; the first step that
+updated is measured in full (:class:`ParameterProbe`: before, after the forward/backward pass,
+after the optimizer, so that BatchNorm statistics moved by the forward pass are told apart).
+
+Then everything is put back bit for bit: every parameter of the network, the loss, the
+optimizer (moments, ``global_step``, learning rate) and the train cell (``scale_sense``, the
+update cell's counters), ``requires_grad`` flags, training flags, the context mode,
 MindSpore's, NumPy's and Python's random states, the per-operation seed counters and the
-internal state of the network's random primitives (``nn.Dropout``). The judging is done by
-the GA9xx checks, from these numbers. See ``docs/probe.md``.
+internal state of the network's random primitives. See ``docs/probe.md``.
 
 Example:
     >>> import numpy as np
@@ -21,44 +29,75 @@ Example:
     >>> loss, probes = measure_step(net, nn.SGD(net.trainable_params(), 0.1), nn.MSELoss(), (x,), y)
     >>> [(p.name, p.changed) for p in probes]
     [('weight', True), ('bias', True)]
+    >>> measured = measure_steps(net, nn.SGD(net.trainable_params(), 0.1), nn.MSELoss(), (x,), y, steps=3)
+    >>> [s.index for s in measured.steps], measured.steps[0].loss > measured.steps[-1].loss
+    ([1, 2, 3], True)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import mindspore as ms
 import numpy as np
-from mindspore import Parameter, Tensor, nn
+from mindspore import Tensor, nn
 
-from graphaudit.capture.inputs import check_cell, describe_inputs
 from graphaudit.capture.isolation import (
     fresh_random_primitives,
     preserved,
     preserved_seed_counters,
-    restore_values,
     synchronize,
     tensor_bytes,
 )
+from graphaudit.capture.lossscale import GradientScaling, gradient_scaling, scale_value
 from graphaudit.capture.optimizer import optimizer_entries, optimizer_state_parameters, unique
-from graphaudit.errors import ProbeInputError, ProbeStepError, excerpt
+from graphaudit.capture.step_numbers import (
+    diff_norm,
+    grad_numbers,
+    groups_of,
+    l2,
+    learning_rate,
+    loss_value,
+    max_abs_diff,
+    values,
+)
+from graphaudit.capture.step_run import (
+    TrainingStep,
+    cells_of,
+    check_step_arguments,
+    preserved_cell_grad_flags,
+    restored_in_place,
+    step_error,
+)
 from graphaudit.graph.ids import parameter_node
 
-__all__ = ["ParameterProbe", "check_step_arguments", "measure_step"]
+__all__ = [
+    "MAX_SKIPPED",
+    "ParameterProbe",
+    "StepRecord",
+    "StepsMeasured",
+    "check_step_arguments",
+    "measure_step",
+    "measure_steps",
+]
+
+#: Steps skipped on overflow that the probe runs beyond the N asked for, at most (a dynamic
+#: loss scale of 2**24 halves to 1 in 24 of them).
+MAX_SKIPPED = 32
 
 
 @dataclass(frozen=True)
 class ParameterProbe:
-    """What the probe step did to one parameter (the network's or the optimizer's).
+    """What the (first updating) probe step did to one parameter (the network's or the optimizer's).
 
     ``max_abs_change`` is over the whole step; ``forward_change`` is the part made by the
     forward/backward pass (BatchNorm moving statistics), ``optimizer_change`` the part made by
     ``optimizer(grads)``. Gradient numbers are ``None`` for a parameter with
     ``requires_grad=False`` (no gradient is computed for it). ``changed`` is a bit-level
-    comparison, so a change too small to show in ``max_abs_change`` still counts.
+    comparison, so a change too small to show in ``max_abs_change`` still counts. ``group``
+    is the index of the optimizer's learning-rate group, ``shape`` the parameter's shape.
     """
 
     name: str
@@ -78,6 +117,8 @@ class ParameterProbe:
     moved_by_optimizer: bool = False
     learning_rate: float | None = None
     path: str = ""  # the attribute path in the network, when known (else the name is used)
+    group: int = 0
+    shape: tuple[int, ...] = ()
 
     @property
     def subject(self) -> str:
@@ -107,154 +148,43 @@ class ParameterProbe:
         return data
 
 
-def _cells_of(*roots: nn.Cell | None) -> list[nn.Cell]:
-    return unique(cell for root in roots if root is not None for _, cell in root.cells_and_names())
+@dataclass(frozen=True)
+class StepRecord:
+    """One probe step: its loss, whether its update ran, the loss scale, and per-parameter norms.
 
-
-@contextmanager
-def _preserved_cell_grad_flags(cells: list[nn.Cell]) -> Iterator[None]:
-    saved = [(cell, vars(cell).get("requires_grad")) for cell in cells]
-    try:
-        yield
-    finally:
-        for cell, flag in saved:
-            if vars(cell).get("requires_grad") != flag and flag is not None:
-                cell.requires_grad = flag
-
-
-@contextmanager
-def _restored_in_place(params: list[Parameter]) -> Iterator[dict[int, np.ndarray]]:
-    """Save every value of *params*; write back, in place, those that changed."""
-    saved = {id(p): tensor_bytes(p) for p in params}
-    try:
-        yield saved
-    finally:
-        try:
-            synchronize()  # a failed step's queued kernels must not fail the restore
-        except Exception:
-            pass
-        restore_values((param, saved[id(param)]) for param in params)
-
-
-class _StepLoss(nn.Cell):
-    """``loss_fn(net(*data), label)``: ``nn.WithLossCell`` for any number of data inputs."""
-
-    def __init__(self, net: nn.Cell, loss_fn: nn.Cell) -> None:
-        super().__init__(auto_prefix=False)
-        self._backbone = net
-        self._loss_fn = loss_fn
-
-    def construct(self, *inputs: Any) -> Any:
-        return self._loss_fn(self._backbone(*inputs[:-1]), inputs[-1])
-
-
-class _StepLoss(nn.Cell):
-    """``loss_fn(net(*data), label)``: ``nn.WithLossCell`` for any number of data inputs."""
-
-    def __init__(self, net: nn.Cell, loss_fn: nn.Cell) -> None:
-        super().__init__(auto_prefix=False)
-        self._backbone = net
-        self._loss_fn = loss_fn
-
-    def construct(self, *inputs: Any) -> Any:
-        return self._loss_fn(self._backbone(*inputs[:-1]), inputs[-1])
-
-
-# -- numbers -------------------------------------------------------------------------------
-
-
-def _values(params: Iterable[Parameter]) -> dict[int, np.ndarray]:
-    return {id(p): tensor_bytes(p) for p in params}
-
-
-def _max_abs_diff(before: np.ndarray, after: np.ndarray) -> float:
-    if before.size == 0:
-        return 0.0
-    if before.tobytes() == after.tobytes():
-        return 0.0
-    with np.errstate(invalid="ignore", over="ignore"):
-        diff = np.abs(after.astype(np.float64) - before.astype(np.float64))
-    return float(np.max(diff))
-
-
-def _grad_numbers(grad: Tensor) -> tuple[float, float, int, int]:
-    values = tensor_bytes(grad).astype(np.float64).ravel()
-    nan = int(np.isnan(values).sum())
-    inf = int(np.isinf(values).sum())
-    if values.size == 0:
-        return 0.0, 0.0, nan, inf
-    with np.errstate(invalid="ignore", over="ignore"):
-        norm = float(np.linalg.norm(values))
-        max_abs = float(np.max(np.abs(values)))
-    return norm, max_abs, nan, inf
-
-
-def _loss_value(loss: Any) -> float:
-    try:
-        return float(np.mean(tensor_bytes(loss).astype(np.float64)))
-    except Exception:
-        return float("nan")
-
-
-def _learning_rate(optimizer: nn.Optimizer, param: Parameter) -> float | None:
-    try:
-        lr = optimizer.get_lr_parameter(param)
-        if isinstance(lr, (list, tuple)):
-            lr = lr[0]
-        if isinstance(lr, Tensor) and lr.size == 1:
-            return float(lr.asnumpy().reshape(()))
-    except Exception:
-        pass
-    return None
-
-
-# -- the step ------------------------------------------------------------------------------
-
-
-def check_step_arguments(
-    net: Any, optimizer: Any, loss_fn: Any, label: Any, *, returns_loss: bool = False
-) -> nn.Cell:
-    """*net*, when a training step can be run with these; a :class:`ProbeInputError` saying what is missing.
-
-    *returns_loss*: *net* is a network-with-loss (it computes the loss itself from all its
-    inputs), so no separate loss or label is needed.
+    The tuples follow the order of the measured parameters (:attr:`StepsMeasured.parameters`):
+    ``weight_norms`` ‖w‖ before the update, ``update_norms`` ‖Δw‖ made by ``optimizer(grads)``
+    (0 for a skipped step), ``grad_norms`` the norm of the true (unscaled) gradient, ``None``
+    where none is computed. ``overflow``/``loss_scale`` are ``None`` without loss scaling.
     """
-    net = check_cell(net, function="the probe step")
-    missing = []
-    if loss_fn is None and not returns_loss:
-        missing.append("a loss (loss_fn=...)")
-    if label is None and not returns_loss:
-        missing.append("a label (label=y)")
-    if optimizer is None:
-        missing.append("an optimizer")
-    if missing:
-        raise ProbeInputError(
-            "the probe runs one real training step, so it needs "
-            + " and ".join(missing)
-            + ". Pass them, e.g. audit(net, optimizer, inputs=(x,), label=y, "
-            "loss_fn=nn.CrossEntropyLoss(), probe=True), or run_probe(net, optimizer, loss_fn, (x,), y)."
-        )
-    if not isinstance(optimizer, nn.Optimizer):
-        raise ProbeInputError(
-            f"the probe expects a mindspore.nn.Optimizer as `optimizer`, got {type(optimizer).__name__}; "
-            "pass the optimizer the training uses, e.g. nn.Momentum(net.trainable_params(), 0.01, 0.9)."
-        )
-    if not returns_loss and not isinstance(loss_fn, nn.Cell):
-        raise ProbeInputError(
-            f"the probe expects a loss Cell (e.g. nn.CrossEntropyLoss()) as `loss_fn`, got "
-            f"{type(loss_fn).__name__}. Wrap a loss function in a Cell whose construct(logits, labels) calls it."
-        )
-    return net
+
+    index: int
+    loss: float
+    applied: bool = True
+    overflow: bool | None = None
+    loss_scale: float | None = None
+    weight_norms: tuple[float, ...] = ()
+    update_norms: tuple[float, ...] = ()
+    grad_norms: tuple[float | None, ...] = ()
+
+    def ratio(self, position: int) -> float | None:
+        """‖Δw‖/‖w‖ of the parameter at *position* (``None`` when ‖w‖ is 0)."""
+        weight = self.weight_norms[position]
+        return self.update_norms[position] / weight if weight > 0 else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
-def _step_error(net: nn.Cell, args: tuple[Any, ...], err: Exception, stage: str) -> ProbeStepError:
-    return ProbeStepError(
-        f"the probe's training step of {type(net).__name__} raised {type(err).__name__} during {stage} "
-        f"(inputs {describe_inputs(args)}):\n{excerpt(err)}\n"
-        "Check that the data and label are one real batch from your dataset, that "
-        "loss_fn(net(*data), label) runs on its own, and that the optimizer was built for this "
-        "network. Everything was restored; the original error is chained as __cause__."
-    )
+@dataclass(frozen=True)
+class StepsMeasured:
+    """What :func:`measure_steps` found: the first step's loss, its full numbers, every step."""
+
+    loss: float
+    parameters: list[ParameterProbe]
+    steps: tuple[StepRecord, ...]
+    scaling: GradientScaling | None = None
+    requested: int = 1
 
 
 def measure_step(
@@ -270,22 +200,56 @@ def measure_step(
 ) -> tuple[float, list[ParameterProbe]]:
     """Run one real training step of *net* on ``(*data, label)``; return the loss and the numbers.
 
+    :func:`measure_steps` with ``steps=1``; see it for the arguments.
+    """
+    measured = measure_steps(
+        net,
+        optimizer,
+        loss_fn,
+        data,
+        label,
+        steps=1,
+        parameter_nodes=parameter_nodes,
+        training=training,
+        returns_loss=returns_loss,
+    )
+    return measured.loss, measured.parameters
+
+
+def measure_steps(
+    net: nn.Cell,
+    optimizer: nn.Optimizer,
+    loss_fn: nn.Cell,
+    data: tuple[Any, ...],
+    label: Any,
+    *,
+    steps: int = 1,
+    parameter_nodes: dict[int, str] | None = None,
+    training: bool | None = None,
+    returns_loss: bool = False,
+    given: Any = None,
+) -> StepsMeasured:
+    """Run *steps* real training steps of *net* on ``(*data, label)``, the same batch each time.
+
     *data* are the network's positional inputs (normalised: see
     :func:`graphaudit.capture.inputs.normalize_inputs`), *label* the loss's second argument.
     *parameter_nodes* maps ``id(Parameter)`` to a graph node id (``Structure.parameter_nodes``);
     without it nodes are ``param:<name>``. *training* forces the network's training mode for
-    the step (``None``: keep the mode it is in, as ``TrainOneStepCell`` does). With
-    *returns_loss*, *net* is a network-with-loss: the step differentiates ``net(*data)`` itself
-    (*loss_fn* is the loss cell it calls, *label* is not used). Everything is restored
-    afterwards, bit for bit, on success and on failure.
+    the steps (``None``: keep the mode it is in, as ``TrainOneStepCell`` does). With
+    *returns_loss*, *net* is a network-with-loss: the step differentiates ``net(*data)`` itself.
+    *given* is the training setup as the user passed it (a ``TrainOneStepCell``,
+    ``TrainOneStepWithLossScaleCell`` or ``Model``): its loss scaling is applied as it applies
+    it. Everything is restored afterwards, bit for bit, on success and on failure.
 
     Raises:
         ProbeInputError: no loss, no label or no optimizer.
-        ProbeStepError: the step raised (the cause is chained).
+        ProbeStepError: a step raised (the cause is chained).
     """
     net = check_step_arguments(net, optimizer, loss_fn, label, returns_loss=returns_loss)
     if isinstance(label, np.ndarray):
         label = Tensor(label)
+    scaling = gradient_scaling(given, optimizer) if given is not None else None
+    train = scaling.train_cell if scaling is not None else None
 
     net_params = unique(net.get_parameters())
     opt_params = unique(optimizer.parameters)
@@ -294,42 +258,34 @@ def measure_step(
     in_network = {id(p) for p in net_params}
     extra_trainable = [p for p in net_params if p.requires_grad and id(p) not in in_optimizer]
     loss_params = loss_fn.get_parameters() if isinstance(loss_fn, nn.Cell) else []
-    all_params = unique([*subjects, *loss_params, *optimizer_state_parameters(optimizer)])
-    cells = _cells_of(net, loss_fn, optimizer)
-    decay = {id(e.parameter): e.weight_decay for e in optimizer_entries(optimizer)}
+    train_params = train.get_parameters() if train is not None else []
+    all_params = unique([*subjects, *loss_params, *optimizer_state_parameters(optimizer), *train_params])
+    cells = cells_of(net, loss_fn, optimizer, train)
     requires_grad = {id(p): bool(p.requires_grad) for p in subjects}
 
     with ExitStack() as stack:
         stack.enter_context(preserved_seed_counters())
-        stack.enter_context(_preserved_cell_grad_flags(cells))
+        stack.enter_context(preserved_cell_grad_flags(cells))
         stack.enter_context(preserved(cells, all_params))  # flags, mode, random states
-        saved = stack.enter_context(_restored_in_place(all_params))  # values, before preserved() looks
+        saved = stack.enter_context(restored_in_place(all_params))  # values, before preserved() looks
         stack.enter_context(fresh_random_primitives(cells))
         if ms.get_context("mode") != ms.PYNATIVE_MODE:
             ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
         if training is not None:
             net.set_train(training)  # flags put back by preserved()
         weights = [*optimizer.parameters, *extra_trainable]
-        stage = "the forward pass, loss and gradients"
-        try:
-            if returns_loss:
-                loss, grads = ms.value_and_grad(net, None, weights)(*data)
-            else:
-                loss, grads = ms.value_and_grad(_StepLoss(net, loss_fn), None, weights)(*data, label)
-            synchronize()
-            middle = _values(subjects)
-            stage = f"the optimizer step ({type(optimizer).__name__})"
-            optimizer(tuple(grads[: len(optimizer.parameters)]))
-            synchronize()
-            after = _values(subjects)
-        except Exception as err:
-            raise _step_error(net, data, err, stage) from err
-        before = {id(p): saved[id(p)] for p in subjects}
+        step = TrainingStep(net, loss_fn, returns_loss, train, weights)
+        args = tuple(data) if returns_loss else (*data, label)
+        records, first = _run(step, optimizer, args, net, data, subjects, weights, saved, max(1, steps))
+        before, middle, after, grads, scale = first
         grad_of = {id(p): g for p, g in zip(weights, grads)}
+        divide = scale if (scale != 1.0 and not step.skips) else 1.0
+        decay = {id(e.parameter): e.weight_decay for e in optimizer_entries(optimizer)}
+        group = groups_of(optimizer)
         probes = []
         for param in subjects:
             key = id(param)
-            numbers = _grad_numbers(grad_of[key]) if requires_grad[key] and key in grad_of else None
+            numbers = grad_numbers(grad_of[key], divide) if requires_grad[key] and key in grad_of else None
             probes.append(
                 ParameterProbe(
                     name=param.name,
@@ -339,15 +295,87 @@ def measure_step(
                     in_network=key in in_network,
                     weight_decay=decay.get(key, 0.0),
                     changed=before[key].tobytes() != after[key].tobytes(),
-                    max_abs_change=_max_abs_diff(before[key], after[key]),
-                    forward_change=_max_abs_diff(before[key], middle[key]),
-                    optimizer_change=_max_abs_diff(middle[key], after[key]),
+                    max_abs_change=max_abs_diff(before[key], after[key]),
+                    forward_change=max_abs_diff(before[key], middle[key]),
+                    optimizer_change=max_abs_diff(middle[key], after[key]),
                     grad_norm=None if numbers is None else numbers[0],
                     grad_max_abs=None if numbers is None else numbers[1],
                     grad_nan=None if numbers is None else numbers[2],
                     grad_inf=None if numbers is None else numbers[3],
                     moved_by_optimizer=middle[key].tobytes() != after[key].tobytes(),
-                    learning_rate=_learning_rate(optimizer, param) if key in in_optimizer else None,
+                    learning_rate=learning_rate(optimizer, param) if key in in_optimizer else None,
+                    group=group.get(key, 0),
+                    shape=tuple(int(d) for d in param.shape),
                 )
             )
-        return _loss_value(loss), probes
+        return StepsMeasured(records[0].loss, probes, tuple(records), scaling, steps)
+
+
+def _run(
+    step: TrainingStep,
+    optimizer: nn.Optimizer,
+    args: tuple[Any, ...],
+    net: nn.Cell,
+    data: tuple[Any, ...],
+    subjects: list[Any],
+    weights: list[Any],
+    saved: dict[int, np.ndarray],
+    steps: int,
+) -> tuple[list[StepRecord], tuple[Any, ...]]:
+    """Run the steps; every step's record, and the full numbers of the first one that updated."""
+    in_optimizer = len(optimizer.parameters)
+    records: list[StepRecord] = []
+    first: tuple[Any, ...] | None = None
+    last: tuple[Any, ...] | None = None
+    pre = {id(p): saved[id(p)] for p in subjects}
+    applied_count = 0
+    while applied_count < steps and len(records) < steps + (MAX_SKIPPED if step.skips else 0):
+        stage = "the forward pass, loss and gradients"
+        try:
+            loss, grads, scale = step.gradients(args)
+            grads_np = [tensor_bytes(g) for g in grads]
+            middle = values(subjects)
+            overflow = None
+            applied = True
+            if step.skips:
+                finite = all(np.isfinite(g).all() for g in grads_np[:in_optimizer])
+                overflow = step.update_scale(not finite)
+                applied = not overflow
+            stage = f"the optimizer step ({type(optimizer).__name__})"
+            if applied:
+                optimizer(grads[:in_optimizer])
+            synchronize()
+            post = values(subjects)
+        except Exception as err:
+            raise step_error(net, data, err, stage) from err
+        divide = scale if (scale != 1.0 and not step.skips) else 1.0
+        grad_of = {id(p): g for p, g in zip(weights, grads_np)}
+        records.append(
+            StepRecord(
+                index=len(records) + 1,
+                loss=loss_value(loss),
+                applied=applied,
+                overflow=overflow,
+                loss_scale=scale if (step.skips or scale != 1.0) else None,
+                weight_norms=tuple(l2(pre[id(p)]) for p in subjects),
+                update_norms=tuple(diff_norm(middle[id(p)], post[id(p)]) for p in subjects),
+                grad_norms=tuple(l2(grad_of[id(p)]) / divide if id(p) in grad_of else None for p in subjects),
+            )
+        )
+        last = (pre, middle, post, grads_np, scale)
+        if applied:
+            applied_count += 1
+            if first is None:
+                first = last
+        elif scale_value(step.train) == scale:
+            break  # a fixed scale overflows again: the same batch and weights give the same gradients
+        pre = post
+    if first is None and step.skips and last is not None:
+        # Every step overflowed: measure the gradients once more at scale 1 (no update), so that
+        # GA903 tells gradients that are NaN at any scale from a scale float16 cannot hold.
+        try:
+            _, grads = ms.value_and_grad(step.target, None, weights)(*args)
+            last = (*last[:3], [tensor_bytes(g) for g in grads], 1.0)
+        except Exception as err:
+            raise step_error(net, data, err, "the gradients at loss scale 1") from err
+    return records, first if first is not None else last  # type: ignore[return-value]

@@ -13,10 +13,8 @@ from __future__ import annotations
 import functools
 import json
 import re
-import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,14 +22,10 @@ import networkx as nx
 from mindspore import Parameter, Tensor, nn
 
 from graphaudit import graph as g
-from graphaudit.capture.patching import OpSite, patched
 from graphaudit.capture.structure import Structure
 
-__all__ = ["Run", "Tracer", "describe_tensor", "flatten_tensors", "trace_forward", "tracing"]
+__all__ = ["Tracer", "describe_tensor", "flatten_tensors", "op_type_of"]
 
-# Only one capture at a time may own the patched entry points.
-_CAPTURE_LOCK = threading.RLock()
-_active: Tracer | None = None
 
 # Operations that write into their first tensor argument; a Parameter passed to one of
 # them is saved first so the capture can put it back.
@@ -48,16 +42,33 @@ def op_type_of(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def flatten_tensors(value: Any, _depth: int = 0) -> Iterator[Tensor]:
-    """Tensors inside *value* (a tensor, or tuples/lists/dicts of them), in order."""
+def flatten_tensors(value: Any) -> list[Tensor]:
+    """Tensors inside *value* (a tensor, or tuples/lists/dicts of them, 8 levels deep), in order.
+
+    Called for every argument and result of every traced operation: a tensor and a flat
+    tuple of tensors, by far the most common cases, take no recursion.
+    """
     if isinstance(value, Tensor):
-        yield value
-    elif _depth < 8 and isinstance(value, (tuple, list)):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        if all(isinstance(item, Tensor) for item in value):
+            return list(value)
+    elif not isinstance(value, dict):
+        return []
+    found: list[Tensor] = []
+    _collect(value, found, 0)
+    return found
+
+
+def _collect(value: Any, found: list[Tensor], depth: int) -> None:
+    if isinstance(value, Tensor):
+        found.append(value)
+    elif depth < 8 and isinstance(value, (tuple, list)):
         for item in value:
-            yield from flatten_tensors(item, _depth + 1)
-    elif _depth < 8 and isinstance(value, dict):
+            _collect(item, found, depth + 1)
+    elif depth < 8 and isinstance(value, dict):
         for item in value.values():
-            yield from flatten_tensors(item, _depth + 1)
+            _collect(item, found, depth + 1)
 
 
 def describe_tensor(tensor: Tensor) -> dict[str, Any]:
@@ -290,111 +301,3 @@ class Tracer:
         for tensor in flatten_tensors(args):
             if isinstance(tensor, Parameter):
                 self.on_parameter_write(tensor)
-
-
-# -- the wrappers installed by patching.patched --------------------------------------------
-def _wrap_cell_call(original: Callable[..., Any]) -> Callable[..., Any]:
-    def traced_cell_call(cell: nn.Cell, *args: Any, **kwargs: Any) -> Any:
-        tracer = _active
-        if tracer is None or tracer.op_depth:
-            return original(cell, *args, **kwargs)
-        frame = tracer.enter_call(cell, args, kwargs)
-        try:
-            output = original(cell, *args, **kwargs)
-        except BaseException:
-            if tracer.failed_path is None:
-                tracer.failed_path = tracer.graph.nodes[frame.node]["path"]
-            tracer.stack.remove(frame)
-            raise
-        tracer.exit_call(frame, output)
-        return output
-
-    traced_cell_call.__wrapped__ = original  # type: ignore[attr-defined]
-    return traced_cell_call
-
-
-def _run_op(
-    tracer: Tracer,
-    label: str,
-    raw_name: str,
-    fn: Callable[..., Any],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-) -> Any:
-    op_name = op_type_of(raw_name)
-    tracer.before_op(raw_name, op_name, args)
-    tracer.op_depth += 1
-    try:
-        output = fn(*args, **kwargs)
-    finally:
-        tracer.op_depth -= 1
-    tracer.record_op(label, op_name, args, kwargs, output)
-    return output
-
-
-def _wrap_op(site: OpSite, original: Callable[..., Any]) -> Callable[..., Any]:
-    def traced_op(*args: Any, **kwargs: Any) -> Any:
-        tracer = _active
-        if tracer is None or tracer.op_depth:
-            return original(*args, **kwargs)
-        return _run_op(tracer, site.label, site.name, original, args, kwargs)
-
-    traced_op.__wrapped__ = original  # type: ignore[attr-defined]
-    traced_op.__name__ = site.name
-    traced_op.__doc__ = getattr(original, "__doc__", None)
-    return traced_op
-
-
-def _wrap_primitive_call(original: Callable[..., Any]) -> Callable[..., Any]:
-    def traced_primitive_call(prim: Any, *args: Any, **kwargs: Any) -> Any:
-        tracer = _active
-        if tracer is not None and prim.attrs.get("side_effect_mem"):
-            # A primitive that writes its inputs (Assign, ApplyMomentum, Adam...: what an
-            # optimizer step runs), at any depth: what it writes is put back after the pass.
-            tracer.before_write((args, kwargs))
-        if tracer is None or tracer.op_depth:
-            return original(prim, *args, **kwargs)
-        name = str(getattr(prim, "name", type(prim).__name__))
-
-        def bound(*a: Any, **k: Any) -> Any:
-            return original(prim, *a, **k)
-
-        return _run_op(tracer, f"P.{name}", name, bound, args, kwargs)
-
-    traced_primitive_call.__wrapped__ = original  # type: ignore[attr-defined]
-    return traced_primitive_call
-
-
-Run = Callable[[Tracer, nn.Cell, tuple[Any, ...]], Any]
-
-
-@contextmanager
-def tracing(cells: Iterable[nn.Cell]) -> Iterator[Run]:
-    """Install the tracing wrappers once; yield ``run(tracer, cell, args)``, which traces one call.
-
-    Several calls can be traced in one session (the network, then its loss on the output),
-    each into its own tracer; the wrappers are removed when the session ends.
-    """
-    with _CAPTURE_LOCK:
-        if _active is not None:
-            raise RuntimeError("graphaudit captures cannot be nested")
-        with patched(iter(cells), _wrap_cell_call, _wrap_op, _wrap_primitive_call):
-            yield _run_traced
-
-
-def _run_traced(tracer: Tracer, cell: nn.Cell, args: tuple[Any, ...]) -> Any:
-    global _active
-    _active = tracer
-    try:
-        tracer.add_inputs(args)
-        output = cell(*args)
-        tracer.add_outputs(output)
-    finally:
-        _active = None
-    return output
-
-
-def trace_forward(tracer: Tracer, net: nn.Cell, inputs: tuple[Any, ...]) -> Any:
-    """Run ``net(*inputs)`` once with every entry point traced into ``tracer``."""
-    with tracing(tracer.structure.cells.values()) as run:
-        return run(tracer, net, inputs)

@@ -12,7 +12,10 @@
   output, and the inputs end with the label;
 - any other network-with-loss (a cell taking ``(images, targets...)`` and returning the loss,
   with a loss cell inside): it is audited as it is, with all its inputs, and the loss cell
-  is traced where the network calls it.
+  is traced where the network calls it. What a train-step cell trains is such a network by
+  definition (the step differentiates what it returns), even when no loss cell is found in
+  it (a loss computed by an operation, ``ops.CTCLoss``, or by the model's own code): it is
+  audited with all its inputs, and the probe differentiates it as the step does.
 
 The wrappers themselves are not audited: their parameters are the network's and the
 optimizer's. What was unwrapped is kept in :attr:`TrainingSetup.unwrapped`, for the report.
@@ -40,8 +43,9 @@ class TrainingSetup(NamedTuple):
     """What was found: the network to audit, its optimizer and loss, and how its inputs are laid out.
 
     ``takes_label``: the wrapper's inputs end with the loss's label (the backbone takes the
-    others). ``loss_inside``: ``loss_fn`` is a cell that ``net`` itself calls (a
-    network-with-loss); it is traced there. ``unwrapped``: what was taken off, outermost first.
+    others). ``loss_inside``: ``net`` returns the loss itself (a network-with-loss, or what a
+    train-step cell differentiates); ``loss_fn``, when one was found, is the loss cell it
+    calls, traced there. ``unwrapped``: what was taken off, outermost first.
     """
 
     net: Any
@@ -123,6 +127,7 @@ def unwrap(net: Any, optimizer: Any = None, loss_fn: Any = None) -> TrainingSetu
         loss_fn = loss_fn if loss_fn is not None else found_loss
         takes_label = found_loss is not None
         net = net._network
+    stepped = False  # net is what a train-step cell differentiates: it returns the loss
     while isinstance(net, nn.Cell):
         found = (net.optimizer, net.network) if isinstance(net, nn.TrainOneStepCell) else _trained_by(net)
         if found is None:
@@ -130,6 +135,7 @@ def unwrap(net: Any, optimizer: Any = None, loss_fn: Any = None) -> TrainingSetu
         unwrapped.append(type(net).__name__)
         optimizer = optimizer if optimizer is not None else found[0]
         net = found[1]
+        stepped = True
     parts = _with_loss_parts(net) if isinstance(net, nn.Cell) else None
     if parts is not None:
         unwrapped.append(type(net).__name__)
@@ -142,6 +148,8 @@ def unwrap(net: Any, optimizer: Any = None, loss_fn: Any = None) -> TrainingSetu
         losses = [c for name, c in net.cells_and_names() if name and is_loss_cell(c)]
         if losses:  # a network-with-loss: audited whole, with all its inputs
             return TrainingSetup(net, optimizer, losses[0], False, True, tuple(unwrapped))
+        if stepped:  # the step differentiates it: it computes its loss, with no loss cell to trace
+            return TrainingSetup(net, optimizer, None, False, True, tuple(unwrapped))
     if takes_label and isinstance(net, nn.Cell):
         net = _strip_output_casts(net, unwrapped)
     return TrainingSetup(net, optimizer, loss_fn, takes_label, False, tuple(unwrapped))

@@ -51,6 +51,7 @@ __all__ = ["FAMILIES", "REQUIRED_DOC_SECTIONS", "Check", "all_checks", "find_che
 CheckFunction = Callable[["AuditContext"], Iterable[Finding]]
 
 FAMILIES = {
+    "0": "data pipeline",
     "1": "weight sharing",
     "2": "optimizer coverage and freezing",
     "3": "wiring and connectivity",

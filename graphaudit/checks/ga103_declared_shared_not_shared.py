@@ -54,7 +54,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     What it does:
         For each ``Spec.shared_parameters`` group, resolves every member (a ``Parameter.name``
         or an attribute path, globs allowed) and reports the group when the members are more
-        than one Parameter object. Likewise for each ``Spec.shared_cells`` group and Cell
+        than one Parameter object, naming each by its attribute path (and its ``Parameter.name``
+        when that differs). Likewise for each ``Spec.shared_cells`` group and Cell
         objects. A declared name that matches nothing is also reported, with close matches.
 
     Why is this bad:
@@ -94,12 +95,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 )
             resolved.extend(n for n in nodes if n not in resolved)
         if len(resolved) > 1:
-            names = [ctx.graph.nodes[n]["name"] for n in resolved]
+            names = [ctx.subject_of(n) for n in resolved]  # attribute paths, what a user greps for
+            described = [ctx.subject_of(n) + ctx.named_as(n) for n in resolved]
             yield ctx.finding(
                 "error",
                 names[1],
                 f"the design declares {group!r} one shared parameter, but they are {len(resolved)} "
-                f"distinct Parameter objects ({', '.join(names)}): the weights are not tied.",
+                f"distinct Parameter objects ({', '.join(described)}): the weights are not tied.",
                 f"Tie them by assignment, e.g. make the owner of {names[1]} hold the Parameter "
                 f"{names[0]} (cell.weight = other.weight), not a copy of its values; or correct the spec.",
                 resolved,

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import one_group
+from graphaudit.checks._shared.schedule import ScheduledRate, learning_rate_now
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
 from graphaudit.findings import Finding
@@ -14,7 +17,7 @@ from graphaudit.findings import Finding
     "GA901",
     "probe-trainable-did-not-change",
     severity="error",
-    also=("warning",),
+    also=("warning", "info"),
     needs=(ProbeStep,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -24,7 +27,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Runs one training step (``audit(..., probe=True, inputs=(x, y))``) and reports each
         parameter with ``requires_grad=True`` in the optimizer that did not change at all.
         It is a warning when the gradient was not zero but the update vanished in float
-        rounding (a bias right before a BatchNorm), an error otherwise.
+        rounding (a bias right before a BatchNorm), an error otherwise. It is one info
+        finding for all the parameters whose learning-rate schedule (a list of per-step
+        values or a ``LearningRateSchedule``) is 0 at the step probed and non-zero later: a
+        warm-up that starts from 0, whose first step changes nothing by design.
 
     Why is this bad:
         The static checks read the optimizer's list; only a real step shows that a parameter
@@ -43,10 +49,21 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             return self.fc(x) + self.aux(x)
         ```
     """
+    if ctx.need(ProbeStep).applied_steps == 0:
+        return  # every probe step overflowed and was skipped by the loss scale: GA913 says why
+    optimizer = ctx.optimizer
+    rates: dict[int, ScheduledRate | None] = {}  # one reading per learning-rate object
+    warming_up: list[tuple[str, ScheduledRate]] = []
     for p in ctx.need(ProbeStep).parameters:
         if not (p.in_optimizer and p.requires_grad and not p.changed):
             continue
         name, lr = p.subject, p.learning_rate
+        now = _rate_of(ctx, optimizer, p.node, rates)
+        if lr is None and now is not None:
+            lr = now.value
+        if not p.grad_zero and now is not None and now.warms_up:
+            warming_up.append((p.node, now))
+            continue
         severity = "error"
         if p.grad_zero:
             cause = "its gradient is exactly zero (see GA904)"
@@ -74,6 +91,38 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             f"{name}{p.named_as} is in the optimizer with requires_grad=True, but one training step left it bit-identical: {cause}.",
             fix,
             (p.node,),
+        )
+
+    yield from _warm_up(ctx, warming_up)
+
+
+def _rate_of(
+    ctx: AuditContext, optimizer: Any, node: str, rates: dict[int, ScheduledRate | None]
+) -> ScheduledRate | None:
+    param = ctx.structure.parameters.get(node)
+    if optimizer is None or param is None:
+        return None
+    return learning_rate_now(optimizer, param, rates)
+
+
+def _warm_up(ctx: AuditContext, members: list[tuple[str, ScheduledRate]]) -> Iterator[Finding]:
+    """One info finding: the schedule is 0 at this step, so one step cannot show that these train."""
+    if not members:
+        return
+    rate = min((r for _, r in members), key=lambda r: r.first_nonzero_step or 0)
+    for group in one_group(ctx, [node for node, _ in members]):
+        yield ctx.finding(
+            "info",
+            group.subject,
+            f"One training step left {group.describe('parameter')} bit-identical because the learning-rate "
+            f"schedule gives {group.pronouns().object} 0 at step {rate.step}, and "
+            f"{_g(rate.first_nonzero)} from step {rate.first_nonzero_step} on: a warm-up that starts from 0. "
+            "The first step of this recipe changes nothing by design, so a one-step probe cannot show "
+            f"whether {group.pronouns().subject} train.",
+            "Nothing to change if the warm-up is intended. To probe the update itself, probe at a step "
+            "where the schedule is non-zero, or with a schedule that does not start from 0.",
+            group.graph_nodes,
+            subjects=group.names,
         )
 
 

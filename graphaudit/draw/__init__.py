@@ -1,20 +1,26 @@
 """See it: a captured graph, with findings marked, as Graphviz SVG/PNG/PDF/DOT or one HTML file.
 
 - :func:`render_graph` draws a graph (and findings) to a file; ``format="html"`` writes
-  one self-contained page (SVG inline, a findings table that highlights the nodes of a
-  finding when clicked, filters by severity and check ID);
+  one self-contained page, an explorer: the graph opens collapsed to a readable size, every
+  box and roll-up opens and closes by clicking (laid out in the page by Graphviz compiled to
+  WebAssembly, :mod:`~graphaudit.draw.explorer`), search by path, class or parameter name, a
+  details pane, pan and zoom, the findings table linked both ways, filters by severity and
+  check, and a tab for each data pipeline;
 - :func:`to_dot` returns the DOT source, :func:`graph_svg` / :func:`graph_html` the text.
 
 This package takes a graph and findings, never a report, and never runs MindSpore:
-:mod:`graphaudit.report.render` draws reports, and captures networks to draw.
+:mod:`graphaudit.report.render` draws reports (with the loss, from the loss-pairing
+findings: :class:`~graphaudit.draw.tree.Loss`), and captures networks to draw.
 
 Cells are nested clusters (``depth=`` collapses deeper ones into one box each), the data
-flow is labelled with shapes, a cell called several times shows "(call 2/3)" and one
-weights node, a shared parameter is drawn once with an edge to each user. Large graphs are
-rolled up ("Bottleneck x6", with a multiplication sign) and, above ``max_nodes`` drawn
-nodes, collapsed to a smaller depth. The DOT is built with the ``graphviz`` package
-(:mod:`~graphaudit.draw.dot`); ``dot`` is run by :func:`~graphaudit.draw.engine.run_dot`,
-which kills it after ``timeout`` seconds. See ``docs/render.md``.
+flow is labelled with shapes where they change, a cell called several times shows
+"(call 2/3)" and "shared params" on each call (its later calls closed: their inside is the
+first call's), a shared parameter is drawn once with an edge to each user, the loss after
+the output. Large graphs are rolled up ("Bottleneck x6", with a multiplication sign) and,
+above ``max_nodes`` drawn nodes, collapsed to a smaller depth. The DOT is written with the
+``graphviz`` package's quoting (:mod:`~graphaudit.draw.dot`); ``dot`` is run by
+:func:`~graphaudit.draw.engine.run_dot`, which kills it after ``timeout`` seconds. See
+``docs/render.md``.
 
 Example:
     >>> import graphaudit
@@ -28,16 +34,20 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import networkx as nx
 
 from graphaudit.draw.dot import Drawing, draw, to_dot
 from graphaudit.draw.engine import run_dot
-from graphaudit.draw.html import Header, html_page
+from graphaudit.draw.explorer import explorer_model, model_json, start_dot
+from graphaudit.draw.html import Header, Panel, html_page
+from graphaudit.draw.marks import targets
 from graphaudit.draw.style import KIND_COLORS, SEVERITY_COLORS
+from graphaudit.draw.tree import Loss
 from graphaudit.errors import RenderError, RenderTimeoutError
 from graphaudit.findings import Finding
 
@@ -46,6 +56,8 @@ __all__ = [
     "KIND_COLORS",
     "SEVERITY_COLORS",
     "Header",
+    "Loss",
+    "Panel",
     "RenderError",
     "RenderTimeoutError",
     "graph_html",
@@ -79,25 +91,47 @@ def _root_class(graph: nx.MultiDiGraph) -> str:
     return str(graph.nodes["cell:"]["class_name"]) if "cell:" in graph else "network"
 
 
-def _page(drawing: Drawing, header: Header | None, page_title: str | None, timeout: float | None) -> str:
-    title = page_title or f"graphaudit: {_root_class_of(drawing)}"
+def _page(
+    drawing: Drawing,
+    graph: nx.MultiDiGraph,
+    header: Header | None,
+    page_title: str | None,
+    timeout: float | None,
+    *,
+    max_nodes: int = 1500,
+    asked: bool = False,
+    panels: Sequence[Panel] = (),
+) -> str:
+    """The explorer page of *drawing*: its first view laid out here, every other one in the page."""
+    title = page_title or f"graphaudit: {drawing.title or 'network'}"
+    model = explorer_model(drawing, graph, max_nodes=max_nodes, asked=asked)
+    dot, first = start_dot(drawing, model)
+    assert drawing.marks is not None
+    found, _ = targets(drawing.marks, first)
+    for index, finding in enumerate(drawing.findings):  # not in the network: in a pipeline's tab
+        if not found[index]:
+            found[index] = [t for panel in panels for t in panel.targets.get(finding, ())]
+    opened = SimpleNamespace(view=drawing.view, plan=first)  # what the page shows first
     summary = (
-        header.text(drawing)
+        header.text(opened)
         if header is not None
-        else (f"captured graph, no audit ({drawing.view} view, {drawing.plan.count} nodes drawn)")
+        else f"captured graph, no audit ({drawing.view} view, {first.count} nodes drawn)"
     )
+    svg = run_dot(dot, "svg", timeout=timeout, nodes=first.count, depth=first.depth).decode("utf-8")
+    in_panels = {f for panel in panels for f in panel.targets}
+    unplaced = [f for f in drawing.unplaced if f not in in_panels]
+    reduced = drawing.plan.notes if asked else []  # the static drawing's reductions are not the page's
+    notes = [*reduced, *(f"not drawn: {f.check_id} {f.subject}" for f in unplaced)]
     return html_page(
+        model_json(model),
+        svg,
         drawing.findings,
-        drawing.targets,
-        _run(drawing, "svg", timeout).decode("utf-8"),
+        found,
         title=title,
         summary=summary,
-        notes=drawing.plan.notes,
+        notes=notes,
+        panels=panels,
     )
-
-
-def _root_class_of(drawing: Drawing) -> str:
-    return drawing.title or "network"
 
 
 def render_graph(
@@ -111,6 +145,7 @@ def render_graph(
     timeout: float | None = 60.0,
     header: Header | None = None,
     page_title: str | None = None,
+    panels: Sequence[Panel] = (),
     **options: Any,
 ) -> Path:
     """Draw a captured *graph* (with *findings* marked) to *path*; return the path.
@@ -137,7 +172,11 @@ def render_graph(
     if fmt == "dot":
         path.write_text(drawing.dot, encoding="utf-8")
     elif fmt == "html":
-        path.write_text(_page(drawing, header, page_title, timeout), encoding="utf-8")
+        asked = depth is not None or options.get("rollup") is not None
+        page = _page(
+            drawing, graph, header, page_title, timeout, max_nodes=max_nodes, asked=asked, panels=panels
+        )
+        path.write_text(page, encoding="utf-8")
     else:
         path.write_bytes(_run(drawing, fmt, timeout))
     return path
@@ -164,6 +203,7 @@ def graph_html(
     header: Header | None = None,
     page_title: str | None = None,
     timeout: float | None = 60.0,
+    panels: Sequence[Panel] = (),
     **options: Any,
 ) -> str:
     """*graph* and *findings* as one self-contained HTML page.
@@ -175,4 +215,7 @@ def graph_html(
         >>> page.startswith("<!DOCTYPE html>"), "<svg" in page
         (True, True)
     """
-    return _page(draw(graph, findings, **options), header, page_title, timeout)
+    asked = options.get("depth") is not None or options.get("rollup") is not None
+    max_nodes = options.get("max_nodes", 1500)
+    drawing = draw(graph, findings, **options)
+    return _page(drawing, graph, header, page_title, timeout, max_nodes=max_nodes, asked=asked, panels=panels)

@@ -1,9 +1,13 @@
-"""Make large graphs drawable: collapse clusters below a depth, roll up repeated blocks.
+"""Make large graphs drawable: collapse clusters, roll up repeated blocks.
 
-A :class:`Plan` maps every item of a :class:`~graphaudit.draw.tree.Tree` to the key it is
-drawn as: itself, the collapsed cluster (box) it falls into, or a roll-up box standing for a
-run of consecutive sibling blocks of one class and one structure ("Bottleneck x6", with a multiplication sign).
-:func:`choose_plan` lowers the depth until the drawing has at most ``max_nodes`` nodes.
+What is drawn is decided by a *state*: the clusters that are open (drawn with their
+children; a closed one is one box) and the roll-ups that are active (a run of consecutive
+sibling blocks of one class and one structure drawn as one box, "Bottleneck x6" with a
+multiplication sign). :func:`assign` turns a state into a :class:`Plan`, which maps every
+item of a :class:`~graphaudit.draw.tree.Tree` to the key it is drawn as. The HTML
+explorer's script does the same with the state the reader clicks to (``assets/explorer.js``,
+``assign``). :func:`plan` is the state of a depth; :func:`choose_plan` lowers the depth
+until the drawing has at most ``max_nodes`` nodes.
 
 Example:
     >>> import graphaudit
@@ -17,19 +21,43 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from graphaudit.draw.tree import Tree
 
-__all__ = ["ROLLUP_KINDS", "Plan", "choose_plan", "plan"]
+__all__ = [
+    "ROLLUP_KINDS",
+    "ROLLUP_PREFIX",
+    "Plan",
+    "Run",
+    "assign",
+    "choose_plan",
+    "plan",
+    "repeats_of",
+    "runs_of",
+]
 
 ROLLUP_KINDS = frozenset({"call", "cell"})
 ROLLUP_PREFIX = "rollup:"
 
 
+@dataclass(frozen=True)
+class Run:
+    """Consecutive sibling blocks of one structure (with the operations before each), under *parent*."""
+
+    parent: str | None
+    members: tuple[str, ...]
+    count: int
+
+    @property
+    def key(self) -> str:
+        return ROLLUP_PREFIX + self.members[0]
+
+
 @dataclass
 class Plan:
-    """Where each item is drawn, the roll-ups made, and why the view was reduced."""
+    """Where each item is drawn, the roll-ups made, the open clusters, and why the view was reduced."""
 
     drawn: dict[str, str]
     rollups: dict[str, tuple[list[str], int]]
@@ -37,6 +65,7 @@ class Plan:
     rolled: bool
     count: int = 0
     notes: list[str] = field(default_factory=list)
+    open: set[str] = field(default_factory=set)
 
 
 def _runs(tree: Tree, keys: list[str]) -> list[tuple[list[str], int]]:
@@ -62,8 +91,83 @@ def _runs(tree: Tree, keys: list[str]) -> list[tuple[list[str], int]]:
     return runs
 
 
-def plan(tree: Tree, *, depth: int | None = None, rollup: bool = False) -> Plan:
+def runs_of(tree: Tree) -> dict[str, Run]:
+    """Every run that could be rolled up, under every item and at the top level, by key.
+
+    Example:
+        >>> import graphaudit
+        >>> from mindspore import nn
+        >>> from graphaudit.draw.tree import build_tree
+        >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.ReLU(), nn.ReLU()])))
+        >>> runs_of(tree)
+        {'rollup:cell:0': Run(parent='cell:', members=('cell:0', 'cell:1'), count=2)}
+    """
+    found: dict[str, Run] = {}
+    for parent, keys in [(None, tree.roots), *((k, i.children) for k, i in tree.items.items() if i.children)]:
+        for members, count in _runs(tree, keys):
+            run = Run(parent, tuple(members), count)
+            found[run.key] = run
+    return found
+
+
+def assign(tree: Tree, open_: Iterable[str], active: Iterable[Run]) -> Plan:
+    """The plan of a state: *open_* clusters drawn with their children, *active* runs rolled up.
+
+    An item inside a closed cluster or an active run is drawn as that box; every other item
+    is drawn as itself.
+
+    Example:
+        >>> import graphaudit
+        >>> from mindspore import nn
+        >>> from graphaudit.draw.tree import build_tree
+        >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2)])))
+        >>> assign(tree, [], []).drawn
+        {'cell:': 'cell:', 'cell:0': 'cell:'}
+    """
+    opened = set(open_)
+    box_of = {member: run.key for run in active for member in run.members}
+    rollups = {run.key: (list(run.members), run.count) for run in active}
+    drawn: dict[str, str] = {}
+    for key, item in tree.items.items():
+        parent = item.parent
+        if parent is not None and (drawn[parent] != parent or parent not in opened):
+            drawn[key] = drawn[parent]
+        else:
+            drawn[key] = box_of.get(key, key)
+    used = {box for box in drawn.values() if box in rollups}
+    rollups = {box: rollups[box] for box in rollups if box in used}
+    shown_open = {k for k in opened if drawn.get(k) == k and tree.items[k].children}
+    return Plan(drawn, rollups, None, bool(rollups), len(set(drawn.values())), open=shown_open)
+
+
+def repeats_of(tree: Tree) -> set[str]:
+    """The later calls of a cell called several times whose inside is the first call's: drawn closed.
+
+    Example:
+        >>> import graphaudit, numpy as np
+        >>> from mindspore import nn, Tensor
+        >>> from graphaudit.draw.tree import build_tree
+        >>> block = nn.SequentialCell([nn.Dense(2, 2)])
+        >>> graph = graphaudit.to_networkx(nn.SequentialCell([block, block]), inputs=Tensor(np.ones((1, 2), np.float32)))
+        >>> sorted(repeats_of(build_tree(graph)))
+        ['call:0#2']
+    """
+    items = tree.items
+    return {k for k, i in items.items() if i.first and i.children and items[i.first].signature == i.signature}
+
+
+def plan(
+    tree: Tree,
+    *,
+    depth: int | None = None,
+    rollup: bool = False,
+    runs: dict[str, Run] | None = None,
+    repeats: bool = True,
+) -> Plan:
     """Draw every item at most *depth* levels deep; with *rollup*, merge repeated blocks.
+
+    Unless *repeats*, the later calls of a cell called several times are closed boxes (their
+    inside is drawn once, in the first call).
 
     Example:
         >>> import graphaudit
@@ -73,30 +177,16 @@ def plan(tree: Tree, *, depth: int | None = None, rollup: bool = False) -> Plan:
         >>> plan(tree, depth=0).drawn
         {'cell:': 'cell:', 'cell:0': 'cell:'}
     """
-    drawn: dict[str, str] = {}
-    rollups: dict[str, tuple[list[str], int]] = {}
-
-    def roll(keys: list[str]) -> None:
-        if not rollup:
-            return
-        for run, count in _runs(tree, keys):
-            box = ROLLUP_PREFIX + run[0]
-            rollups[box] = (run, count)
-            for key in run:
-                drawn[key] = box
-
-    roll(tree.roots)
-    for key, item in tree.items.items():
-        parent = item.parent
-        if parent is not None and drawn[parent] != parent:
-            drawn[key] = drawn[parent]
-        elif depth is not None and item.depth > depth:
-            drawn[key] = parent  # type: ignore[assignment]  # depth > 0: there is a parent
-        elif key not in drawn:
-            drawn[key] = key
-            if depth is None or item.depth < depth:
-                roll(item.children)
-    return Plan(drawn, rollups, depth, bool(rollups), len(set(drawn.values())))
+    opened = {k for k, item in tree.items.items() if item.children and (depth is None or item.depth < depth)}
+    if not repeats:
+        opened -= repeats_of(tree)
+    active = []
+    if rollup:
+        candidates = runs_of(tree) if runs is None else runs
+        active = [run for run in candidates.values() if run.parent is None or run.parent in opened]
+    chosen = assign(tree, opened, active)
+    chosen.depth = depth
+    return chosen
 
 
 def choose_plan(
@@ -106,6 +196,7 @@ def choose_plan(
     rollup: bool | None = None,
     max_nodes: int = 1500,
     rollup_threshold: int = 400,
+    repeats: bool = True,
 ) -> Plan:
     """The plan to draw: as asked, then reduced until at most *max_nodes* nodes are drawn.
 
@@ -124,9 +215,10 @@ def choose_plan(
     """
     full_depth = tree.max_depth()
     level = full_depth if depth is None else min(depth, full_depth)
-    chosen = plan(tree, depth=level, rollup=bool(rollup))
+    runs = runs_of(tree) if rollup is not False else {}
+    chosen = plan(tree, depth=level, rollup=bool(rollup), runs=runs, repeats=repeats)
     if rollup is None and chosen.count > rollup_threshold:
-        rolled = plan(tree, depth=level, rollup=True)
+        rolled = plan(tree, depth=level, rollup=True, runs=runs, repeats=repeats)
         if rolled.count < chosen.count:
             rolled.notes.append(
                 f"repeated blocks rolled up: {chosen.count} nodes is over {rollup_threshold} (rollup=False expands them)"
@@ -135,7 +227,7 @@ def choose_plan(
     first = chosen
     while chosen.count > max_nodes and level > 0:
         level -= 1
-        chosen = plan(tree, depth=level, rollup=rollup is not False)
+        chosen = plan(tree, depth=level, rollup=rollup is not False, runs=runs, repeats=repeats)
     if chosen is not first:
         chosen.notes = [
             *first.notes,

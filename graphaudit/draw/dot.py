@@ -1,10 +1,13 @@
-"""DOT source for a captured graph: nested clusters, data flow, shared weights, findings.
+"""DOT source for a captured graph: nested clusters, data flow, shared weights, findings, the loss.
 
-The DOT is built with the ``graphviz`` package (:class:`graphviz.Digraph`, one
-``subgraph`` named ``cluster_<id>`` per cluster), which quotes every ID and attribute
-value. Every string that comes from the network (cell paths, CellDict keys, parameter
-names, finding messages) is first made literal by :func:`graphaudit.draw.style.text`;
-every DOT and SVG id is derived from a graph node id by :func:`graphaudit.draw.style.svg_id`.
+Every attribute list is written by the ``graphviz`` package's quoting
+(:func:`graphviz.quoting.attr_list`), which quotes every ID and value. Every string that
+comes from the network (cell paths, CellDict keys, parameter names, finding messages) is
+first made literal by :func:`graphaudit.draw.style.text`; every DOT and SVG id is derived
+from a graph node id by :func:`graphaudit.draw.style.svg_id`. The body (which box sits in
+which cluster, the edges between drawn boxes) is assembled by :func:`body` from those
+attribute lists; the HTML explorer's script assembles it the same way, line for line, for
+whatever the reader has expanded (``assets/explorer.js``, ``buildDot``).
 
 Example:
     >>> import graphaudit
@@ -25,9 +28,9 @@ from dataclasses import dataclass, field
 import graphviz
 import networkx as nx
 
-from graphaudit.draw.collapse import Plan, choose_plan
+from graphaudit.draw.collapse import ROLLUP_PREFIX, Plan, Run, choose_plan, runs_of
 from graphaudit.draw.legend import SHAPES, add_legend
-from graphaudit.draw.marks import Shown, mark, shown_items
+from graphaudit.draw.marks import Marks, Shown, mark_items, shown_items, targets
 from graphaudit.draw.style import (
     EDGE_STYLES,
     KIND_COLORS,
@@ -35,17 +38,29 @@ from graphaudit.draw.style import (
     PLAIN_BORDER,
     SEVERITY_COLORS,
     SEVERITY_FILLS,
+    SEVERITY_WIDTHS,
     clip,
+    dot_text,
     label,
     svg_id,
     tooltip,
 )
-from graphaudit.draw.tree import Tree, build_tree, finding_ids
+from graphaudit.draw.tree import Loss, Tree, build_tree, finding_ids
 from graphaudit.findings import Finding
 
-__all__ = ["Drawing", "draw", "findings_from_graph", "findings_json", "to_dot"]
+__all__ = [
+    "Drawing",
+    "attr_text",
+    "body",
+    "digraph",
+    "draw",
+    "findings_from_graph",
+    "findings_json",
+    "to_dot",
+]
 
 EDGE_LABEL_LIMIT = 600  # drawings with more nodes get no edge labels unless asked
+CHECKS_LINE = 48  # the check IDs go on a label's last line when that line stays this short
 Attrs = list[tuple[str, str]]
 
 
@@ -60,6 +75,10 @@ class Drawing:
     view: str
     unplaced: list[Finding] = field(default_factory=list)
     title: str = ""
+    tree: Tree | None = field(default=None, repr=False)
+    marks: Marks | None = field(default=None, repr=False)
+    runs: dict[str, Run] = field(default_factory=dict, repr=False)
+    labels: bool | None = None  # edge_labels as asked
 
 
 def findings_from_graph(graph: nx.MultiDiGraph) -> list[Finding]:
@@ -90,8 +109,12 @@ def _common(entry: Shown) -> Attrs:
             *(f"ga-check-{c}" for c in sorted(entry.checks)),
         ]
     lines = [clip(line) for line in entry.label]
-    if entry.checks:
-        lines.append("[" + " ".join(sorted(entry.checks)) + "]")
+    if entry.checks:  # on the last line when it fits there: one line less in height
+        tag = "[" + " ".join(sorted(entry.checks)) + "]"
+        if lines and len(lines[-1]) + 1 + len(tag) <= CHECKS_LINE:
+            lines[-1] += " " + tag
+        else:
+            lines.append(tag)
     return [
         ("id", svg_id(entry.key)),
         ("class", " ".join(classes)),
@@ -100,39 +123,38 @@ def _common(entry: Shown) -> Attrs:
     ]
 
 
-def _cluster_attrs(entry: Shown) -> Attrs:
+def cluster_attrs(entry: Shown) -> Attrs:
     # Graphviz hands a subgraph's color and penwidth down to the clusters inside it, so each
     # cluster sets its own border, plain or not: a box inside a flagged one stays innocent.
     color, width = PLAIN_BORDER, "1"
     if entry.severity:
-        color, width = SEVERITY_COLORS[entry.severity], "2.5"
+        color, width = SEVERITY_COLORS[entry.severity], SEVERITY_WIDTHS[entry.severity]
     elif entry.inner_severity:
         color, width = SEVERITY_COLORS[entry.inner_severity], "1.5"
     return [*_common(entry), ("fillcolor", KIND_COLORS["cluster"]), ("color", color), ("penwidth", width)]
 
 
-def _node_attrs(entry: Shown) -> Attrs:
+def node_attrs(entry: Shown) -> Attrs:
     severity = entry.severity
     fill = SEVERITY_FILLS[severity] if severity else KIND_COLORS.get(entry.kind, KIND_COLORS["call"])
     attrs = [*_common(entry), ("fillcolor", fill)]
     if SHAPES.get(entry.kind, "box") != "box":
         attrs.append(("shape", SHAPES[entry.kind]))
     if severity:
-        attrs += [("color", SEVERITY_COLORS[severity]), ("penwidth", "2.5")]
+        attrs += [("color", SEVERITY_COLORS[severity]), ("penwidth", SEVERITY_WIDTHS[severity])]
     if entry.kind == "cell" and "never called" in " ".join(entry.label):
         attrs.append(("style", "rounded,filled,dashed"))
     return attrs
 
 
-def _emit(dot: graphviz.Digraph, key: str, shown: dict[str, Shown]) -> None:
-    entry = shown[key]
-    if not entry.children:
-        dot.node(svg_id(key), _attributes=_node_attrs(entry))
-        return
-    with dot.subgraph(name=f"cluster_{svg_id(key)}") as cluster:
-        cluster.attr("graph", _attributes=_cluster_attrs(entry))
-        for child in entry.children:
-            _emit(cluster, child, shown)
+def attr_text(entry: Shown) -> str:
+    """The attribute list of *entry* as DOT (`` [id=... label=...]``), written by the ``graphviz`` package."""
+    attrs = cluster_attrs(entry) if entry.form == "cluster" else node_attrs(entry)
+    return graphviz.quoting.attr_list(attributes=attrs)
+
+
+#: Each edge kind's attributes, as DOT text.
+EDGE_TEXT = {kind: graphviz.quoting.a_list(attributes=list(style)) for kind, style in EDGE_STYLES.items()}
 
 
 def _leaf(shown: dict[str, Shown], key: str, last: bool = False) -> str:
@@ -149,63 +171,93 @@ def _inside(shown: dict[str, Shown], key: str | None, cluster: str) -> bool:
     return False
 
 
-def _edges(dot: graphviz.Digraph, tree: Tree, plan: Plan, shown: dict[str, Shown], labels: bool) -> None:
+def top_level(tree: Tree, shown: dict[str, Shown]) -> list[str]:
+    rank = {key: i for i, key in enumerate(tree.items)}
+    top = [k for k, e in shown.items() if e.parent is None]
+    return sorted(top, key=lambda k: rank[k[len(ROLLUP_PREFIX) :] if k.startswith(ROLLUP_PREFIX) else k])
+
+
+def body(tree: Tree, plan: Plan, shown: dict[str, Shown], labels: bool) -> list[str]:
+    """The lines of the DOT body: every drawn box in its cluster, then the edges between boxes."""
+    lines: list[str] = []
+
+    def emit(key: str, indent: str) -> None:
+        entry = shown[key]
+        ident = svg_id(key)
+        if entry.form != "cluster":
+            lines.append(f'{indent}"{ident}"{attr_text(entry)}\n')
+            return
+        lines.append(f'{indent}subgraph "cluster_{ident}" {{\n{indent}\tgraph{attr_text(entry)}\n')
+        for child in entry.children:
+            emit(child, indent + "\t")
+        lines.append(f"{indent}}}\n")
+
+    top = top_level(tree, shown)
+    for key in top:
+        emit(key, "\t")
+    beside = [plan.drawn[e.src] for e in tree.edges if e.kind == "loss"]  # the loss beside its outputs
+    if beside and tree.loss is not None:
+        ranked = " ".join(f'"{svg_id(k)}"' for k in dict.fromkeys([*beside, tree.loss.key]))
+        lines.append(f"\t{{rank=same; {ranked}}}\n")
     merged: dict[tuple[str, str, str], list[str]] = {}
     for edge in tree.edges:
         src, dst = plan.drawn[edge.src], plan.drawn[edge.dst]
         if src != dst:
             found = merged.setdefault((src, dst, edge.kind), [])
-            if edge.label and edge.label not in found:
-                found.append(edge.label)
+            piece = dot_text(edge.label) if edge.label else ""
+            if piece and piece not in found:
+                found.append(piece)
     if tree.view == "structure":  # stack siblings top to bottom
-        for entry in [None, *shown.values()]:
-            children = entry.children if entry else [k for k, e in shown.items() if e.parent is None]
+        for children in [top, *(entry.children for entry in shown.values())]:
             for a, b in zip(children, children[1:]):
                 merged.setdefault((a, b, "order"), [])
     for (src, dst, kind), found in merged.items():
-        attrs: Attrs = []
+        parts = []
         # An edge to or from a cluster is drawn between leaves and clipped at the border.
         tail, head = _leaf(shown, src, last=True), _leaf(shown, dst)
         if kind != "order":
             if tail != src and not _inside(shown, dst, src):
-                attrs.append(("ltail", f"cluster_{svg_id(src)}"))
+                parts.append(f'ltail="cluster_{svg_id(src)}"')
             if head != dst and not _inside(shown, src, dst):
-                attrs.append(("lhead", f"cluster_{svg_id(dst)}"))
+                parts.append(f'lhead="cluster_{svg_id(dst)}"')
         if labels and found:
-            attrs.append(("label", label(*found[:3], *(["…"] if len(found) > 3 else []))))
-        attrs += EDGE_STYLES[kind]
-        dot.edge(svg_id(tail), svg_id(head), _attributes=attrs)
+            parts.append('label="' + "\\n".join([*found[:3], *(["…"] if len(found) > 3 else [])]) + '"')
+        parts.append(EDGE_TEXT[kind])
+        lines.append(f'\t"{svg_id(tail)}" -> "{svg_id(head)}" [{" ".join(parts)}]\n')
+    return lines
 
 
-def _digraph(heading: list[str]) -> graphviz.Digraph:
+def digraph(heading: list[str] | None) -> graphviz.Digraph:
+    """The graph with its default attributes; *heading* is its title (``None``: no title)."""
     dot = graphviz.Digraph("graphaudit")
-    dot.attr(
-        "graph",
-        _attributes=[
-            ("compound", "true"),
-            ("rankdir", "TB"),
-            ("nodesep", "0.3"),
-            ("ranksep", "0.35"),
-            ("fontname", "Helvetica"),
-            ("fontsize", "12"),
-            ("labelloc", "t"),
-            ("style", "rounded,filled"),
-            ("color", PLAIN_BORDER),
-            ("label", label(*heading)),
-        ],
-    )
+    graph_attrs = [
+        ("compound", "true"),
+        ("rankdir", "TB"),
+        ("nodesep", "0.2"),
+        ("ranksep", "0.22"),
+        ("fontname", "Arial"),
+        ("fontsize", "12"),
+        ("labelloc", "t"),
+        ("style", "rounded,filled"),
+        ("color", PLAIN_BORDER),
+    ]
+    if heading is not None:
+        graph_attrs.append(("label", label(*heading)))
+    dot.attr("graph", _attributes=graph_attrs)
     dot.attr(
         "node",
         _attributes=[
             ("shape", "box"),
             ("style", "rounded,filled"),
-            ("fontname", "Helvetica"),
+            ("fontname", "Arial"),
             ("fontsize", "10"),
+            ("height", "0.3"),
+            ("margin", "0.1,0.04"),
             ("color", NODE_BORDER),
             ("penwidth", "1"),
         ],
     )
-    dot.attr("edge", _attributes=[("fontname", "Helvetica"), ("fontsize", "8"), ("arrowsize", "0.6")])
+    dot.attr("edge", _attributes=[("fontname", "Arial"), ("fontsize", "8"), ("arrowsize", "0.6")])
     return dot
 
 
@@ -222,6 +274,8 @@ def draw(
     edge_labels: bool | None = None,
     legend: bool = True,
     title: str | None = None,
+    loss: Loss | str | None = None,
+    repeats: bool = False,
 ) -> Drawing:
     """Everything :func:`to_dot` knows, plus where each finding is drawn.
 
@@ -236,22 +290,31 @@ def draw(
     """
     findings = sorted(findings, key=Finding.sort_key) or findings_from_graph(graph)
     flagged = {node for f in findings for node in f.nodes}
-    tree = build_tree(graph, view=view, params=params, flagged=flagged)
+    if isinstance(loss, str):
+        loss = Loss(loss)
+    tree = build_tree(graph, view=view, params=params, flagged=flagged, loss=loss)
+    runs = runs_of(tree) if rollup is not False else {}
     chosen = choose_plan(
-        tree, depth=depth, rollup=rollup, max_nodes=max_nodes, rollup_threshold=rollup_threshold
+        tree,
+        depth=depth,
+        rollup=rollup,
+        max_nodes=max_nodes,
+        rollup_threshold=rollup_threshold,
+        repeats=repeats,
     )
-    shown = shown_items(tree, chosen)
-    targets, unplaced = mark(tree, chosen, shown, findings)
+    marks = mark_items(tree, findings)
+    shown = shown_items(tree, chosen, marks, runs)
+    found, unplaced = targets(marks, chosen)
     heading = [f"{title or tree.title or 'network'} ({tree.view} view)", *chosen.notes]
     heading += [f"not drawn: {f.check_id} {f.subject}" for f in unplaced]
-    dot = _digraph(heading)
+    dot = digraph(heading)
     if legend:
         add_legend(dot, shown, tree.view)
-    for key, entry in shown.items():
-        if entry.parent is None:
-            _emit(dot, key, shown)
-    _edges(dot, tree, chosen, shown, chosen.count <= EDGE_LABEL_LIMIT if edge_labels is None else edge_labels)
-    return Drawing(dot.source, list(findings), targets, chosen, tree.view, unplaced, title or tree.title)
+    labels = chosen.count <= EDGE_LABEL_LIMIT if edge_labels is None else edge_labels
+    source = dot.source[: -len("}\n")] + "".join(body(tree, chosen, shown, labels)) + "}\n"
+    drawing = Drawing(source, list(findings), found, chosen, tree.view, unplaced, title or tree.title)
+    drawing.tree, drawing.marks, drawing.runs, drawing.labels = tree, marks, runs, edge_labels
+    return drawing
 
 
 def to_dot(
@@ -267,6 +330,8 @@ def to_dot(
     edge_labels: bool | None = None,
     legend: bool = True,
     title: str | None = None,
+    loss: Loss | str | None = None,
+    repeats: bool = False,
 ) -> str:
     """Graphviz DOT source drawing *graph*, with *findings* marked on their nodes.
 
@@ -277,8 +342,10 @@ def to_dot(
     ``"all"`` or ``"none"``; a parameter with a finding is always drawn. *rollup*: merge
     runs of sibling blocks of one class and structure into one box (``None``: only above
     *rollup_threshold* drawn nodes). Above *max_nodes* drawn nodes the depth is lowered
-    until the drawing fits, and the title says so. With no *findings*, those a
-    :class:`~graphaudit.report.Report` attached to the graph's nodes are shown.
+    until the drawing fits, and the title says so. The later calls of a cell called several
+    times are one closed box each (their inside is the first call's); *repeats* opens them. *loss* (a :class:`~graphaudit.draw.tree.Loss`
+    or its class name) is drawn after the outputs, with the findings about it. With no
+    *findings*, those a :class:`~graphaudit.report.Report` attached to the graph's nodes are shown.
 
     Example:
         >>> import graphaudit, numpy as np
@@ -289,17 +356,12 @@ def to_dot(
         "ga-input_3a_0" -> "ga-call_3a_0_23_1" [label="[1, 2]" color="#444444"]
     """
     options = {"view": view, "depth": depth, "params": params, "rollup": rollup, "max_nodes": max_nodes}
-    options |= {
-        "rollup_threshold": rollup_threshold,
-        "edge_labels": edge_labels,
-        "legend": legend,
-        "title": title,
-    }
-    return draw(graph, findings, **options).dot
+    options |= {"rollup_threshold": rollup_threshold, "edge_labels": edge_labels, "legend": legend}
+    return draw(graph, findings, title=title, loss=loss, repeats=repeats, **options).dot
 
 
 def findings_json(drawing: Drawing) -> str:
-    """The findings of a drawing with their SVG targets, as JSON (used by the HTML report).
+    """The findings of a drawing with their SVG targets, as JSON.
 
     Example:
         >>> import graphaudit

@@ -1,123 +1,45 @@
-"""A self-contained HTML report: the SVG inline, a findings table, highlight on click, filters.
+"""The self-contained HTML report: an explorer of the graph, its findings, filters, and details.
 
-The page references nothing outside itself (no URL, no external CSS, script or font).
-Every text from the network or the findings is HTML-escaped; the SVG comes from Graphviz,
-which escapes the (already DOT-escaped) labels; the script reads only ``data-*`` attributes
-whose values are ids made by :func:`graphaudit.draw.style.svg_id`.
+One file that references nothing outside itself (no URL, no external CSS, script or font):
+the page's script (``assets/explorer.js``), its style (``assets/explorer.css``) and Graphviz
+compiled to WebAssembly (``assets/viz-global.js``, from the npm package ``@viz-js/viz``; see
+``assets/README.md``) are written into it. It opens on a view laid out by Graphviz's ``dot``
+in Python, inline as SVG, so it shows at once; expanding a box lays out the new view in the
+page. Every text from the network or the findings is HTML-escaped here, or is JSON (made safe
+inside a ``<script>`` by :func:`graphaudit.draw.explorer.model_json`) that the script only
+ever writes as text; the SVG comes from Graphviz, which escapes the (already DOT-escaped) labels.
 
 Example:
-    >>> page = html_page([], [], "<svg></svg>", title="Net")
-    >>> page.startswith("<!DOCTYPE html>"), "http" in page
-    (True, False)
+    >>> page = html_page("{}", "<svg></svg>", [], [], title="Net")
+    >>> page.startswith("<!DOCTYPE html>"), re.findall(r"<(?:script|link|img)\b[^>]*\b(?:src|href)=", page)
+    (True, [])
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from graphaudit.findings import SEVERITIES, Finding, plural
 
-__all__ = ["Header", "html_page", "inline_svg"]
+__all__ = ["ASSETS", "Header", "Panel", "asset", "html_page", "inline_svg"]
 
+ASSETS = Path(__file__).resolve().parent / "assets"
 NOT_RUN = "not run: "  # how Header.text starts the line of each check that did not run
 _PROLOG = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->", re.S)
 _XMLNS = re.compile(r'\s+xmlns(:\w+)?="[^"]*"')
 
-CSS = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 0; color: #1f2933; }
-header, #ga-controls, #ga-table-wrap { padding: 0 16px; }
-h1 { font-size: 20px; margin: 12px 0 4px; }
-.ga-summary { margin: 0 0 8px; color: #52606d; }
-#ga-controls { display: flex; gap: 16px; align-items: center; flex-wrap: wrap; margin: 6px 0; }
-#ga-table-wrap { max-height: 38vh; overflow: auto; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; vertical-align: top; padding: 4px 8px; border-bottom: 1px solid #e4e7eb; }
-th { position: sticky; top: 0; background: #f5f7fa; }
-tr.ga-finding { cursor: pointer; }
-tr.ga-finding:hover { background: #f0f4f8; }
-tr.ga-selected { background: #fff3c4 !important; }
-td.ga-sev { font-weight: 600; }
-/* The drawing's severity hues, darkened to read as text on white (contrast over 4.5:1). */
-tr.ga-sev-error td.ga-sev { color: #a84a00; }
-tr.ga-sev-warning td.ga-sev { color: #8a5f00; }
-tr.ga-sev-info td.ga-sev { color: #0072b2; }
-td.ga-subject, td.ga-id { font-family: ui-monospace, monospace; white-space: nowrap; }
-#ga-graph { overflow: auto; border-top: 1px solid #e4e7eb; margin-top: 8px; max-height: 100vh; }
-/* Auto margins centre a narrow drawing and fall to 0 for a wide one, which then scrolls from
-   its left edge; centring with flex or text-align would push its left side out of reach. */
-#ga-graph > svg { display: block; margin: 0 auto; max-width: none; }
-#ga-graph.ga-fit > svg { width: 100%; height: auto; }
-.ga-not-run { margin: 0 0 8px; color: #52606d; }
-.ga-not-run ul { margin: 4px 0; padding-left: 20px; }
-#ga-graph g.ga-hl polygon, #ga-graph g.ga-hl path, #ga-graph g.ga-hl ellipse {
-  stroke: #9c27b0 !important; stroke-width: 6px !important; }
-#ga-graph g.ga-dim { opacity: 0.35; }
-#ga-graph g.ga-flagged { cursor: pointer; }
-.ga-note { color: #52606d; font-style: italic; }
-"""
 
-SCRIPT = """
-(function () {
-  var rows = Array.prototype.slice.call(document.querySelectorAll("#ga-findings tr.ga-finding"));
-  var checkSelect = document.getElementById("ga-check-filter");
-  var severityBoxes = Array.prototype.slice.call(document.querySelectorAll("input.ga-severity-filter"));
-  var shownCount = document.getElementById("ga-shown");
-  function targets(row) { return row.getAttribute("data-targets").split(" ").filter(Boolean); }
-  function clear() {
-    Array.prototype.forEach.call(document.querySelectorAll(".ga-hl"), function (el) { el.classList.remove("ga-hl"); });
-    rows.forEach(function (row) { row.classList.remove("ga-selected"); });
-  }
-  function select(row) {
-    clear();
-    row.classList.add("ga-selected");
-    var first = null;
-    targets(row).forEach(function (id) {
-      var el = document.getElementById(id);
-      if (el) { el.classList.add("ga-hl"); first = first || el; }
-    });
-    if (first) { first.scrollIntoView({block: "center", inline: "center"}); }
-  }
-  function applyFilter() {
-    var severities = {};
-    severityBoxes.forEach(function (box) { severities[box.value] = box.checked; });
-    var check = checkSelect.value, visible = {}, count = 0;
-    rows.forEach(function (row) {
-      var show = severities[row.getAttribute("data-severity")] &&
-        (!check || row.getAttribute("data-check") === check);
-      row.hidden = !show;
-      if (show) { count += 1; targets(row).forEach(function (id) { visible[id] = true; }); }
-      else if (row.classList.contains("ga-selected")) { clear(); }
-    });
-    Array.prototype.forEach.call(document.querySelectorAll("#ga-graph g.ga-flagged"), function (el) {
-      el.classList.toggle("ga-dim", !visible[el.id]);
-    });
-    shownCount.textContent = String(count);
-  }
-  rows.forEach(function (row) {
-    row.addEventListener("click", function () { select(row); });
-    row.addEventListener("keydown", function (event) {
-      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); select(row); }
-    });
-  });
-  Array.prototype.forEach.call(document.querySelectorAll("#ga-graph g.ga-flagged"), function (el) {
-    el.addEventListener("click", function () {
-      var row = rows.filter(function (r) { return !r.hidden && targets(r).indexOf(el.id) >= 0; })[0];
-      if (row) { select(row); row.scrollIntoView({block: "nearest"}); }
-    });
-  });
-  severityBoxes.forEach(function (box) { box.addEventListener("change", applyFilter); });
-  checkSelect.addEventListener("change", applyFilter);
-  document.getElementById("ga-fit").addEventListener("change", function (event) {
-    document.getElementById("ga-graph").classList.toggle("ga-fit", event.target.checked);
-  });
-  applyFilter();
-})();
-"""
+@cache
+def asset(name: str) -> str:
+    """The text of a file of ``graphaudit/draw/assets`` (read once)."""
+    return (ASSETS / name).read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -157,6 +79,19 @@ class Header:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Panel:
+    """One more drawing the page shows in a tab of its own (a data pipeline), as SVG text.
+
+    *targets* gives, for a finding drawn in it, the SVG ids of what shows it: clicking that
+    finding in the table opens the tab and highlights them.
+    """
+
+    title: str
+    svg: str
+    targets: Mapping[Finding, Sequence[str]] = field(default_factory=dict)
+
+
 def inline_svg(svg: str) -> str:
     """Graphviz's SVG document made ready to sit inside HTML: no prolog, comments or namespaces.
 
@@ -168,15 +103,12 @@ def inline_svg(svg: str) -> str:
 
 
 def _row(index: int, finding: Finding, targets: Sequence[str]) -> str:
+    not_drawn = "" if targets else ' <span class="ga-note">(not drawn)</span>'
     cells = [
-        f'<td class="ga-id">{escape(finding.check_id)}</td>',
-        f"<td>{escape(finding.name)}</td>",
-        f'<td class="ga-sev">{escape(finding.severity)}</td>',
+        f'<td class="ga-id">{escape(finding.check_id)} <span class="ga-sev">{escape(finding.severity)}</span>'
+        f'<div class="ga-name">{escape(finding.name)}</div></td>',
         f'<td class="ga-subject">{escape(finding.subject)}</td>',
-        f"<td>{escape(finding.message)}"
-        + ("" if targets else ' <span class="ga-note">(not drawn)</span>')
-        + "</td>",
-        f"<td>{escape(finding.fix)}</td>",
+        f'<td class="ga-message">{escape(finding.message)}{not_drawn}<div class="ga-fix">Fix: {escape(finding.fix)}</div></td>',
     ]
     attrs = (
         f'class="ga-finding ga-sev-{escape(finding.severity)}" tabindex="0" data-index="{index}" '
@@ -186,23 +118,56 @@ def _row(index: int, finding: Finding, targets: Sequence[str]) -> str:
     return f"<tr {attrs}>{''.join(cells)}</tr>"
 
 
+def _header(title: str, summary: str, notes: Sequence[str]) -> str:
+    outcome, *more = summary.splitlines() or [""]
+    not_run = [line.removeprefix(NOT_RUN) for line in more if line.startswith(NOT_RUN)]
+    note_html = "".join(f'<p class="ga-note">{escape(n)}</p>' for n in notes)
+    note_html += "".join(
+        f'<p class="ga-note">{escape(line)}</p>' for line in more if not line.startswith(NOT_RUN)
+    )
+    if not_run:
+        items = "".join(f"<li>{escape(line)}</li>" for line in not_run)
+        note_html += (
+            f'<details class="ga-not-run"><summary>{plural(len(not_run), "check")} did not run</summary>'
+            f"<ul>{items}</ul></details>"
+        )
+    return f'<header class="ga-head"><h1>{escape(title)}</h1><p class="ga-summary">{escape(outcome)}</p>{note_html}</header>'
+
+
+def _tabs(panels: Sequence[Panel]) -> tuple[str, str]:
+    if not panels:
+        return "", ""
+    buttons = '<button type="button" class="ga-tab ga-tab-on" data-panel="">network</button>' + "".join(
+        f'<button type="button" class="ga-tab" data-panel="{i}">{escape(p.title)}</button>'
+        for i, p in enumerate(panels)
+    )
+    views = "".join(
+        f'<div class="ga-canvas ga-panel" data-panel="{i}" hidden tabindex="0">{inline_svg(p.svg)}</div>'
+        for i, p in enumerate(panels)
+    )
+    return f'<nav class="ga-tabs">{buttons}</nav>', views
+
+
 def html_page(
+    model: str,
+    svg: str,
     findings: Sequence[Finding],
     targets: Sequence[Sequence[str]],
-    svg: str,
     *,
     title: str,
     summary: str = "",
     notes: Sequence[str] = (),
+    panels: Sequence[Panel] = (),
 ) -> str:
-    """The HTML report page: *findings* (with the SVG ids showing each) and the drawing *svg*.
+    """The report page: the explorer's *model* (JSON text), the first view *svg*, the findings table.
 
-    *summary* is :meth:`Header.text`: its first line is the outcome, each further line
-    (``not run: ...``) goes in the list of the checks that did not run.
+    *targets* are the SVG ids showing each finding in *svg*; *summary* is :meth:`Header.text`
+    (its first line the outcome, each further ``not run: ...`` line one check that did not run);
+    *panels* are more drawings (data pipelines), each in a tab.
 
     Example:
         >>> f = Finding("GA201", "trainable-not-in-optimizer", "error", "<b>", "m", "f", ("param:x",))
-        >>> page = html_page([f], [["ga-param_3a_x"]], "<svg></svg>", title="Net",
+        >>> page = html_page("{}", "<svg></svg>", [f], [["ga-param_3a_x"]], title="Net",
         ...                  summary="FAILED: 1 error\\nnot run: GA103 needs a <spec>")
         >>> 'data-targets="ga-param_3a_x"' in page, "&lt;b&gt;" in page, "<b>" in page
         (True, True, False)
@@ -222,51 +187,60 @@ def html_page(
     )
     rows = "\n".join(_row(i, f, t) for i, (f, t) in enumerate(zip(findings, targets)))
     empty = "" if findings else '<p class="ga-note">No findings.</p>'
-    note_html = "".join(f'<p class="ga-note">{escape(n)}</p>' for n in notes)
-    outcome, *more = summary.splitlines() or [""]
-    not_run = [line.removeprefix(NOT_RUN) for line in more if line.startswith(NOT_RUN)]
-    note_html += "".join(
-        f'<p class="ga-note">{escape(line)}</p>' for line in more if not line.startswith(NOT_RUN)
-    )
-    if not_run:
-        items = "".join(f"<li>{escape(line)}</li>" for line in not_run)
-        note_html += (
-            f'<details class="ga-not-run"><summary>{plural(len(not_run), "check")} did not run</summary>'
-            f"<ul>{items}</ul></details>"
-        )
+    tabs, views = _tabs(panels)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title>
-<style>{CSS}</style>
+<style>{asset("explorer.css")}</style>
 </head>
-<body>
-<header>
-<h1>{escape(title)}</h1>
-<p class="ga-summary">{escape(outcome)}</p>
-{note_html}
-</header>
-<div id="ga-controls">
-<span>Severity: {boxes}</span>
-<label>Check: <select id="ga-check-filter"><option value="">all checks</option>{options}</select></label>
-<span><span id="ga-shown">{len(findings)}</span> of {len(findings)} findings shown; click one to find it in the graph</span>
-<label><input type="checkbox" id="ga-fit"> fit graph to width</label>
+<body class="ga-page">
+<div class="ga-app">
+{_header(title, summary, notes)}
+{tabs}
+<div class="ga-main">
+<div class="ga-left">
+<div class="ga-toolbar">
+<span class="ga-search-box"><input type="search" class="ga-search" placeholder="search a path, class or parameter" aria-label="search the graph" autocomplete="off"><ul class="ga-results" hidden></ul></span>
+<button type="button" class="ga-fit" title="fit the drawing to the screen (0)">fit</button>
+<button type="button" class="ga-zoom-in" title="zoom in (+)">+</button>
+<button type="button" class="ga-zoom-out" title="zoom out (-)">&#8722;</button>
+<button type="button" class="ga-actual" title="actual size (1)">100%</button>
+<button type="button" class="ga-reset" title="back to the first view">first view</button>
+<span class="ga-status" role="status"></span>
 </div>
-<div id="ga-table-wrap">
-<table id="ga-findings">
-<thead><tr><th>ID</th><th>name</th><th>severity</th><th>subject</th><th>message</th><th>fix</th></tr></thead>
+<div class="ga-canvas ga-network" tabindex="0">{inline_svg(svg)}</div>
+{views}
+</div>
+<aside class="ga-side">
+<section class="ga-findings-box">
+<h2>Findings</h2>
+<div class="ga-controls">
+<span>{boxes}</span>
+<label>Check: <select class="ga-check-filter"><option value="">all checks</option>{options}</select></label>
+<span><span class="ga-shown">{len(findings)}</span> of {len(findings)} shown; click one to find it in the graph</span>
+</div>
+<div class="ga-table-wrap">
+<table class="ga-findings">
+<colgroup><col class="ga-col-id"><col class="ga-col-subject"><col></colgroup>
+<thead><tr><th>check</th><th>subject</th><th>message and fix</th></tr></thead>
 <tbody>
 {rows}
 </tbody>
 </table>
 {empty}
 </div>
-<div id="ga-graph">
-{inline_svg(svg)}
+</section>
+<section class="ga-details"><h2>Details</h2><p class="ga-note">Click a box to see what it is; double-click it, or its &#8853; / &#8854;, to open or close it. Drag to pan, wheel to zoom.</p></section>
+<section class="ga-legend"><h2>Legend</h2><div class="ga-legend-body"></div></section>
+</aside>
 </div>
-<script>{SCRIPT}</script>
+<script type="application/json" class="ga-model">{model}</script>
+</div>
+<script>{asset("viz-global.js")}</script>
+<script>{asset("explorer.js")}</script>
 </body>
 </html>
 """

@@ -12,7 +12,7 @@ Example:
     >>> dot = graphviz.Digraph()
     >>> add_legend(dot, {"param:w": Shown("param:w", "parameter", ["w"], [], None, why="flagged")}, "structure")
     >>> print([line.strip() for line in dot.body][2])
-    "ga-legend-parameter" [label="parameter (with a finding)" fillcolor="#fff1c9" shape=note]
+    "ga-legend-parameter" [label="parameter (with a finding)" fillcolor="#f7f7f7" shape=note]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 import graphviz
 
 from graphaudit.draw.marks import Shown
-from graphaudit.draw.style import KIND_COLORS, PLAIN_BORDER, SEVERITY_COLORS, SEVERITY_FILLS
+from graphaudit.draw.style import KIND_COLORS, PLAIN_BORDER, SEVERITY_COLORS, SEVERITY_FILLS, SEVERITY_WIDTHS
 from graphaudit.findings import SEVERITIES
 
 __all__ = ["LEGEND", "SHAPES", "add_legend"]
@@ -30,21 +30,21 @@ __all__ = ["LEGEND", "SHAPES", "add_legend"]
 SHAPES = {
     "call": "box",
     "cell": "box",
-    "weights": "component",
     "op": "ellipse",
     "parameter": "note",
-    "input": "invhouse",
-    "output": "house",
+    "input": "cds",
+    "output": "cds",
+    "loss": "octagon",
     "collapsed": "box3d",
     "rollup": "box3d",
 }
 LEGEND = {
     "cell": "cell",
     "call": "cell call",
-    "weights": "weights used by several calls",
     "op": "operation",
     "parameter": "parameter",
     "input": "input / output",
+    "loss": "loss",
     "collapsed": "collapsed cluster",
     "rollup": "rolled-up repeated blocks",
 }
@@ -72,7 +72,7 @@ def add_legend(dot: graphviz.Digraph, shown: Mapping[str, Shown], view: str) -> 
         >>> add_legend(dot, {"cell:spare": never}, "traced")
         >>> for line in dot.body[2:]:
         ...     print(line.strip())
-        "ga-legend-cell" [label="cell never called" fillcolor="#dfe9f5"]
+        "ga-legend-cell" [label="cell never called" fillcolor="#ffffff"]
         "ga-legend-warning" [label="warning finding [check ID]" fillcolor="#f1ca73" color="#e69f00" penwidth=2.5]
         "ga-legend-cell" -> "ga-legend-warning" [style=invis]
         }
@@ -111,7 +111,7 @@ def add_legend(dot: graphviz.Digraph, shown: Mapping[str, Shown], view: str) -> 
                         ("label", f"{severity} finding [check ID]"),
                         ("fillcolor", SEVERITY_FILLS[severity]),
                         ("color", SEVERITY_COLORS[severity]),
-                        ("penwidth", "2.5"),
+                        ("penwidth", SEVERITY_WIDTHS[severity]),
                     ],
                 )
         for above, below in zip(keys, keys[1:]):  # one column: each entry a rank below the last

@@ -1,9 +1,12 @@
-"""What is drawn, and where each finding shows: the boxes of a plan, with findings marked on them.
+"""Where each finding shows, and what each drawn box looks like in each of its forms.
 
-A :class:`Shown` is one drawn node or cluster (an item of the tree, a collapsed cluster, or
-a roll-up box) with the checks that flag it and, for a cluster, the worst severity found
-inside it. :func:`shown_items` builds them from a :class:`~graphaudit.draw.tree.Tree` and a
-:class:`~graphaudit.draw.collapse.Plan`; :func:`mark` puts the findings on them.
+:func:`mark_items` puts every finding on the items of a :class:`~graphaudit.draw.tree.Tree`
+that show its nodes (:class:`Marks`). That does not depend on what is collapsed: an item
+drawn as itself shows the findings on it (a cluster also gets a thin border of the worst
+severity found inside it), an item drawn as a closed box or a roll-up shows every finding on
+it or anything inside it, so collapsing never hides a finding. :func:`look` is one item in
+one form (``node``, ``box`` or ``cluster``), :func:`run_look` a roll-up box;
+:func:`shown_items` every box a :class:`~graphaudit.draw.collapse.Plan` draws.
 
 Example:
     >>> import graphaudit
@@ -12,27 +15,52 @@ Example:
     >>> from graphaudit.draw.tree import build_tree
     >>> from graphaudit.findings import Finding
     >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2)])))
-    >>> chosen = plan(tree)
-    >>> shown = shown_items(tree, chosen)
-    >>> mark(tree, chosen, shown, [Finding("GA900", "x", "warning", "0", "m", "f", ("cell:0",))])
-    ([['ga-cell_3a_0']], [])
+    >>> marks = mark_items(tree, [Finding("GA900", "x", "warning", "0", "m", "f", ("cell:0",))])
+    >>> shown = shown_items(tree, plan(tree), marks)
     >>> shown["cell:0"].severity, shown["cell:"].severity, shown["cell:"].inner_severity
     ('warning', None, 'warning')
+    >>> look(tree, marks, "cell:", "box").checks, targets(marks, plan(tree, depth=0))
+    ({'GA900': 'warning'}, ([['ga-cell_3a_']], []))
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from graphaudit.draw.collapse import ROLLUP_KINDS, ROLLUP_PREFIX, Plan
+from graphaudit.draw.collapse import ROLLUP_KINDS, ROLLUP_PREFIX, Plan, Run
 from graphaudit.draw.style import human_count, svg_id
 from graphaudit.draw.tree import Tree
 from graphaudit.findings import Finding, severity_rank
 
-__all__ = ["MAX_TOOLTIP_FINDINGS", "TIMES", "Shown", "mark", "shown_items"]
+__all__ = [
+    "MAX_TOOLTIP_FINDINGS",
+    "TIMES",
+    "Marks",
+    "Shown",
+    "look",
+    "mark_items",
+    "run_look",
+    "shown_items",
+    "targets",
+]
 
 MAX_TOOLTIP_FINDINGS = 8
 TIMES = "\u00d7"  # multiplication sign, as in "Bottleneck x6"
+CLUSTER_LINE = 48  # a cluster's name and class on one line when that is at most this long
+
+
+@dataclass
+class Marks:
+    """Findings, the items each is drawn on, and for each item the findings on it and below it."""
+
+    findings: list[Finding]
+    items_of: list[list[str]]
+    own: dict[str, list[int]] = field(default_factory=dict)
+    below: dict[str, list[int]] = field(default_factory=dict)
+
+    def inside(self, key: str) -> list[int]:
+        """The findings on *key* or anything inside it, in report order."""
+        return sorted({*self.own.get(key, ()), *self.below.get(key, ())})
 
 
 @dataclass
@@ -49,48 +77,126 @@ class Shown:
     notes: list[str] = field(default_factory=list)
     inner_severity: str | None = None  # worst severity found inside a cluster
     why: str = ""  # why a parameter is drawn (Item.why), for the legend
+    form: str = "node"  # "node", "box" (a closed cluster or a roll-up) or "cluster"
 
     @property
     def severity(self) -> str | None:
         return min(self.checks.values(), key=severity_rank) if self.checks else None
 
 
-def shown_items(tree: Tree, plan: Plan) -> dict[str, Shown]:
-    """Every box *plan* draws, by key, parents before children and children in tree order.
+def mark_items(tree: Tree, findings: list[Finding]) -> Marks:
+    """Put each of *findings* on the items that show its nodes (and on the loss box, for the loss).
 
     Example:
         >>> import graphaudit
         >>> from mindspore import nn
-        >>> from graphaudit.draw.collapse import plan
         >>> from graphaudit.draw.tree import build_tree
-        >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2), nn.ReLU()])))
-        >>> {key: (entry.kind, entry.children) for key, entry in shown_items(tree, plan(tree, depth=0)).items()}
-        {'cell:': ('collapsed', [])}
+        >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2)])))
+        >>> marks = mark_items(tree, [Finding("GA900", "x", "info", "gone", "m", "f", ("cell:gone",))])
+        >>> marks.items_of
+        [[]]
     """
+    marks = Marks(list(findings), [])
+    for index, finding in enumerate(marks.findings):
+        keys = tree.keys_of(finding.nodes, finding.subjects)
+        marks.items_of.append(keys)
+        for key in keys:
+            marks.own.setdefault(key, []).append(index)
+            parent = tree.items[key].parent
+            while parent is not None:
+                below = marks.below.setdefault(parent, [])
+                if not below or below[-1] != index:
+                    below.append(index)
+                parent = tree.items[parent].parent
+    return marks
+
+
+def _worst(findings: list[Finding], indices: list[int]) -> dict[str, str]:
+    checks: dict[str, str] = {}
+    for index in indices:
+        finding = findings[index]
+        old = checks.get(finding.check_id)
+        if old is None or severity_rank(finding.severity) < severity_rank(old):
+            checks[finding.check_id] = finding.severity
+    return checks
+
+
+def _notes(findings: list[Finding], indices: list[int]) -> list[str]:
+    notes: list[str] = []
+    for index in indices:
+        if len(notes) >= 2 * MAX_TOOLTIP_FINDINGS:
+            break
+        finding = findings[index]
+        head = f"{finding.check_id} {finding.name} [{finding.severity}] {finding.subject}".replace("  ", " ")
+        notes.append(head.strip())
+        if finding.message:
+            notes.append(f"  {finding.message} Fix: {finding.fix}")
+    return notes
+
+
+def descendants(tree: Tree, key: str) -> int:
+    """How many items are inside *key*, at any depth."""
+    count, stack = 0, list(tree.items[key].children)
+    while stack:
+        count += 1
+        stack.extend(tree.items[stack.pop()].children)
+    return count
+
+
+def look(tree: Tree, marks: Marks, key: str, form: str, parent: str | None = None) -> Shown:
+    """Item *key* drawn as a ``node`` (a leaf), a ``box`` (closed, swallowing what is inside) or a ``cluster``."""
+    item = tree.items[key]
+    found = marks.inside(key) if form == "box" else marks.own.get(key, [])
+    entry = Shown(key, item.kind, list(item.label), list(item.tooltip), parent, why=item.why, form=form)
+    entry.checks = _worst(marks.findings, found)
+    entry.notes = _notes(marks.findings, found)
+    if form == "box":
+        entry.kind = "collapsed"
+        inside = f"({descendants(tree, key)} nodes inside)"
+        if item.first:  # a later call of a reused cell: its inside is drawn in the first call
+            entry.tooltip.append(f"{inside[1:-1]}, as in the first call")
+        else:
+            entry.label.append(inside)
+    elif form == "cluster" and len(" · ".join(entry.label)) <= CLUSTER_LINE:
+        entry.label = [" · ".join(entry.label)]  # one line over the cluster: less height
+    if form == "cluster" and marks.below.get(key):
+        entry.inner_severity = min((marks.findings[i].severity for i in marks.below[key]), key=severity_rank)
+    return entry
+
+
+def run_look(tree: Tree, marks: Marks, run: Run, parent: str | None = None) -> Shown:
+    """The roll-up box of *run*: every finding on or inside its blocks."""
+    blocks = [tree.items[k] for k in run.members if tree.items[k].kind in ROLLUP_KINDS]
+    first, last = blocks[0], blocks[-1]
+    total = sum(block.params for block in blocks)
+    label = [f"{first.cls} {TIMES}{run.count}", f"{first.label[0]} … {last.label[0]}"]
+    if total:
+        label.append(f"{human_count(total)} params")
+    tooltip = [f"{run.count} consecutive {first.cls} blocks of the same structure", *label[1:]]
+    found = sorted({i for k in run.members for i in marks.inside(k)})
+    entry = Shown(run.key, "rollup", label, tooltip, parent, form="box")
+    entry.checks = _worst(marks.findings, found)
+    entry.notes = _notes(marks.findings, found)
+    return entry
+
+
+def form_of(tree: Tree, plan: Plan, key: str) -> str:
+    if not tree.items[key].children:
+        return "node"
+    return "cluster" if key in plan.open else "box"
+
+
+def shown_items(tree: Tree, plan: Plan, marks: Marks, runs: dict[str, Run] | None = None) -> dict[str, Shown]:
+    """Every box *plan* draws, by key, parents before children and children in tree order."""
     shown: dict[str, Shown] = {}
-    inside: dict[str, int] = {}
-    for key in tree.items:
-        target = plan.drawn[key]
-        if target != key:
-            inside[target] = inside.get(target, 0) + 1
     for key, item in tree.items.items():
-        if plan.drawn[key] != key:
-            continue
-        parent = plan.drawn[item.parent] if item.parent is not None else None
-        shown[key] = Shown(key, item.kind, list(item.label), list(item.tooltip), parent, why=item.why)
-        if item.children and all(plan.drawn[c] == key for c in item.children):
-            shown[key].kind = "collapsed"
-            shown[key].label.append(f"({inside[key]} nodes inside)")
-    for box, (run, count) in plan.rollups.items():
-        blocks = [tree.items[k] for k in run if tree.items[k].kind in ROLLUP_KINDS]
-        first, last = blocks[0], blocks[-1]
-        parent = plan.drawn[first.parent] if first.parent is not None else None
-        total = sum(block.params for block in blocks)
-        label = [f"{first.cls} {TIMES}{count}", f"{first.label[0]} … {last.label[0]}"]
-        if total:
-            label.append(f"{human_count(total)} params")
-        tooltip = [f"{count} consecutive {first.cls} blocks of the same structure", *label[1:]]
-        shown[box] = Shown(box, "rollup", label, tooltip, parent)
+        if plan.drawn[key] == key:
+            parent = plan.drawn[item.parent] if item.parent is not None else None
+            shown[key] = look(tree, marks, key, form_of(tree, plan, key), parent)
+    for box, (members, count) in plan.rollups.items():
+        run = (runs or {}).get(box) or Run(tree.items[members[0]].parent, tuple(members), count)
+        parent = plan.drawn[run.parent] if run.parent is not None else None
+        shown[box] = run_look(tree, marks, run, parent)
     for key, entry in shown.items():
         if entry.parent is not None:
             shown[entry.parent].children.append(key)
@@ -100,58 +206,7 @@ def shown_items(tree: Tree, plan: Plan) -> dict[str, Shown]:
     return shown
 
 
-def _note(entry: Shown, finding: Finding) -> None:
-    if len(entry.notes) >= 2 * MAX_TOOLTIP_FINDINGS:
-        return
-    head = f"{finding.check_id} {finding.name} [{finding.severity}] {finding.subject}".replace("  ", " ")
-    entry.notes.append(head.strip())
-    if finding.message:
-        entry.notes.append(f"  {finding.message} Fix: {finding.fix}")
-
-
-def _worse(old: str | None, new: str) -> bool:
-    return old is None or severity_rank(new) < severity_rank(old)
-
-
-def mark(
-    tree: Tree, plan: Plan, shown: dict[str, Shown], findings: list[Finding]
-) -> tuple[list[list[str]], list[Finding]]:
-    """Mark *findings* on the boxes that show their nodes (collapsing never hides one).
-
-    Returns, for each finding, the SVG ids of the boxes that show it, and the findings
-    whose nodes are not drawn at all.
-
-    Example:
-        >>> import graphaudit
-        >>> from mindspore import nn
-        >>> from graphaudit.draw.collapse import plan
-        >>> from graphaudit.draw.tree import build_tree
-        >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2)])))
-        >>> chosen = plan(tree, depth=0)  # the Dense is inside the network's box
-        >>> shown = shown_items(tree, chosen)
-        >>> lost = Finding("GA900", "x", "info", "gone", "m", "f", ("cell:gone",))
-        >>> mark(tree, chosen, shown, [Finding("GA900", "x", "error", "0", "m", "f", ("cell:0",)), lost])
-        ([['ga-cell_3a_'], []], [Finding(check_id='GA900', name='x', severity='info', subject='gone', message='m', fix='f', nodes=('cell:gone',), subjects=('gone',), confirmed_by=())])
-        >>> shown["cell:"].checks
-        {'GA900': 'error'}
-    """
-    targets: list[list[str]] = []
-    unplaced: list[Finding] = []
-    for finding in findings:
-        keys = [plan.drawn[k] for node in finding.nodes for k in tree.represents.get(node, [])]
-        keys = list(dict.fromkeys(keys))
-        targets.append([svg_id(k) for k in keys])
-        if not keys:
-            unplaced.append(finding)
-        for key in keys:
-            entry = shown[key]
-            if _worse(entry.checks.get(finding.check_id), finding.severity):
-                entry.checks[finding.check_id] = finding.severity
-            _note(entry, finding)
-            parent = entry.parent
-            while parent is not None:
-                above = shown[parent]
-                if _worse(above.inner_severity, finding.severity):
-                    above.inner_severity = finding.severity
-                parent = above.parent
-    return targets, unplaced
+def targets(marks: Marks, plan: Plan) -> tuple[list[list[str]], list[Finding]]:
+    """For each finding, the SVG ids of the boxes *plan* shows it on; and the findings not drawn at all."""
+    found = [[svg_id(k) for k in dict.fromkeys(plan.drawn[k] for k in keys)] for keys in marks.items_of]
+    return found, [f for f, keys in zip(marks.findings, marks.items_of) if not keys]

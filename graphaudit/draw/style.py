@@ -29,7 +29,9 @@ __all__ = [
     "PLAIN_BORDER",
     "SEVERITY_COLORS",
     "SEVERITY_FILLS",
+    "SEVERITY_WIDTHS",
     "clip",
+    "dot_text",
     "human_count",
     "label",
     "svg_id",
@@ -38,17 +40,18 @@ __all__ = [
 ]
 
 #: Fill colour of each kind of drawn node (graph node kinds plus the renderer's own boxes).
+#: Neutral greys and white: kinds differ by shape, and colour is kept for findings alone.
 KIND_COLORS: Final = {
-    "cell": "#dfe9f5",
-    "call": "#dfe9f5",
-    "weights": "#d5e3f3",
-    "op": "#f2f2f2",
-    "parameter": "#fff1c9",
-    "input": "#dff2dc",
-    "output": "#dff2dc",
-    "collapsed": "#e4e4e4",
-    "rollup": "#eadff5",
-    "cluster": "#f8fafc",
+    "cell": "#ffffff",
+    "call": "#ffffff",
+    "op": "#eeeeee",
+    "parameter": "#f7f7f7",
+    "input": "#e6e6e6",
+    "output": "#e6e6e6",
+    "loss": "#e6e6e6",
+    "collapsed": "#e9e9e9",
+    "rollup": "#dddddd",
+    "cluster": "#fafafa",
 }
 #: Border of every node and cluster that no finding concerns.
 PLAIN_BORDER: Final = "#9aa5b1"
@@ -57,17 +60,20 @@ NODE_BORDER: Final = "#5f6b7a"
 # under every common colour-vision deficiency, unlike the red/green of most defaults.
 #: Border colour of a node or cluster concerned by a finding, by severity.
 SEVERITY_COLORS: Final = {"error": "#d55e00", "warning": "#e69f00", "info": "#0072b2"}
-# The same hues at 55 % strength: pale kind colours and these fills are at least 20 CIELAB
-# units apart (tests/test_render.py), so a flagged node never passes for a plain one.
+# The same hues at 55 % strength: the neutral kind colours and these fills are at least 20
+# CIELAB units apart (tests/test_render.py), so a flagged node never passes for a plain one.
 #: Fill colour of a node concerned by a finding, by severity.
 SEVERITY_FILLS: Final = {"error": "#e8a673", "warning": "#f1ca73", "info": "#73b1d5"}
-#: DOT attributes of each edge kind.
+#: Border width of a node concerned by a finding, by severity (a second cue beside the hue).
+SEVERITY_WIDTHS: Final = {"error": "3", "warning": "2.5", "info": "2"}
+#: DOT attributes of each edge kind. None sets ``constraint=false``: Graphviz 16 (the
+#: explorer's WebAssembly build) can abort on such edges next to a cluster.
 EDGE_STYLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "flows": (("color", "#444444"),),
-    "reads": (("color", "#b8860b"), ("style", "dashed"), ("arrowhead", "empty"), ("constraint", "false")),
-    "owns": (("color", "#b8860b"), ("style", "dashed"), ("arrowhead", "empty")),
-    "invokes": (("color", "#4a6fa5"), ("style", "dotted"), ("arrowhead", "odot"), ("constraint", "false")),
-    "contains": (("color", "#4a6fa5"), ("style", "dotted"), ("arrowhead", "odiamond")),
+    "reads": (("color", "#8a8a8a"), ("style", "dashed"), ("arrowhead", "empty")),
+    "owns": (("color", "#8a8a8a"), ("style", "dashed"), ("arrowhead", "empty")),
+    "contains": (("color", "#8a8a8a"), ("style", "dotted"), ("arrowhead", "odiamond")),
+    "loss": (("color", "#444444"), ("style", "bold")),
     "order": (("style", "invis"),),
 }
 MAX_LABEL: Final = 60
@@ -141,6 +147,19 @@ def tooltip(*lines: object) -> str:
         a\\\\\\\\N\\nb
     """
     return graphviz.nohtml("\\n".join(text(line).replace("\\", "\\\\") for line in lines))
+
+
+def dot_text(*lines: object) -> str:
+    """*lines* as the inside of one quoted DOT string: :func:`label`, with its quotes escaped.
+
+    What the ``graphviz`` package writes between the quotes of a label made by :func:`label`;
+    the explorer's script joins such pieces itself (edge labels), so both write the same DOT.
+
+    Example:
+        >>> print(dot_text('say "hi"', "[1, 2]"))
+        say \\"hi\\"\\n[1, 2]
+    """
+    return label(*lines).replace('"', '\\"')
 
 
 def clip(value: object, limit: int = MAX_LABEL) -> str:

@@ -1,10 +1,10 @@
 """The tree of things to draw, built from a captured graph, before any collapsing.
 
 Two views: *traced* (a graph with ``call`` nodes: calls nested by ``encloses``, ops, inputs
-and outputs, the data flow) and *structure* (cells nested by the ``contains`` tree). In
-both, parameters are drawn once each, only when several cells share them (or when asked, or
-when a finding concerns them); a cell whose parameters are used by several calls gets one
-"weights" node linked to every call.
+and outputs, the data flow; built by :mod:`graphaudit.draw.traced`) and *structure* (cells
+nested by the ``contains`` tree). In both, parameters are drawn once each, only when several
+cells share them (or when asked, or when a finding concerns them). The loss, which is not
+in the network's graph, is drawn after the outputs when a :class:`Loss` is given.
 
 Example:
     >>> import graphaudit
@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,9 +27,10 @@ import networkx as nx
 from graphaudit import graph as g
 from graphaudit.draw.style import human_count
 
-__all__ = ["Edge", "Item", "Tree", "build_tree"]
+__all__ = ["LOSS_PREFIX", "Edge", "Item", "Loss", "Tree", "build_tree"]
 
 PARAM_MODES = ("shared", "all", "none")
+LOSS_PREFIX = "loss:"
 
 
 @dataclass
@@ -49,16 +50,37 @@ class Item:
     children: list[str] = field(default_factory=list)
     depth: int = 0
     why: str = ""  # why an optional item (a parameter) is drawn: "shared", "flagged" or "asked"
+    first: str = ""  # for a later call of a cell called several times: the key of its first call
 
 
 @dataclass(frozen=True)
 class Edge:
-    """An edge between two items, of a graph edge kind (or ``order``, invisible)."""
+    """An edge between two items, of a graph edge kind (or ``order``, invisible; ``loss``)."""
 
     src: str
     dst: str
     kind: str
     label: str = ""
+
+
+@dataclass(frozen=True)
+class Loss:
+    """The loss the network is trained with: not in its graph, drawn after the outputs it reads.
+
+    A finding whose subject (or one of its subjects) is *name* is marked on the loss box as
+    well as on its own nodes: a loss-pairing finding shows on both ends.
+
+    Example:
+        >>> Loss("BCEWithLogitsLoss").inputs
+        ('output:0',)
+    """
+
+    name: str
+    inputs: tuple[str, ...] = ("output:0",)
+
+    @property
+    def key(self) -> str:
+        return LOSS_PREFIX + self.name
 
 
 @dataclass
@@ -71,12 +93,20 @@ class Tree:
     edges: list[Edge]
     represents: dict[str, list[str]]
     title: str = ""
+    loss: Loss | None = None
 
     def max_depth(self) -> int:
         return max((item.depth for item in self.items.values()), default=0)
 
+    def keys_of(self, nodes: Iterable[str], subjects: Iterable[str] = ()) -> list[str]:
+        """The items that show graph *nodes* (and the loss box, when a subject is the loss)."""
+        keys = [k for node in nodes for k in self.represents.get(node, [])]
+        if self.loss is not None and self.loss.key in self.items and self.loss.name in subjects:
+            keys.append(self.loss.key)
+        return list(dict.fromkeys(keys))
 
-def _out(graph: nx.MultiDiGraph, node: str, kind: str) -> list[str]:
+
+def out_nodes(graph: nx.MultiDiGraph, node: str, kind: str) -> list[str]:
     return [t for _, t, d in graph.out_edges(node, data=True) if d["kind"] == kind]
 
 
@@ -89,14 +119,14 @@ def _flagged(graph: nx.MultiDiGraph, flagged: Iterable[str]) -> set[str]:
     return marked | {n for n in flagged if n in graph}
 
 
-def _cell_parents(graph: nx.MultiDiGraph) -> dict[str, str | None]:
+def cell_parents(graph: nx.MultiDiGraph) -> dict[str, str | None]:
     """The first parent of every cell reached breadth-first from the root (``cell:``)."""
     root = g.cell_node("")
     parents: dict[str, str | None] = {root: None} if root in graph else {}
     queue = deque(parents)
     while queue:
         cell = queue.popleft()
-        for child in _out(graph, cell, g.CONTAINS):
+        for child in out_nodes(graph, cell, g.CONTAINS):
             if child not in parents:
                 parents[child] = cell
                 queue.append(child)
@@ -105,9 +135,9 @@ def _cell_parents(graph: nx.MultiDiGraph) -> dict[str, str | None]:
     return parents
 
 
-def _subtree_params(graph: nx.MultiDiGraph, parents: dict[str, str | None]) -> dict[str, int]:
+def subtree_params(graph: nx.MultiDiGraph, parents: dict[str, str | None]) -> dict[str, int]:
     """Elements of the distinct parameters held by each cell and everything inside it."""
-    owned: dict[str, set[str]] = {cell: set(_out(graph, cell, g.OWNS)) for cell in parents}
+    owned: dict[str, set[str]] = {cell: set(out_nodes(graph, cell, g.OWNS)) for cell in parents}
     for cell in reversed(list(parents)):  # breadth-first order reversed: children first
         parent = parents[cell]
         if parent is not None:
@@ -115,14 +145,14 @@ def _subtree_params(graph: nx.MultiDiGraph, parents: dict[str, str | None]) -> d
     return {cell: sum(graph.nodes[p]["numel"] for p in params) for cell, params in owned.items()}
 
 
-def _paths_text(graph: nx.MultiDiGraph, node: str) -> str:
+def paths_text(graph: nx.MultiDiGraph, node: str) -> str:
     paths = g.node_paths(graph, node)
     if len(paths) > 3:
         return f"{paths[0]} = … = {paths[-1]} ({len(paths)} paths)"
     return " = ".join(paths)
 
 
-def _why_param(node: str, params: str, shared: bool, flagged: set[str]) -> str:
+def why_param(node: str, params: str, shared: bool, flagged: set[str]) -> str:
     """Why parameter *node* is drawn (``""``: it is not), so that the legend can say so."""
     if params == "shared" and shared:
         return "shared"
@@ -131,17 +161,21 @@ def _why_param(node: str, params: str, shared: bool, flagged: set[str]) -> str:
     return "asked" if params == "all" else ""
 
 
-def _param_item(graph: nx.MultiDiGraph, node: str, parent: str | None, order: float, why: str) -> Item:
-    attrs = graph.nodes[node]
+def param_shape(attrs: dict[str, Any]) -> str:
     frozen = "" if attrs["requires_grad"] else " (frozen)"
-    shape = f"{attrs['shape']} {attrs['dtype']}{frozen}"
+    return f"{attrs['shape']} {attrs['dtype']}{frozen}"
+
+
+def param_item(graph: nx.MultiDiGraph, node: str, parent: str | None, order: float, why: str) -> Item:
+    attrs = graph.nodes[node]
+    shape = param_shape(attrs)
     return Item(
         node,
         g.PARAMETER,
         parent,
         order,
         [attrs["name"], *([f"at {attrs['path']}"] if attrs["path"] != attrs["name"] else []), shape],
-        [f"parameter {attrs['name']}", f"paths: {_paths_text(graph, node)}", shape],
+        [f"parameter {attrs['name']}", f"paths: {paths_text(graph, node)}", shape],
         signature="parameter",
         params=attrs["numel"],
         path=attrs["path"],
@@ -149,7 +183,7 @@ def _param_item(graph: nx.MultiDiGraph, node: str, parent: str | None, order: fl
     )
 
 
-def _lca(items: dict[str, Item], keys: list[str]) -> str | None:
+def lca(items: dict[str, Item], keys: list[str]) -> str | None:
     """The deepest item enclosing every one of *keys* (``None``: the top level)."""
     chains = []
     for key in dict.fromkeys(keys):
@@ -169,123 +203,9 @@ def _lca(items: dict[str, Item], keys: list[str]) -> str | None:
     return common
 
 
-def _io_items(graph: nx.MultiDiGraph, items: dict[str, Item]) -> None:
-    for kind, base in ((g.INPUT, -1e12), (g.OUTPUT, 1e12)):
-        for node, attrs in g.nodes_of_kind(graph, kind):
-            shape = f"{attrs['shape']} {attrs['dtype']}"
-            items[node] = Item(
-                node, kind, None, base + attrs["index"], [f"{kind} {attrs['index']}", shape], [shape], kind
-            )
-
-
-def _traced(graph: nx.MultiDiGraph, params: str, flagged: set[str]) -> Tree:
-    parents = _cell_parents(graph)
-    totals = _subtree_params(graph, parents)
-    items: dict[str, Item] = {}
-    edges: list[Edge] = []
-    represents: dict[str, list[str]] = {}
-    encloser = {t: s for s, t, d in graph.edges(data=True) if d["kind"] == g.ENCLOSES}
-    calls = sorted(g.nodes_of_kind(graph, g.CALL), key=lambda nd: nd[1]["order"])
-    n_calls = Counter(attrs["cell"] for _, attrs in calls)
-    _io_items(graph, items)
-    for node, attrs in calls:
-        cell = attrs["cell"]
-        path = attrs["path"]
-        name = path if path else "(network)"
-        if n_calls[cell] > 1:
-            name += f" (call {attrs['index']}/{n_calls[cell]})"
-        total = totals.get(cell, 0)
-        second = attrs["class_name"] + (f" · {human_count(total)} params" if total else "")
-        items[node] = Item(
-            node,
-            g.CALL,
-            encloser.get(node),
-            attrs["order"],
-            [name, second],
-            [f"call {attrs['index']} of {n_calls[cell]}: {path or '(network)'}", second],
-            signature=attrs["class_name"],
-            cls=attrs["class_name"],
-            params=total,
-            path=path,
-        )
-        represents.setdefault(cell, []).append(node)
-    for node, attrs in g.nodes_of_kind(graph, g.OP):
-        items[node] = Item(
-            node,
-            g.OP,
-            encloser.get(node),
-            attrs["order"],
-            [attrs["op_type"]],
-            [f"{attrs['op']} in {attrs['scope'] or '(network)'}"],
-            signature="op:" + attrs["op_type"],
-            cls=attrs["op_type"],
-        )
-    _nest(items)
-    # One weights node per cell called several times (holding parameters or flagged).
-    weights_of: dict[str, str] = {}
-    for cell, count in n_calls.items():
-        if cell and cell in graph and count > 1 and (totals.get(cell, 0) or cell in flagged):
-            attrs = graph.nodes[cell]
-            callers = represents[cell]
-            items[cell] = Item(
-                cell,
-                "weights",
-                _lca(items, callers),
-                items[callers[0]].order + 0.5,
-                [_paths_text(graph, cell), f"{attrs['class_name']} · {human_count(totals[cell])} params"],
-                [f"cell {attrs['path']} called {count} times: one set of weights"],
-                signature="weights",
-                params=totals[cell],
-                path=attrs["path"],
-            )
-            edges += [Edge(call, cell, g.INVOKES) for call in callers]
-            represents[cell] = [cell]
-            weights_of[cell] = cell
-    # Flagged cells never called: a dashed node where their parent's call is.
-    for cell, _ in g.nodes_of_kind(graph, g.CELL):
-        if cell in flagged and cell not in represents:
-            anchor = parents[cell]
-            while anchor is not None and anchor not in represents:
-                anchor = parents[anchor]
-            attrs = graph.nodes[cell]
-            parent = represents[anchor][0] if anchor is not None else None
-            items[cell] = Item(
-                cell,
-                g.CELL,
-                parent,
-                items[parent].order + 0.75 if parent else 0.0,
-                [attrs["path"] or "(network)", f"{attrs['class_name']} · never called"],
-                [f"cell {attrs['path']} was never called in the traced pass"],
-                signature="never-called",
-                params=totals.get(cell, 0),
-                path=attrs["path"],
-            )
-            represents[cell] = [cell]
-    # Parameters: drawn once, with an edge to every call or op that reads them.
-    for node, _ in g.nodes_of_kind(graph, g.PARAMETER):
-        readers = [r for r in _out(graph, node, g.READS) if r in items]
-        reader_cells = {graph.nodes[r].get("cell", r) for r in readers}
-        owners = g.owners_of(graph, node)
-        why = _why_param(node, params, len(set(owners)) > 1 or len(reader_cells) > 1, flagged)
-        if not why:
-            continue
-        anchors = readers or [k for o in owners for k in represents.get(o, [])]
-        order = min((items[a].order for a in anchors), default=0.0) - 0.25
-        items[node] = _param_item(graph, node, _lca(items, anchors) if anchors else None, order, why)
-        edges += [Edge(node, r, g.READS) for r in dict.fromkeys(readers)]
-        represents[node] = [node]
-    for src, dst, attrs in g.edges_of_kind(graph, g.FLOWS):
-        if src in items and dst in items:
-            edges.append(Edge(src, dst, g.FLOWS, attrs.get("shape", "")))
-    for node in items:
-        represents.setdefault(node, [node])
-    root_class = graph.nodes[g.cell_node("")]["class_name"] if g.cell_node("") in graph else ""
-    return _finish(Tree("traced", items, [], edges, represents, root_class))
-
-
 def _structure(graph: nx.MultiDiGraph, params: str, flagged: set[str]) -> Tree:
-    parents = _cell_parents(graph)
-    totals = _subtree_params(graph, parents)
+    parents = cell_parents(graph)
+    totals = subtree_params(graph, parents)
     items: dict[str, Item] = {}
     edges: list[Edge] = []
     for order, (cell, parent) in enumerate(parents.items()):
@@ -297,8 +217,8 @@ def _structure(graph: nx.MultiDiGraph, params: str, flagged: set[str]) -> Tree:
             g.CELL,
             parent,
             float(order),
-            [_paths_text(graph, cell) or "(network)", second],
-            [f"cell {_paths_text(graph, cell) or '(network)'}", second],
+            [paths_text(graph, cell) or "(network)", second],
+            [f"cell {paths_text(graph, cell) or '(network)'}", second],
             signature=attrs["class_name"],
             cls=attrs["class_name"],
             params=total,
@@ -307,29 +227,70 @@ def _structure(graph: nx.MultiDiGraph, params: str, flagged: set[str]) -> Tree:
         for other in dict.fromkeys(_in(graph, cell, g.CONTAINS)):
             if other != parent:
                 edges.append(Edge(other, cell, g.CONTAINS))
-    _nest(items)
+    nest(items)
     for node, _ in g.nodes_of_kind(graph, g.PARAMETER):
         owners = list(dict.fromkeys(g.owners_of(graph, node)))
-        why = _why_param(node, params, len(owners) > 1, flagged)
+        why = why_param(node, params, len(owners) > 1, flagged)
         if not why:
             continue
         order = min((items[o].order for o in owners), default=0.0) + 0.5
-        items[node] = _param_item(graph, node, _lca(items, owners) if owners else None, order, why)
+        items[node] = param_item(graph, node, lca(items, owners) if owners else None, order, why)
         edges += [Edge(o, node, g.OWNS) for o in owners]
     represents = {node: [node] for node in items}
-    root_class = graph.nodes[g.cell_node("")]["class_name"] if g.cell_node("") in graph else ""
-    return _finish(Tree("structure", items, [], edges, represents, root_class))
+    _traced_to_cells(graph, represents)
+    return Tree("structure", items, [], edges, represents, root_class(graph))
 
 
-def _nest(items: dict[str, Item]) -> None:
+def _traced_to_cells(graph: nx.MultiDiGraph, represents: dict[str, list[str]]) -> None:
+    """In the structure view, a finding on a call shows on its cell, one on an operation on the
+    cell whose call ran it, one on an input or output on the network: none is lost."""
+    cell_of = {n: a["cell"] for n, a in g.nodes_of_kind(graph, g.CALL) if a.get("cell") in represents}
+    for call, cell in cell_of.items():
+        represents[call] = [cell]
+    for src, dst, attrs in graph.edges(data=True):
+        if attrs["kind"] == g.ENCLOSES and src in cell_of and dst not in represents:
+            represents[dst] = [cell_of[src]]
+    root = g.cell_node("")
+    for kind in (g.INPUT, g.OUTPUT):
+        for node, _ in g.nodes_of_kind(graph, kind):
+            if root in represents:
+                represents.setdefault(node, [root])
+
+
+def root_class(graph: nx.MultiDiGraph) -> str:
+    return str(graph.nodes[g.cell_node("")]["class_name"]) if g.cell_node("") in graph else ""
+
+
+def nest(items: dict[str, Item]) -> None:
     for item in items.values():
         if item.parent is not None and item.parent not in items:
             item.parent = None
 
 
-def _finish(tree: Tree) -> Tree:
+def add_loss(tree: Tree, loss: Loss) -> None:
+    """Draw *loss* after the outputs it reads (those drawn; every output when none is named)."""
+    outputs = [k for k, item in tree.items.items() if item.kind == g.OUTPUT]
+    read = [k for k in loss.inputs if k in tree.items] or outputs
+    where = "(" + ", ".join(tree.items[k].tooltip[0] for k in read) + ", label)" if read else ""
+    tree.items[loss.key] = Item(
+        loss.key,
+        "loss",
+        None,
+        2e12,
+        [loss.name, f"loss{where}"],
+        [f"the loss: {loss.name}{where}, what training minimises"],
+        signature="loss",
+        cls=loss.name,
+    )
+    tree.edges.extend(Edge(k, loss.key, "loss") for k in read)
+    tree.represents[loss.key] = [loss.key]
+    tree.loss = loss
+
+
+def finish(tree: Tree) -> Tree:
     """Order the items parents-first, fill children, depths and structural signatures."""
     items = tree.items
+    tree.roots = []
     for item in items.values():
         item.children = []
     for key, item in sorted(items.items(), key=lambda kv: kv[1].order):
@@ -354,23 +315,31 @@ def _finish(tree: Tree) -> Tree:
 
 
 def build_tree(
-    graph: nx.MultiDiGraph, *, view: str = "auto", params: str = "shared", flagged: Iterable[str] = ()
+    graph: nx.MultiDiGraph,
+    *,
+    view: str = "auto",
+    params: str = "shared",
+    flagged: Iterable[str] = (),
+    loss: Loss | None = None,
 ) -> Tree:
     """The drawing tree of *graph*.
 
     *view* is ``"traced"`` (needs a graph captured with ``inputs``), ``"structure"`` or
     ``"auto"`` (traced when the graph has calls); *params* is ``"shared"`` (parameters held
     or used by several cells), ``"all"`` or ``"none"``; parameters and cells in *flagged*
-    (or with a ``findings`` attribute) are always drawn.
+    (or with a ``findings`` attribute) are always drawn; *loss* is drawn after the outputs.
 
     Example:
         >>> import graphaudit, numpy as np
         >>> from mindspore import nn, Tensor
         >>> net = nn.SequentialCell([nn.Dense(2, 2)])
-        >>> tree = build_tree(graphaudit.to_networkx(net, inputs=Tensor(np.ones((1, 2), np.float32))))
+        >>> tree = build_tree(graphaudit.to_networkx(net, inputs=Tensor(np.ones((1, 2), np.float32))),
+        ...                   loss=Loss("MSELoss"))
         >>> tree.view, list(tree.items)
-        ('traced', ['input:0', 'call:#1', 'call:0#1', 'output:0'])
+        ('traced', ['input:0', 'call:#1', 'call:0#1', 'output:0', 'loss:MSELoss'])
     """
+    from graphaudit.draw.traced import traced_tree
+
     if params not in PARAM_MODES:
         raise ValueError(f"params must be one of {PARAM_MODES}, got {params!r}")
     traced = any(d["kind"] == g.CALL for _, d in graph.nodes(data=True))
@@ -381,7 +350,10 @@ def build_tree(
     if view == "traced" and not traced:
         raise ValueError("view='traced' needs a graph captured with inputs=...; use view='structure'")
     marked = _flagged(graph, flagged)
-    return (_traced if view == "traced" else _structure)(graph, params, marked)
+    tree = (traced_tree if view == "traced" else _structure)(graph, params, marked)
+    if loss is not None:
+        add_loss(tree, loss)
+    return finish(tree)
 
 
 def finding_ids(attrs: dict[str, Any]) -> list[str]:

@@ -3,7 +3,9 @@
 Made when a loss is given (as ``loss_fn=``, or inside a ``WithLossCell``, a
 ``TrainOneStepCell`` or a ``Model``) and the forward pass is traced. A MindSpore loss class
 is known by its class even when tracing it fails; a user-written loss that cannot be traced
-is missing, with the reason, so that the loss-pairing checks say they could not judge it.
+is missing, with the reason, so that the loss-pairing checks say they could not judge it,
+and so is the loss of a network that computes it without a loss cell (``ops.CTCLoss`` inside
+the network a ``TrainOneStepCell`` trains).
 
 Example:
     >>> import numpy as np
@@ -54,6 +56,11 @@ class LossTrace(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> LossTrace | Missing:
+        if request.loss_fn is None and request.loss_inside:
+            return Missing(
+                f"{type(request.net).__name__} computes its loss itself (it is what the training step "
+                "differentiates) and holds no loss cell, so there is no loss to trace"
+            )
         if request.loss_fn is None:
             return Missing()
         if request.loss_inside:
@@ -64,9 +71,13 @@ class LossTrace(Evidence):
             failure = traced.failure if traced is not None else "it was not traced"
             return Missing(
                 f"the loss {type(request.loss_fn).__name__} could not be traced on the network's "
-                f"output ({failure}); pass label=... with a real label so that it runs as in training"
+                f"output ({failure}); pass label=... with a real label so that it runs as in training "
+                "(a tuple for a loss that takes more: label=(targets, imgs) for loss_fn(output, targets, imgs))"
             )
-        return cls(request.loss_fn, traced.graph if traced is not None else None)
+        if traced is None or traced.graph is None:
+            return cls(request.loss_fn, None)
+        first = getattr(traced, "first_tensors", 1)  # the loss's first argument: the output's first tensors
+        return cls(request.loss_fn, traced.graph, tuple(f"output:{i}" for i in range(first)))
 
     @classmethod
     def _inside(cls, request: AuditRequest, have: EvidenceSet) -> LossTrace | Missing:

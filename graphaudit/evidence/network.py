@@ -46,7 +46,7 @@ class NetworkGraph(Evidence):
         from graphaudit.capture import capture
 
         # A loss the network calls itself is traced there, its body included; a loss given
-        # apart is traced on the output in the same session.
+        # apart is traced on the output.
         loss_fn, inside = request.loss_fn, request.loss_inside
         expand = (loss_fn,) if inside and loss_fn is not None else ()
         loss = (loss_fn, request.label) if loss_fn is not None and not inside else None

@@ -1,9 +1,11 @@
-"""One real training step, measured (``audit(..., probe=True, inputs=(x,), label=y)``).
+"""Real training steps, measured (``audit(..., probe=True, inputs=(x,), label=y)``, or ``probe=N``).
 
-The numbers of :func:`graphaudit.capture.step.measure_step` for every parameter of the
-network and of the optimizer: whether it changed, by how much in the forward pass and in
-the optimizer step, and its gradient's norm, maximum and NaN/Inf counts. The GA9xx checks
-judge them; everything the step changed has been put back by the time they run.
+The numbers of :func:`graphaudit.capture.step.measure_steps` for every parameter of the
+network and of the optimizer: whether the (first updating) step changed it, by how much in
+the forward pass and in the optimizer step, and its gradient's norm, maximum and NaN/Inf
+counts; with ``probe=N``, one :class:`~graphaudit.capture.step.StepRecord` per step (the
+loss curve, ‖Δw‖/‖w‖, gradient norms, the loss scale). The GA9xx checks judge them;
+everything the steps changed has been put back by the time they run.
 
 Example:
     >>> import numpy as np
@@ -22,23 +24,27 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Requirement
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.trace import TracedPass
 
 if TYPE_CHECKING:
-    from graphaudit.capture.step import ParameterProbe
+    from graphaudit.capture.lossscale import GradientScaling
+    from graphaudit.capture.step import ParameterProbe, StepRecord
 
 __all__ = ["ProbeStep"]
 
 
 @dataclass(frozen=True)
 class ProbeStep(Evidence):
-    """The loss of the step, one :class:`~graphaudit.capture.step.ParameterProbe` per parameter.
+    """The loss of the first step, one :class:`~graphaudit.capture.step.ParameterProbe` per parameter.
 
-    ``declared_frozen`` holds the names of the parameters the design declares frozen.
+    ``declared_frozen`` holds the names of the parameters the design declares frozen;
+    ``steps`` one record per step run (more than asked when a loss scale skipped some),
+    their tuples in the order of ``parameters``; ``scaling`` how the setup scales its
+    gradients (``None`` without a train-step cell); ``requested`` the N of ``probe=N``.
     """
 
     title = "one real training step"
@@ -52,23 +58,37 @@ class ProbeStep(Evidence):
     parameters: tuple[ParameterProbe, ...]
     optimizer: str
     declared_frozen: frozenset[str] = field(default=frozenset())
+    steps: tuple[StepRecord, ...] = ()
+    scaling: GradientScaling | None = None
+    requested: int = 1
+
+    @property
+    def applied_steps(self) -> int:
+        """How many steps updated the weights (a loss scale skips the steps that overflow)."""
+        return sum(1 for s in self.steps if s.applied) if self.steps else 1
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> ProbeStep | Missing:
         if not request.probe:
             return Missing()
-        from graphaudit.capture.step import measure_step
+        from graphaudit.capture.step import measure_steps
 
         network = have.need(NetworkGraph)
-        loss, probes = measure_step(
+        unfit = _label_unfit(request, network.output)
+        if unfit:
+            return Missing(unfit)
+        measured = measure_steps(
             request.net,
             request.optimizer,
             request.loss_fn,
             request.inputs,
             request.label,
+            steps=request.probe,
             parameter_nodes=network.structure.parameter_nodes,
             returns_loss=request.loss_inside,
+            given=request.given,
         )
+        probes = measured.parameters
         graph = network.graph
         probes = [
             dataclasses.replace(p, path=graph.nodes[p.node].get("path", "")) if p.node in graph else p
@@ -76,4 +96,32 @@ class ProbeStep(Evidence):
         ]
         spec = request.spec
         frozen = frozenset(p.name for p in probes if spec is not None and spec.is_frozen(p.name))
-        return cls(loss, tuple(probes), type(request.optimizer).__name__, frozen)
+        return cls(
+            measured.loss,
+            tuple(probes),
+            type(request.optimizer).__name__,
+            frozen,
+            measured.steps,
+            measured.scaling,
+            request.probe,
+        )
+
+
+def _label_unfit(request: AuditRequest, output: Any) -> str | None:
+    """Why the step must not run on this label: class indices the output cannot hold.
+
+    MindSpore's CPU kernels of the class-index losses read such an index out of bounds and
+    can crash the process; GA052 reports the label itself.
+    """
+    from graphaudit.capture.loss import label_fits
+    from graphaudit.capture.trace import flatten_tensors
+
+    if request.loss_inside or request.label is None or isinstance(request.label, (tuple, list)):
+        return None
+    outputs = flatten_tensors(output)
+    if not outputs or label_fits(outputs[0], request.label):
+        return None
+    return (
+        f"the label holds class indices outside [0, {max(int(d) for d in outputs[0].shape[1:])}) that the "
+        "output cannot hold, and a loss given them reads out of bounds: fix the label (GA052) first"
+    )

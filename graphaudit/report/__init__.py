@@ -13,7 +13,7 @@ Example:
     >>> report = graphaudit.audit(net, nn.SGD(net.trainable_params()))
     >>> report.ok
     True
-    >>> print(report.not_run[0].text())
+    >>> print(next(n for n in report.not_run if n.check_id == "GA103").text())
     GA103 declared-shared-not-shared needs a declared design: pass spec=graphaudit.Spec(...) or spec=graphaudit.Spec.load('design.toml')
 """
 
@@ -81,7 +81,10 @@ class Report:
     could not run with the reason (``skipped`` is the same as ``{ID: reason}``);
     ``structure`` holds the network's objects behind the graph's nodes (``None`` for a report
     rebuilt from a graph); ``unwrapped`` names the training wrappers ``network`` was found in
-    (``("Model", "TrainOneStepCell", "WithLossCell")``), outermost first.
+    (``("Model", "TrainOneStepCell", "WithLossCell")``), outermost first. ``datasets`` holds
+    the graphs of the data pipelines audited (``"train"``, ``"eval"``; see
+    :mod:`graphaudit.graph.pipeline`), each node annotated like the network's with the
+    findings whose subjects name it (empty when no pipeline was audited).
     """
 
     findings: list[Finding]
@@ -91,6 +94,7 @@ class Report:
     network: str = ""
     structure: Structure | None = field(default=None, repr=False, compare=False)
     unwrapped: tuple[str, ...] = ()
+    datasets: dict[str, nx.MultiDiGraph] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.findings = sorted(self.findings, key=Finding.sort_key)
@@ -103,10 +107,18 @@ class Report:
             for node in finding.nodes:
                 if node in self.graph:
                     on_node.setdefault(node, []).append(finding)
-        for node, found in on_node.items():
-            attrs = self.graph.nodes[node]
-            attrs["findings"] = json.dumps(sorted({f.check_id for f in found}))
-            attrs["severity"] = min((f.severity for f in found), key=severity_rank)
+        marked = [(self.graph, on_node)]
+        if self.datasets:
+            from graphaudit.graph.pipeline import findings_on_pipeline
+
+            marked += [
+                (graph, findings_on_pipeline(graph, self.findings)) for graph in self.datasets.values()
+            ]
+        for graph, by_node in marked:
+            for node, found in by_node.items():
+                attrs = graph.nodes[node]
+                attrs["findings"] = json.dumps(sorted({f.check_id for f in found}))
+                attrs["severity"] = min((f.severity for f in found), key=severity_rank)
 
     @property
     def ok(self) -> bool:
@@ -172,7 +184,7 @@ class Report:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        found = {
             "schema_version": JSON_SCHEMA_VERSION,
             "network": self.network,
             "unwrapped": list(self.unwrapped),
@@ -183,6 +195,11 @@ class Report:
             "not_run": [n.to_dict() for n in self.not_run],
             "findings": [f.to_dict() for f in self.findings],
         }
+        if self.datasets:  # only when pipelines were audited: a network's report keeps its keys
+            from graphaudit.graph.pipeline import pipeline_dict
+
+            found["datasets"] = {name: pipeline_dict(graph) for name, graph in self.datasets.items()}
+        return found
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """The report as JSON (``schema_version`` 2: the keys of :meth:`to_dict`)."""

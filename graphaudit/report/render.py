@@ -1,8 +1,10 @@
 """Draw a report, or a network without an audit: the bridge from the pipeline to :mod:`graphaudit.draw`.
 
 :mod:`graphaudit.draw` draws a graph and findings and knows nothing of reports or of
-MindSpore; this module hands it a report's graph, findings and header, or captures a network
-first (:func:`render`).
+MindSpore; this module hands it a report's graph, findings and header, the loss the network
+is trained with (:func:`loss_of`: the report's graph has no loss node, so the loss box is
+drawn from what the loss-pairing findings say), the report's data pipelines when it has
+any (:func:`pipeline_panels`), or captures a network first (:func:`render`).
 
 Example:
     >>> import graphaudit, tempfile, pathlib
@@ -19,10 +21,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from graphaudit.draw import Header, graph_html, graph_svg, render_graph
+from graphaudit import graph as g
+from graphaudit.draw import Header, Loss, Panel, graph_html, graph_svg, render_graph
 from graphaudit.report import Report
 
-__all__ = ["header", "render", "render_graph", "render_report", "report_html", "report_svg"]
+__all__ = [
+    "header",
+    "loss_of",
+    "pipeline_panels",
+    "render",
+    "render_graph",
+    "render_report",
+    "report_html",
+    "report_svg",
+]
+
+LOSS_FAMILY = "GA4"  # the loss-pairing checks: their subject is the loss class
 
 
 def header(report: Report) -> Header:
@@ -32,8 +46,9 @@ def header(report: Report) -> Header:
         >>> import graphaudit
         >>> from mindspore import nn
         >>> found = header(graphaudit.audit(nn.Dense(3, 2)))
-        >>> found.ok, found.not_run[0][0], found.not_run[0][1].startswith("GA103 declared-shared-not-shared needs")
-        (True, 'GA103', True)
+        >>> reason = dict(found.not_run)["GA103"]
+        >>> found.ok, reason.startswith("GA103 declared-shared-not-shared needs a declared design")
+        (True, True)
     """
     return Header(
         ok=report.ok,
@@ -41,6 +56,69 @@ def header(report: Report) -> Header:
         checks_run=len(report.checks_run),
         not_run=[(n.check_id, n.text()) for n in report.not_run],
     )
+
+
+def loss_of(report: Report) -> Loss | None:
+    """The loss to draw after the network's outputs, or ``None`` when the report does not say.
+
+    The report's graph is the network's alone. A loss-pairing finding (``GA4xx``) names the
+    loss class as its subject, and its nodes include the output the loss reads; a report
+    that carries the loss's name itself (a ``loss`` attribute) is used first.
+
+    Example:
+        >>> import graphaudit, numpy as np
+        >>> from mindspore import nn, ops, Tensor
+        >>> class Net(nn.Cell):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc = nn.Dense(3, 1)
+        ...     def construct(self, x):
+        ...         return ops.sigmoid(self.fc(x))
+        >>> report = graphaudit.audit(Net(), inputs=(Tensor(np.ones((2, 3), np.float32)),), loss_fn=nn.BCEWithLogitsLoss())
+        >>> loss_of(report)
+        Loss(name='BCEWithLogitsLoss', inputs=('output:0',))
+    """
+    about = [
+        f for f in report.findings if any(c.startswith(LOSS_FAMILY) for c in (f.check_id, *f.confirmed_by))
+    ]
+    name = getattr(report, "loss", None) or next((f.subject for f in about), None)
+    if not isinstance(name, str) or not name:
+        return None
+    outputs = [n for f in about for n in f.nodes if report.graph.nodes.get(n, {}).get("kind") == g.OUTPUT]
+    return Loss(name, tuple(dict.fromkeys(outputs)) or ("output:0",))
+
+
+def pipeline_panels(report: Report, timeout: float | None = 60.0) -> list[Panel]:
+    """The report's data pipelines (``report.datasets``), each drawn for a tab of its own with its findings.
+
+    A report without pipelines (or a package without :mod:`graphaudit.draw.pipeline`) gives none.
+
+    Example:
+        >>> import graphaudit
+        >>> from mindspore import nn
+        >>> pipeline_panels(graphaudit.audit(nn.Dense(3, 2)))
+        []
+    """
+    datasets = getattr(report, "datasets", None) or {}
+    if not datasets:
+        return []
+    try:
+        from graphaudit.draw import pipeline
+    except ImportError:  # pragma: no cover - the pipeline drawing ships with the package
+        return []
+    panels = []
+    for name, graph in dict(datasets).items():
+        svg = pipeline.pipeline_svg(graph, report.findings, timeout=timeout or 60.0)
+        found = pipeline.pipeline_targets(graph, report.findings)
+        targets = {f: ids for f, ids in zip(report.findings, found) if ids}
+        panels.append(Panel(f"data pipeline '{name}'", svg, targets))
+    return panels
+
+
+def _options(report: Report, options: dict[str, Any]) -> dict[str, Any]:
+    options.setdefault("title", report.network or None)
+    options.setdefault("loss", loss_of(report))
+    return options
 
 
 def render_report(report: Report, path: str | Path, **options: Any) -> Path:
@@ -57,14 +135,16 @@ def render_report(report: Report, path: str | Path, **options: Any) -> Path:
         >>> "<svg" in page, "FAILED: 1 error, 0 warnings, 0 info" in page, "did not run</summary>" in page
         (True, True, True)
     """
-    options.setdefault("title", report.network or None)
+    html = str(options.get("format") or Path(path).suffix.lstrip(".")).lower() in ("html", "htm")
+    panels = pipeline_panels(report, options.get("timeout", 60.0)) if html else []
     return render_graph(
         report.graph,
         path,
         report.findings,
         header=header(report),
         page_title=f"graphaudit report: {report.network}",
-        **options,
+        panels=panels,
+        **_options(report, options),
     )
 
 
@@ -79,12 +159,11 @@ def report_svg(report: Report, **options: Any) -> str:
         >>> svg.lstrip().startswith("<?xml"), "[GA101]" in svg
         (True, True)
     """
-    options.setdefault("title", report.network or None)
-    return graph_svg(report.graph, report.findings, **options)
+    return graph_svg(report.graph, report.findings, **_options(report, options))
 
 
 def report_html(report: Report, **options: Any) -> str:
-    """*report* as one self-contained HTML page (for ``Report._repr_html_``).
+    """*report* as one self-contained HTML page, the explorer (for ``Report._repr_html_``).
 
     Example:
         >>> import graphaudit
@@ -93,13 +172,13 @@ def report_html(report: Report, **options: Any) -> str:
         >>> page.startswith("<!DOCTYPE html>"), "graphaudit report: Dense" in page, "No findings." in page
         (True, True, True)
     """
-    options.setdefault("title", report.network or None)
     return graph_html(
         report.graph,
         report.findings,
         header=header(report),
         page_title=f"graphaudit report: {report.network}",
-        **options,
+        panels=pipeline_panels(report, options.get("timeout", 60.0)),
+        **_options(report, options),
     )
 
 

@@ -26,6 +26,7 @@ from graphaudit.checks import Check, all_checks
 from graphaudit.checks.context import AuditContext
 from graphaudit.errors import GraphAuditError, InternalError
 from graphaudit.evidence import EvidenceSet, all_options
+from graphaudit.evidence.dataset import pipeline_graphs
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.findings import Finding
 from graphaudit.report import NotRun, Report
@@ -152,6 +153,7 @@ def run_checks(have: EvidenceSet, checks: Iterable[Check] | None = None) -> Repo
         network=type(have.request.net).__name__,
         structure=network.structure,
         unwrapped=have.request.unwrapped,
+        datasets=pipeline_graphs(have),
     )
 
 

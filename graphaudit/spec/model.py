@@ -55,6 +55,9 @@ class Spec:
     - ``exhaustive_connections``: when true, every connection between the cells named in
       ``expected_connections`` that is not declared is reported.
     - ``calls``: how many times each cell path is called in one forward pass.
+    - ``linear_connections``: ``(source, target)`` pairs of weight layers (cell paths or
+      globs) meant to compose into one linear map, with nothing non-linear between them (a
+      low-rank factorisation, a projection); GA308 does not report them.
     - ``source``: the file the spec was loaded from, for messages (not compared by ``==``).
 
     Example:
@@ -71,6 +74,7 @@ class Spec:
     forbidden_connections: list[tuple[str, str]] = field(default_factory=list)
     exhaustive_connections: bool = False
     calls: dict[str, int] = field(default_factory=dict)
+    linear_connections: list[tuple[str, str]] = field(default_factory=list)
     source: str | None = field(default=None, compare=False)
 
     def is_frozen(self, name: str) -> bool:
@@ -103,6 +107,16 @@ class Spec:
             (True, False)
         """
         return any(matches_any(group, name) for group in self.shared_parameters)
+
+    def declares_linear(self, source: str, target: str) -> bool:
+        """Whether the design declares that weight layer *source* feeds *target* with no non-linearity on purpose.
+
+        Example:
+            >>> spec = Spec(linear_connections=[("head.down", "head.up")])
+            >>> spec.declares_linear("head.down", "head.up"), spec.declares_linear("fc1", "fc2")
+            (True, False)
+        """
+        return any(matches_any([a], source) and matches_any([b], target) for a, b in self.linear_connections)
 
     def declares_shared_cell(self, path: str) -> bool:
         """Whether cell *path* belongs to a declared group of shared cells.
@@ -167,6 +181,7 @@ class Spec:
                 "expected": listed(self.expected_connections),
                 "forbidden": listed(self.forbidden_connections),
                 "exhaustive": self.exhaustive_connections,
+                "linear": listed(self.linear_connections),
             },
             "calls": self.calls,
         }
@@ -206,7 +221,10 @@ class Spec:
                 out += [f"[[{table}]]", f"{key} = {string_list(group)}", ""]
         out += ["[connections]", f"expected = {pair_list(self.expected_connections)}"]
         out += [f"forbidden = {pair_list(self.forbidden_connections)}"]
-        out += [f"exhaustive = {'true' if self.exhaustive_connections else 'false'}", ""]
+        out += [f"exhaustive = {'true' if self.exhaustive_connections else 'false'}"]
+        if self.linear_connections:  # written only when declared: older files stay byte for byte
+            out += [f"linear = {pair_list(self.linear_connections)}"]
+        out += [""]
         out += ["[calls]"]
         out += [f"{quote(path)} = {count}" for path, count in self.calls.items()]
         return "\n".join(out) + "\n"

@@ -14,7 +14,7 @@ Example:
     >>> read_toml('[connections]\\nexhaustiv = true\\n', source="design.toml")
     Traceback (most recent call last):
     ...
-    graphaudit.errors.SpecError: design.toml:2: unknown key 'exhaustiv' in [connections]; did you mean 'exhaustive'? (the keys allowed there are 'expected', 'forbidden', 'exhaustive')
+    graphaudit.errors.SpecError: design.toml:2: unknown key 'exhaustiv' in [connections]; did you mean 'exhaustive'? (the keys allowed there are 'expected', 'forbidden', 'exhaustive', 'linear')
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class Reader:
     SECTIONS: ClassVar[dict[str, tuple[str, ...]]] = {
         "parameters": ("frozen", "trainable"),
         "shared": ("parameters", "cells"),
-        "connections": ("expected", "forbidden", "exhaustive"),
+        "connections": ("expected", "forbidden", "exhaustive", "linear"),
         "calls": (),
     }
     GROUP_KEYS: ClassVar[dict[str, str]] = {"parameters": "names", "cells": "paths"}
@@ -151,7 +151,7 @@ class Reader:
                     kwargs[f"shared_{key}"] = self._groups(shared[key], ("shared", key), item_key)
         if "connections" in data:
             conns = self._table(data["connections"], ("connections",), self.SECTIONS["connections"])
-            for key in ("expected", "forbidden"):
+            for key in ("expected", "forbidden", "linear"):
                 if key in conns:
                     kwargs[f"{key}_connections"] = self._pairs(conns[key], ("connections", key))
             if "exhaustive" in conns:

@@ -84,7 +84,9 @@ def for_mindyolo() -> Iterator[None]:
         for name in ("max", "min"):
             original = getattr(Tensor, name)
 
-            def reduce(self: Tensor, *args: Any, _original: Callable[..., Any] = original, **kwargs: Any) -> Any:
+            def reduce(
+                self: Tensor, *args: Any, _original: Callable[..., Any] = original, **kwargs: Any
+            ) -> Any:
                 if len(args) == 1 and isinstance(args[0], int) and not kwargs:
                     return _original(self, axis=args[0])
                 return _original(self, *args, **kwargs)
@@ -240,12 +242,16 @@ def for_mindone() -> Iterator[None]:
             out = out if alpha == 1 else out * alpha
             return out if beta == 0 else out + (input if beta == 1 else input * beta)
 
-        def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        def baddbmm(
+            input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1
+        ) -> Tensor:
             out = ops.bmm(batch1, batch2)
             out = out if alpha == 1 else out * alpha
             return out if beta == 0 else out + (input if beta == 1 else input * beta)
 
-        def repeat_interleave(input: Tensor, repeats: Any, dim: Any = None, *, output_size: Any = None) -> Tensor:
+        def repeat_interleave(
+            input: Tensor, repeats: Any, dim: Any = None, *, output_size: Any = None
+        ) -> Tensor:
             if dim is None:
                 input, dim = input.reshape(-1), 0
             return ops.repeat_interleave(input, _number(repeats), dim)
@@ -325,8 +331,9 @@ def for_mindone() -> Iterator[None]:
                 input if dtype is None else input.astype(dtype), -1 if dim is None else dim
             ),
             "cross_entropy": cross_entropy,
-            "normalize": lambda input, p=2.0, dim=1, eps=1e-12: input
-            / ops.clamp(ops.norm(input, p, dim, keepdim=True), min=eps),
+            "normalize": lambda input, p=2.0, dim=1, eps=1e-12: (
+                input / ops.clamp(ops.norm(input, p, dim, keepdim=True), min=eps)
+            ),
         }.items():
             patches.set(functional, name, function)
         constructs = {

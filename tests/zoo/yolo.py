@@ -84,6 +84,7 @@ class YoloSetup:
     loss_fn: Any
     optimizer: Any
     ema: Any
+    scaler: Any  # the static loss scaler (its scale_value is a Parameter)
     train_step: Any  # the zoo's train_step_func(x, label, optimizer_update=True)
     images: Any
     labels: Any
@@ -110,11 +111,19 @@ def build_network(network_cfg: dict | None = None) -> Any:
     return create_model(model_name=cfg.model_name, model_cfg=cfg, num_classes=cfg.nc, sync_bn=False)
 
 
-def recipe_optimizer(network: Any, params: list | None = None, steps_per_epoch: int = 2, epochs: int = 1) -> Any:
-    """The recipe's optimizer: ``create_group_param`` (3 groups) and ``create_optimizer``, as train.py does."""
+def recipe_optimizer(
+    network: Any, params: list | None = None, steps_per_epoch: int = 10, epochs: int = 50
+) -> Any:
+    """The recipe's optimizer: ``create_group_param`` (3 groups) and ``create_optimizer``, as train.py does.
+
+    The per-step learning rates cover ``epochs * steps_per_epoch`` steps (the recipe: 500
+    epochs of the dataset's steps), warming up from 0 (weights) and from 0.1 (biases).
+    """
     from mindyolo.optim import create_group_param, create_lr_scheduler, create_optimizer
 
-    options = dict(OPTIMIZER, steps_per_epoch=steps_per_epoch, epochs=epochs, total_batch_size=BATCH, accumulate=1)
+    options = dict(
+        OPTIMIZER, steps_per_epoch=steps_per_epoch, epochs=epochs, total_batch_size=BATCH, accumulate=1
+    )
     lr = create_lr_scheduler(**options)
     groups = create_group_param(params=network.trainable_params() if params is None else params, **options)
     return create_optimizer(params=groups, lr=lr, **options)
@@ -155,5 +164,7 @@ def build(network: Any = None, optimizer: Any = None) -> YoloSetup:
         clip_grad=False,
         clip_grad_value=10.0,
     )
+    network.set_train(True)  # as train.py does before creating the trainer
+    optimizer.set_train(True)
     images, labels = batch()
-    return YoloSetup(network, loss_fn, optimizer, ema, step, images, labels)
+    return YoloSetup(network, loss_fn, optimizer, ema, scaler, step, images, labels)

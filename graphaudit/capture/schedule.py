@@ -1,0 +1,130 @@
+"""Read an optimizer's learning-rate schedules without training: one per learning-rate group.
+
+An optimizer holds its learning rate as a fixed value, as a list of one value per step
+(``nn.dynamic_lr`` functions, ``nn.cosine_decay_lr(...)`` given as ``learning_rate=``, which
+MindSpore keeps as a 1-D ``Parameter`` indexed by ``global_step``), or as a
+``LearningRateSchedule`` cell (``nn.CosineDecayLR``, ``nn.WarmUpLR``, a recipe's own) called
+with ``global_step``; each parameter group may have its own. :func:`read_schedules` reads
+every group's: a list as it is, a cell evaluated at sampled steps from 0 to a horizon (the
+``total_steps`` given, else the largest ``*steps*`` attribute in the cell, else 1000),
+in PyNative mode (the context is put back). Evaluating a schedule cell changes nothing.
+
+Example:
+    >>> from mindspore import nn
+    >>> net = nn.Dense(2, 2)
+    >>> optimizer = nn.Momentum(net.trainable_params(), nn.cosine_decay_lr(0.0, 0.1, 6, 2, 3), 0.9)
+    >>> (schedule,) = read_schedules(optimizer)
+    >>> schedule.kind, [round(v, 3) for v in schedule.values]
+    ('list', [0.1, 0.1, 0.075, 0.075, 0.025, 0.025])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["DEFAULT_HORIZON", "Schedule", "read_schedules"]
+
+DEFAULT_HORIZON = 1000
+_SAMPLES = 200
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The learning rate of one group: ``values`` at ``steps`` (every step for a list).
+
+    ``kind`` is ``"fixed"``, ``"list"`` or ``"cell"``; ``cell`` the schedule cell's class
+    name; ``parameters`` the group's Parameters (in the optimizer's order).
+    """
+
+    group: int
+    kind: str
+    steps: tuple[int, ...]
+    values: tuple[float, ...]
+    parameters: tuple[Any, ...]
+    cell: str = ""
+
+    @property
+    def peak(self) -> float:
+        return max(self.values) if self.values else 0.0
+
+    @property
+    def length(self) -> int:
+        """The steps the schedule covers (its last sampled step + 1)."""
+        return (self.steps[-1] + 1) if self.steps else 0
+
+
+def _horizon(cell: Any, total_steps: int | None) -> int:
+    if total_steps:
+        return int(total_steps)
+    found = []
+    for _, sub in cell.cells_and_names():
+        for name, value in vars(sub).items():
+            if (
+                "step" in name.lower()
+                and isinstance(value, int)
+                and not isinstance(value, bool)
+                and value > 0
+            ):
+                found.append(value)
+    return max(found) if found else DEFAULT_HORIZON
+
+
+def _evaluate(cell: Any, steps: list[int]) -> list[float]:
+    import mindspore as ms
+    from mindspore import Tensor
+
+    before = ms.get_context("mode")
+    if before != ms.PYNATIVE_MODE:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        out = []
+        for step in steps:
+            value = cell(Tensor(np.array([step], np.int32)))
+            out.append(float(np.asarray(value.asnumpy(), np.float64).reshape(-1)[0]))
+        return out
+    finally:
+        if ms.get_context("mode") != before:
+            ms.set_context(mode=before)
+
+
+def _sampled(horizon: int) -> list[int]:
+    head = range(min(horizon, 50))
+    spread = np.linspace(0, max(horizon - 1, 0), _SAMPLES).round().astype(int)
+    return sorted({*head, *(int(s) for s in spread)})
+
+
+def _lr_object(optimizer: Any, param: Any) -> Any:
+    rate = optimizer.get_lr_parameter(param)
+    return rate[0] if isinstance(rate, (list, tuple)) else rate
+
+
+def read_schedules(optimizer: Any, total_steps: int | None = None) -> list[Schedule]:
+    """One :class:`Schedule` per learning-rate group of *optimizer* (see the module docstring)."""
+    from mindspore import Tensor
+    from mindspore.nn.learning_rate_schedule import LearningRateSchedule
+
+    groups: dict[int, tuple[Any, list[Any]]] = {}
+    for param in optimizer.parameters:
+        try:
+            rate = _lr_object(optimizer, param)
+        except Exception:
+            return []  # an optimizer that keeps its rate some other way: nothing to read
+        groups.setdefault(id(rate), (rate, []))[1].append(param)
+    schedules = []
+    for index, (rate, params) in enumerate(groups.values()):
+        if isinstance(rate, LearningRateSchedule):
+            steps = _sampled(_horizon(rate, total_steps))
+            values = _evaluate(rate, steps)
+            schedules.append(
+                Schedule(index, "cell", tuple(steps), tuple(values), tuple(params), type(rate).__name__)
+            )
+        elif isinstance(rate, Tensor):
+            flat = np.asarray(rate.asnumpy(), np.float64).reshape(-1)
+            kind = "list" if flat.size > 1 else "fixed"
+            schedules.append(
+                Schedule(index, kind, tuple(range(flat.size)), tuple(float(v) for v in flat), tuple(params))
+            )
+    return schedules

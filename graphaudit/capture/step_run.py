@@ -1,0 +1,168 @@
+"""The parts of a probe step that are not numbers: what it may run, what it keeps, how it fails.
+
+:func:`check_step_arguments` says what is missing before anything runs; :class:`StepLoss`
+is ``nn.WithLossCell`` for any number of data inputs; :func:`restored_in_place` and
+:func:`preserved_cell_grad_flags` put back what a step writes (see
+:mod:`graphaudit.capture.isolation`); :func:`step_error` words a failed step.
+
+Example:
+    >>> from mindspore import nn
+    >>> net = nn.Dense(2, 2)
+    >>> check_step_arguments(net, nn.SGD(net.trainable_params()), nn.MSELoss(), label=0) is net
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import mindspore as ms
+import numpy as np
+from mindspore import Parameter, Tensor, nn
+
+from graphaudit.capture.inputs import check_cell, describe_inputs
+from graphaudit.capture.isolation import restore_values, synchronize, tensor_bytes
+from graphaudit.capture.lossscale import scale_value
+from graphaudit.capture.optimizer import unique
+from graphaudit.errors import ProbeInputError, ProbeStepError, excerpt
+
+__all__ = [
+    "StepLoss",
+    "TrainingStep",
+    "cells_of",
+    "check_step_arguments",
+    "preserved_cell_grad_flags",
+    "restored_in_place",
+    "step_error",
+]
+
+
+def cells_of(*roots: nn.Cell | None) -> list[nn.Cell]:
+    """Every cell under *roots* (``None`` skipped), each once."""
+    return unique(cell for root in roots if root is not None for _, cell in root.cells_and_names())
+
+
+@contextmanager
+def preserved_cell_grad_flags(cells: list[nn.Cell]) -> Iterator[None]:
+    """Put back the cell-level ``requires_grad`` flag that ``value_and_grad`` sets."""
+    saved = [(cell, vars(cell).get("requires_grad")) for cell in cells]
+    try:
+        yield
+    finally:
+        for cell, flag in saved:
+            if vars(cell).get("requires_grad") != flag and flag is not None:
+                cell.requires_grad = flag
+
+
+@contextmanager
+def restored_in_place(params: list[Parameter]) -> Iterator[dict[int, np.ndarray]]:
+    """Save every value of *params*; write back, in place, those that changed."""
+    saved = {id(p): tensor_bytes(p) for p in params}
+    try:
+        yield saved
+    finally:
+        try:
+            synchronize()  # a failed step's queued kernels must not fail the restore
+        except Exception:
+            pass
+        restore_values((param, saved[id(param)]) for param in params)
+
+
+class StepLoss(nn.Cell):
+    """``loss_fn(net(*data), label)``: ``nn.WithLossCell`` for any number of data inputs."""
+
+    def __init__(self, net: nn.Cell, loss_fn: nn.Cell) -> None:
+        super().__init__(auto_prefix=False)
+        self._backbone = net
+        self._loss_fn = loss_fn
+
+    def construct(self, *inputs: Any) -> Any:
+        return self._loss_fn(self._backbone(*inputs[:-1]), inputs[-1])
+
+
+def check_step_arguments(
+    net: Any, optimizer: Any, loss_fn: Any, label: Any, *, returns_loss: bool = False
+) -> nn.Cell:
+    """*net*, when a training step can be run with these; a :class:`ProbeInputError` saying what is missing.
+
+    *returns_loss*: *net* is a network-with-loss (it computes the loss itself from all its
+    inputs), so no separate loss or label is needed.
+    """
+    net = check_cell(net, function="the probe step")
+    missing = []
+    if loss_fn is None and not returns_loss:
+        missing.append("a loss (loss_fn=...)")
+    if label is None and not returns_loss:
+        missing.append("a label (label=y)")
+    if optimizer is None:
+        missing.append("an optimizer")
+    if missing:
+        raise ProbeInputError(
+            "the probe runs one real training step, so it needs "
+            + " and ".join(missing)
+            + ". Pass them, e.g. audit(net, optimizer, inputs=(x,), label=y, "
+            "loss_fn=nn.CrossEntropyLoss(), probe=True), or run_probe(net, optimizer, loss_fn, (x,), y)."
+        )
+    if not isinstance(optimizer, nn.Optimizer):
+        raise ProbeInputError(
+            f"the probe expects a mindspore.nn.Optimizer as `optimizer`, got {type(optimizer).__name__}; "
+            "pass the optimizer the training uses, e.g. nn.Momentum(net.trainable_params(), 0.01, 0.9)."
+        )
+    if not returns_loss and not isinstance(loss_fn, nn.Cell):
+        raise ProbeInputError(
+            f"the probe expects a loss Cell (e.g. nn.CrossEntropyLoss()) as `loss_fn`, got "
+            f"{type(loss_fn).__name__}. Wrap a loss function in a Cell whose construct(logits, labels) calls it."
+        )
+    return net
+
+
+def step_error(net: nn.Cell, args: tuple[Any, ...], err: Exception, stage: str) -> ProbeStepError:
+    return ProbeStepError(
+        f"the probe's training step of {type(net).__name__} raised {type(err).__name__} during {stage} "
+        f"(inputs {describe_inputs(args)}):\n{excerpt(err)}\n"
+        "Check that the data and label are one real batch from your dataset, that "
+        "loss_fn(net(*data), label) runs on its own, and that the optimizer was built for this "
+        "network. Everything was restored; the original error is chained as __cause__."
+    )
+
+
+class TrainingStep:
+    """One training step as the setup runs it: gradients (scaled as the train cell scales them), the update."""
+
+    def __init__(
+        self, net: nn.Cell, loss_fn: Any, returns_loss: bool, train: Any, weights: list[Any]
+    ) -> None:
+        self.train = train
+        self.skips = isinstance(train, nn.TrainOneStepWithLossScaleCell)
+        if isinstance(train, nn.TrainOneStepCell) and isinstance(getattr(train, "network", None), nn.Cell):
+            self.target = train.network  # what the train cell differentiates, output casts included
+        else:
+            self.target = net if returns_loss else StepLoss(net, loss_fn)
+        self.weights = weights
+
+    def gradients(self, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...], float]:
+        """``(loss, gradients with the train cell's scaling undone where it undoes it, scale)``."""
+        scale = scale_value(self.train) if self.train is not None else 1.0
+        if scale == 1.0:
+            loss, grads = ms.value_and_grad(self.target, None, self.weights)(*args)
+            return loss, tuple(grads), scale
+        target, sens = self.target, Tensor(np.float32(scale))
+
+        def scaled(*inputs: Any) -> Any:
+            loss = target(*inputs)
+            return loss * ms.ops.cast(sens, loss.dtype), loss
+
+        (_, loss), grads = ms.value_and_grad(scaled, None, self.weights, has_aux=True)(*args)
+        if self.skips:  # TrainOneStepWithLossScaleCell divides them back before the optimizer
+            inverse = ms.ops.reciprocal(sens)
+            grads = [g * ms.ops.cast(inverse, g.dtype) for g in grads]
+        return loss, tuple(grads), scale
+
+    def update_scale(self, overflow: bool) -> bool:
+        """Let the train cell's update cell see *overflow*; whether the update is skipped."""
+        manager = getattr(self.train, "loss_scaling_manager", None)
+        if manager is not None:
+            overflow = bool(manager(self.train.scale_sense, Tensor(overflow, ms.bool_)).asnumpy())
+        return overflow

@@ -1,0 +1,147 @@
+"""The wrappers that feed a :class:`~graphaudit.capture.trace.Tracer`, and the session that installs them.
+
+:func:`tracing` installs the wrappers (:func:`graphaudit.capture.patching.patched`) once
+and yields ``run(tracer, cell, args)``: every cell call, functional operation, tensor method
+and primitive call made while ``run`` executes is reported to *tracer*. Outside ``run`` (and
+inside an operation already being recorded) the wrappers only call the original.
+
+Example:
+    >>> import numpy as np
+    >>> import networkx as nx
+    >>> from mindspore import nn, Tensor
+    >>> from graphaudit.capture.structure import add_structure
+    >>> from graphaudit.capture.trace import Tracer
+    >>> net = nn.SequentialCell([nn.Dense(2, 2), nn.ReLU()])
+    >>> graph = nx.MultiDiGraph()
+    >>> tracer = Tracer(graph, add_structure(graph, net), lambda p: None)
+    >>> trace_forward(tracer, net, (Tensor(np.ones((1, 2), np.float32)),)).shape
+    (1, 2)
+    >>> sorted(n for n, d in graph.nodes(data=True) if d["kind"] == "call")
+    ['call:#1', 'call:0#1', 'call:1#1']
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from mindspore import nn
+
+from graphaudit.capture.patching import OpSite, patched
+from graphaudit.capture.trace import Tracer, op_type_of
+
+__all__ = ["Run", "trace_forward", "tracing"]
+
+# Only one capture at a time may own the patched entry points.
+_CAPTURE_LOCK = threading.RLock()
+_active: Tracer | None = None
+
+
+# -- the wrappers installed by patching.patched --------------------------------------------
+def _wrap_cell_call(original: Callable[..., Any]) -> Callable[..., Any]:
+    def traced_cell_call(cell: nn.Cell, *args: Any, **kwargs: Any) -> Any:
+        tracer = _active
+        if tracer is None or tracer.op_depth:
+            return original(cell, *args, **kwargs)
+        frame = tracer.enter_call(cell, args, kwargs)
+        try:
+            output = original(cell, *args, **kwargs)
+        except BaseException:
+            if tracer.failed_path is None:
+                tracer.failed_path = tracer.graph.nodes[frame.node]["path"]
+            tracer.stack.remove(frame)
+            raise
+        tracer.exit_call(frame, output)
+        return output
+
+    traced_cell_call.__wrapped__ = original  # type: ignore[attr-defined]
+    return traced_cell_call
+
+
+def _run_op(
+    tracer: Tracer,
+    label: str,
+    raw_name: str,
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    op_name = op_type_of(raw_name)
+    tracer.before_op(raw_name, op_name, args)
+    tracer.op_depth += 1
+    try:
+        output = fn(*args, **kwargs)
+    finally:
+        tracer.op_depth -= 1
+    tracer.record_op(label, op_name, args, kwargs, output)
+    return output
+
+
+def _wrap_op(site: OpSite, original: Callable[..., Any]) -> Callable[..., Any]:
+    def traced_op(*args: Any, **kwargs: Any) -> Any:
+        tracer = _active
+        if tracer is None or tracer.op_depth:
+            return original(*args, **kwargs)
+        return _run_op(tracer, site.label, site.name, original, args, kwargs)
+
+    traced_op.__wrapped__ = original  # type: ignore[attr-defined]
+    traced_op.__name__ = site.name
+    traced_op.__doc__ = getattr(original, "__doc__", None)
+    return traced_op
+
+
+def _wrap_primitive_call(original: Callable[..., Any]) -> Callable[..., Any]:
+    def traced_primitive_call(prim: Any, *args: Any, **kwargs: Any) -> Any:
+        tracer = _active
+        if tracer is not None and prim.attrs.get("side_effect_mem"):
+            # A primitive that writes its inputs (Assign, ApplyMomentum, Adam...: what an
+            # optimizer step runs), at any depth: what it writes is put back after the pass.
+            tracer.before_write((args, kwargs))
+        if tracer is None or tracer.op_depth:
+            return original(prim, *args, **kwargs)
+        name = str(getattr(prim, "name", type(prim).__name__))
+
+        def bound(*a: Any, **k: Any) -> Any:
+            return original(prim, *a, **k)
+
+        return _run_op(tracer, f"P.{name}", name, bound, args, kwargs)
+
+    traced_primitive_call.__wrapped__ = original  # type: ignore[attr-defined]
+    return traced_primitive_call
+
+
+Run = Callable[[Tracer, nn.Cell, tuple[Any, ...]], Any]
+
+
+@contextmanager
+def tracing(cells: Iterable[nn.Cell]) -> Iterator[Run]:
+    """Install the tracing wrappers once; yield ``run(tracer, cell, args)``, which traces one call.
+
+    Several calls can be traced in one session (the network, then its loss on the output),
+    each into its own tracer; the wrappers are removed when the session ends.
+    """
+    with _CAPTURE_LOCK:
+        if _active is not None:
+            raise RuntimeError("graphaudit captures cannot be nested")
+        with patched(iter(cells), _wrap_cell_call, _wrap_op, _wrap_primitive_call):
+            yield _run_traced
+
+
+def _run_traced(tracer: Tracer, cell: nn.Cell, args: tuple[Any, ...]) -> Any:
+    global _active
+    _active = tracer
+    try:
+        tracer.add_inputs(args)
+        output = cell(*args)
+        tracer.add_outputs(output)
+    finally:
+        _active = None
+    return output
+
+
+def trace_forward(tracer: Tracer, net: nn.Cell, inputs: tuple[Any, ...]) -> Any:
+    """Run ``net(*inputs)`` once with every entry point traced into ``tracer``."""
+    with tracing(tracer.structure.cells.values()) as run:
+        return run(tracer, net, inputs)

@@ -1,0 +1,42 @@
+"""Who a learning-rate schedule finding is about: the parameters of the schedule's group (GA914-GA916).
+
+Example:
+    >>> from mindspore import nn
+    >>> from graphaudit.capture.schedule import read_schedules
+    >>> from graphaudit.checks.context import AuditContext
+    >>> net = nn.SequentialCell([nn.Dense(2, 2), nn.Dense(2, 2)])
+    >>> optimizer = nn.SGD(net.trainable_params(), 0.1)
+    >>> group_of_schedule(AuditContext.build(net, optimizer), read_schedules(optimizer)[0]).subject
+    '(root)'
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from graphaudit import graph as g
+from graphaudit.checks._shared.grouping import Group, one_group
+
+if TYPE_CHECKING:
+    from graphaudit.capture.schedule import Schedule
+    from graphaudit.checks.context import AuditContext
+
+__all__ = ["describe_schedule", "group_of_schedule"]
+
+
+def group_of_schedule(ctx: AuditContext, schedule: Schedule) -> Group:
+    """The group of the network's parameters that follow *schedule* (the root when none is the network's)."""
+    nodes = [n for p in schedule.parameters if (n := ctx.parameter_node(p)) is not None]
+    found = one_group(ctx, nodes)
+    if found:
+        return found[0]
+    return Group("(root)", ("(root)",), (), g.cell_node(""))
+
+
+def describe_schedule(schedule: Schedule, groups: int) -> str:
+    """``The learning rate (a list of 100 per-step values)``, ``Group 1's learning rate (CosineDecayLR)``."""
+    what = {"list": f"a list of {len(schedule.values)} per-step values", "cell": schedule.cell}.get(
+        schedule.kind, "a fixed value"
+    )
+    owner = f"Group {schedule.group}'s learning rate" if groups > 1 else "The learning rate"
+    return f"{owner} ({what})"

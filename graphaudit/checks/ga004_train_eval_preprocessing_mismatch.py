@@ -1,0 +1,187 @@
+"""GA004 train-eval-preprocessing-mismatch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import networkx as nx
+import numpy as np
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.data_findings import anchors
+from graphaudit.checks._shared.data_pipeline import SIZING, Preparation, preparation
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.dataset import DataSample, EvalSample, EvaluationData, TrainingData
+from graphaudit.findings import Finding, Severity
+from graphaudit.graph.pipeline import column_subject
+
+_VALUE_OPS = ("Rescale", "Normalize", "NormalizePad", "ToTensor")
+Issue = tuple[Severity, str, list[str]]
+
+
+def _value_map(prep: Preparation) -> str:
+    scale, shift = prep.scale or [1.0], prep.shift or [0.0]
+    if all(s == 1 for s in scale) and all(b == 0 for b in shift):
+        return "x itself (no scaling)"
+    if len(set(scale)) == 1 and len(set(shift)) == 1:
+        scale, shift = scale[:1], shift[:1]
+    parts = [f"x * {s:.5g} {'+' if b >= 0 else '-'} {abs(b):.5g}" for s, b in zip(scale, shift)]
+    return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "] per channel"
+
+
+def _same_values(a: Preparation, b: Preparation) -> bool:
+    n = max(len(a.scale or []), len(b.scale or []))
+    widen = lambda v: np.resize(np.asarray(v, dtype=np.float64), n)  # noqa: E731
+    return bool(
+        np.allclose(widen(a.scale), widen(b.scale), rtol=1e-3, atol=1e-7)
+        and np.allclose(widen(a.shift), widen(b.shift), rtol=1e-3, atol=1e-4)
+    )
+
+
+def _paths(graph: nx.MultiDiGraph, nodes: list[str]) -> list[str]:
+    return [graph.nodes[n]["path"] for n in nodes]
+
+
+def _structural(
+    train: nx.MultiDiGraph, evaluate: nx.MultiDiGraph, t: Preparation, e: Preparation
+) -> list[Issue]:
+    issues: list[Issue] = []
+    value_nodes = [n for n in t.transforms if train.nodes[n]["name"] in _VALUE_OPS]
+    eval_value_nodes = [n for n in e.transforms if evaluate.nodes[n]["name"] in _VALUE_OPS]
+    if t.value_map_known and e.value_map_known and not _same_values(t, e):
+        issues.append(
+            (
+                "error",
+                f"its values are scaled differently: training maps a pixel value x to {_value_map(t)}, evaluation "
+                f"to {_value_map(e)} (Rescale / Normalize / ToTensor)",
+                _paths(evaluate, eval_value_nodes) + _paths(train, value_nodes),
+            )
+        )
+    if t.size and e.size and len(t.size) == len(e.size) == 2 and t.size != e.size:
+        issues.append(
+            (
+                "error",
+                f"the network gets {t.size[0]}x{t.size[1]} images in training and {e.size[0]}x{e.size[1]} in evaluation",
+                _paths(evaluate, [e.size_node] if e.size_node else [])
+                + _paths(train, [t.size_node] if t.size_node else []),
+            )
+        )
+    if t.layout != e.layout:
+        issues.append(
+            (
+                "error",
+                f"its channel order is {t.layout} in training and {e.layout} in evaluation (HWC2CHW)",
+                [],
+            )
+        )
+    if t.color != e.color:
+        issues.append(("error", f"its colours are {t.color} in training and {e.color} in evaluation", []))
+    if t.dtype and e.dtype and t.dtype != e.dtype:
+        issues.append(("error", f"it is cast to {t.dtype} in training and to {e.dtype} in evaluation", []))
+    if sorted(t.other) != sorted(e.other):
+        issues.append(
+            (
+                "warning",
+                f"deterministic transforms differ: training applies {sorted(t.other) or 'none'}, evaluation "
+                f"{sorted(e.other) or 'none'}",
+                [],
+            )
+        )
+    random_sizing = any(train.nodes[n]["name"] in SIZING for n in t.random)
+    if not random_sizing and t.resize and e.resize and t.resize != e.resize and t.size == e.size:
+        issues.append(
+            (
+                "warning",
+                f"it is resized to {t.resize} before the crop in training and to {e.resize} in evaluation: objects "
+                "appear at another scale",
+                [],
+            )
+        )
+    return issues
+
+
+def _sampled(ctx: AuditContext, column: str, eval_column: str, reported: str) -> list[Issue]:
+    train, evaluate = ctx.get(DataSample), ctx.get(EvalSample)
+    if train is None or evaluate is None:
+        return []
+    a, b = train.sample.column(column), evaluate.sample.column(eval_column)
+    if a is None or b is None:
+        return []
+    issues: list[Issue] = []
+    if a.shape[1:] != b.shape[1:] and "images in" not in reported and "channel order" not in reported:
+        issues.append(
+            (
+                "error",
+                f"its sampled rows have shape {list(a.shape[1:])} in training and {list(b.shape[1:])} in evaluation",
+                [],
+            )
+        )
+    if a.dtype != b.dtype and "cast to" not in reported and "scaled differently" not in reported:
+        issues.append(
+            ("error", f"its sampled values are {a.dtype} in training and {b.dtype} in evaluation", [])
+        )
+    return issues
+
+
+@register(
+    "GA004",
+    "train-eval-preprocessing-mismatch",
+    severity="error",
+    also=("warning",),
+    needs=(TrainingData, EvaluationData),
+)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Evaluation data prepared differently from training data: other scaling, size, channel or colour order, dtype.
+
+    What it does:
+        Follows each input column (every column but the label, paired by position) through
+        the transforms of the training and the evaluation pipeline and compares what reaches
+        the network. Errors: a different value map (``Rescale``, ``Normalize`` and
+        ``ToTensor`` composed into ``x * scale + shift`` per channel, so that
+        ``Rescale(1/255) + Normalize(m, s)`` equals ``Normalize(255 m, 255 s)``); a different
+        output size of the last resize or crop; a different channel order (``HWC2CHW``,
+        ``ToTensor``), colour order (``ConvertColor``, ``Decode(rgb=False)``) or dtype cast; and,
+        when both were sampled, rows of other shapes or dtypes. Warnings: other deterministic
+        transforms (``Grayscale``, ``AdjustGamma``...) on one side only; a different resize
+        before the final crop when training resizes deterministically too. A training
+        ``RandomResizedCrop(224)`` against an evaluation ``Resize(256)`` + ``CenterCrop(224)``
+        is the usual recipe and is not reported; random augmentation in evaluation is GA005.
+        A Python function in either chain makes the value map unknown: it is not compared.
+
+    Why is this bad:
+        MindSpore's accuracy guide (§1.2, "data processing that differs from training"): when
+        inference scales, crops or normalises images with other parameters than training, the
+        data the model sees at inference follows another distribution than the one it learnt,
+        and accuracy drops without any error.
+
+    Example:
+        ```python
+        train = src.map([vision.Decode(), vision.RandomResizedCrop(224), vision.Rescale(1 / 255, 0),
+                         vision.Normalize(MEAN, STD), vision.HWC2CHW()], "image")
+        eval_ds = val.map([vision.Decode(), vision.Resize(256), vision.CenterCrop(224), vision.HWC2CHW()], "image")
+        ```
+
+    Use instead:
+        ```python
+        eval_ds = val.map([vision.Decode(), vision.Resize(256), vision.CenterCrop(224), vision.Rescale(1 / 255, 0),
+                           vision.Normalize(MEAN, STD), vision.HWC2CHW()], "image")
+        ```
+    """
+    train, evaluate = ctx.need(TrainingData), ctx.need(EvaluationData)
+    for column, eval_column in zip(train.features, evaluate.features):
+        t, e = preparation(train.graph, column), preparation(evaluate.graph, eval_column)
+        issues = _structural(train.graph, evaluate.graph, t, e)
+        issues += _sampled(ctx, column, eval_column, " ".join(text for _, text, _ in issues))
+        for severity, text, paths in issues:
+            subject = paths[0] if paths else column_subject(evaluate.name, eval_column)
+            both = [column_subject(train.name, column), column_subject(evaluate.name, eval_column)]
+            yield ctx.finding(
+                severity,
+                subject,
+                f"The column {column!r} is prepared differently for evaluation than for training: {text}. The "
+                "model is evaluated on data unlike the data it learnt from.",
+                "Apply the same deterministic preprocessing in both pipelines (one shared list of transforms, "
+                "with the augmentations added for training only).",
+                anchors(ctx, column=column),
+                subjects=list(dict.fromkeys([subject, *paths, *both])),
+            )

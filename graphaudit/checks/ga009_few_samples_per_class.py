@@ -1,0 +1,67 @@
+"""GA009 few-samples-per-class."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.data_findings import anchors
+from graphaudit.checks._shared.data_pipeline import dataset_rows
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.dataset import TrainingData
+from graphaudit.evidence.dataset_labels import LabelCounts
+from graphaudit.findings import Finding
+from graphaudit.graph.pipeline import column_subject
+
+#: Labelled rows per class at which supervised deep learning typically performs acceptably (the article).
+SUFFICIENT_PER_CLASS = 5000
+
+
+@register("GA009", "few-samples-per-class", severity="info", needs=(LabelCounts, TrainingData))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Classes with fewer than 5,000 labelled training rows, the level the accuracy guide calls typically sufficient.
+
+    What it does:
+        Counts the training rows of each class (over the whole label column when cheap; from
+        a sample, scaled to the pipeline's row count when MindSpore knows it, and said to be
+        an estimate) and reports, as info, the classes below 5,000 rows.
+
+    Why is this bad:
+        MindSpore's accuracy guide (§1.1, "classes out of balance" and "too few training
+        samples"): as a reference, supervised deep learning reaches acceptable performance
+        with about 5,000 labelled samples per class (and surpasses humans above 10 million
+        labelled samples). Fewer is not a bug (fine-tuning a pretrained model needs far
+        less, and many good datasets are smaller), hence info: a fact to weigh when accuracy
+        falls short.
+
+    Example:
+        ```python
+        train = ds.ImageFolderDataset("flowers/")  # 80 images per class
+        ```
+
+    Use instead:
+        ```python
+        net = load_pretrained_backbone()  # fine-tune, augment, or collect more data per class
+        ```
+    """
+    counts = ctx.need(LabelCounts)
+    per_class = dict(counts.counts)
+    where = counts.where
+    if not counts.whole:
+        rows = dataset_rows(ctx.need(TrainingData).graph)
+        if rows <= 0 or not counts.total:
+            return
+        per_class = {label: round(n * rows / counts.total) for label, n in per_class.items()}
+        where = f"{counts.where}, scaled to the {rows} rows of an epoch: an estimate"
+    few = {label: n for label, n in per_class.items() if n < SUFFICIENT_PER_CLASS}
+    if not few:
+        return
+    smallest = min(few, key=few.get)  # type: ignore[arg-type]
+    yield ctx.finding(
+        "info",
+        column_subject("train", counts.column),
+        f"{len(few)} of {len(per_class)} classes have fewer than {SUFFICIENT_PER_CLASS:,} labelled training rows "
+        f"(the fewest: class {smallest} with {few[smallest]}; counted on {where}).",
+        "Collect more labelled rows, augment the training data, or start from a pretrained model.",
+        anchors(ctx, label=True),
+    )

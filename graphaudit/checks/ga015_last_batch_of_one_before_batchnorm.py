@@ -1,0 +1,100 @@
+"""GA015 last-batch-of-one-before-batchnorm."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks._shared.cells import is_batchnorm
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.dataset import TrainingData
+from graphaudit.evidence.dataset_labels import DataConsumer
+from graphaudit.findings import Finding
+from graphaudit.graph import pipeline as gp
+
+
+def _values_per_channel(ctx: AuditContext, node: str) -> int | None:
+    """How many values per channel the BatchNorm at *node* normalises in a batch of one (None: unknown)."""
+    for call in g.calls_of(ctx.graph, node):
+        for _, _, data in ctx.graph.in_edges(call, data=True):
+            if data["kind"] == g.FLOWS and data.get("shape"):
+                shape = g.shape_of(data)
+                per = 1
+                for d in shape[2:]:
+                    per *= int(d)
+                return per
+    name = type(ctx.structure.cells[node]).__name__
+    return 1 if name.endswith("1d") else None
+
+
+@register(
+    "GA015",
+    "last-batch-of-one-before-batchnorm",
+    severity="error",
+    also=("info",),
+    needs=(TrainingData, DataConsumer),
+)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """batch(drop_remainder=False) leaving a last batch of one row, fed to a network with BatchNorm in training.
+
+    What it does:
+        For every ``batch(n, drop_remainder=False)`` of the training pipeline whose input
+        length MindSpore can count, reports when that length leaves a remainder of exactly
+        one row while the network holds BatchNorm cells. It is an error when a BatchNorm then
+        normalises a single value per channel (a ``BatchNorm1d`` on ``(N, C)`` features, or a
+        ``BatchNorm2d`` whose traced input is 1x1); info when each channel still has several
+        values (a ``BatchNorm2d`` over ``H x W``), where the last step only gets noisy
+        statistics. Not judged with ``mode="eval"``.
+
+    Why is this bad:
+        In training a BatchNorm normalises with the batch's own mean and variance. Over a
+        single value the variance is 0: every output equals ``beta``, the gradient to the
+        layers below is zero, and the moving statistics take in a variance of 0. MindSpore
+        raises nothing (PyTorch refuses such a batch: "Expected more than 1 value per channel
+        when training"), so once per epoch a step quietly trains on nothing useful.
+
+    Example:
+        ```python
+        train = ds.NumpySlicesDataset({"x": x, "label": y}).batch(32)  # 1,025 rows: the last batch holds 1
+        net = nn.SequentialCell([nn.Dense(16, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dense(32, 2)])
+        ```
+
+    Use instead:
+        ```python
+        train = ds.NumpySlicesDataset({"x": x, "label": y}).batch(32, drop_remainder=True)
+        ```
+    """
+    if ctx.mode == "eval":
+        return
+    ctx.need(DataConsumer)
+    norms = [node for node, cell in ctx.structure.cells.items() if is_batchnorm(cell)]
+    if not norms:
+        return
+    data = ctx.need(TrainingData)
+    graph = data.graph
+    for node, attrs in gp.steps(graph):
+        if attrs["op"] != "batch" or attrs.get("drop_remainder", True) or attrs.get("batch_size", -1) < 2:
+            continue
+        rows = next((graph.nodes[s]["rows"] for s in graph.predecessors(node)), -1)
+        size = attrs["batch_size"]
+        if rows <= 0 or rows % size != 1:
+            continue
+        degenerate = [n for n in norms if _values_per_channel(ctx, n) == 1]
+        shown = degenerate or norms
+        names = ", ".join(f"{ctx.cell_path(n)} ({type(ctx.structure.cells[n]).__name__})" for n in shown[:4])
+        effect = (
+            f"{names} then normalise a single value per channel: the variance is 0, every output equals beta and "
+            "no gradient flows below them"
+            if degenerate
+            else f"{names} then compute their statistics from one sample (several values per channel): a noisy step"
+        )
+        yield ctx.finding(
+            "error" if degenerate else "info",
+            attrs["path"],
+            f"{attrs['path']} groups {rows} rows into batches of {size} with drop_remainder=False, so the last batch "
+            f"of every epoch holds 1 row. In training, {effect}.",
+            f"Use .batch({size}, drop_remainder=True), or a batch size that leaves no single row.",
+            shown,
+            subjects=[attrs["path"], *(ctx.cell_path(n) for n in shown)],
+        )

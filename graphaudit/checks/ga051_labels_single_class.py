@@ -1,0 +1,90 @@
+"""GA051 labels-single-class."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.input_labels import loss_target, read_label
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.label import GivenLabel
+from graphaudit.evidence.loss import LossTrace
+from graphaudit.findings import Finding
+
+#: Fewer labels than this say nothing about the classes of the data.
+MIN_ROWS = 4
+#: From this many labels, and three classes or more, one class alone is a warning.
+WARN_ROWS = 16
+
+
+@register("GA051", "labels-single-class", severity="warning", also=("info",), needs=(LossTrace, GivenLabel))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Every label of the batch given to audit() is the same class.
+
+    What it does:
+        Reads the class of each row of the label given with the traced batch — a class index
+        (``(N,)`` labels of a cross-entropy over ``(N, C)`` logits), a one-hot row, or a 0/1
+        target of a one-unit binary head — and reports when all of them are one class. It is a
+        warning with at least 16 labels and at least 3 classes (by chance, with balanced
+        classes, that happens less than once in 10^7 batches), info with 4 to 15 labels or
+        only two classes (an imbalanced binary problem gives such batches honestly). Fewer than
+        4 labels, per-pixel labels and multi-label targets are not judged.
+
+    Why is this bad:
+        A batch of one class teaches the network to predict that class whatever the input: the
+        loss goes down while nothing is learned. It is what an unshuffled dataset sorted by class
+        gives, or labels overwritten by a constant (``y = np.zeros(...)`` left from a test).
+        Theia (arXiv:2412.05775) checks the network against the training data's labels; the
+        single-class batch is graphaudit's version of it on the batch given to ``audit()``.
+
+    Example:
+        ```python
+        x, y = next(iter(train_sorted_by_class))      # y = [0, 0, 0, ..., 0]
+        graphaudit.audit(net, optimizer, inputs=(x,), label=y, loss_fn=nn.CrossEntropyLoss())
+        ```
+
+    Use instead:
+        ```python
+        train = train.shuffle(buffer_size=len(train))  # every batch mixes the classes
+        ```
+    """
+    reading = read_label(ctx)
+    target = loss_target(ctx)
+    if reading is None or target is None or reading.rows < MIN_ROWS:
+        return
+    values, classes = reading.values, reading.classes or 0
+    if target.family in ("ce", "nll") and reading.role == "index" and values.ndim == 1 and reading.integral:
+        rows = values if target.ignore_index is None else values[values != target.ignore_index]
+        what = "class index"
+    elif (
+        reading.role == "dense"
+        and values.ndim == 2
+        and reading.format.kind == "one-hot"
+        and values.shape[1] >= 2
+    ):
+        rows, classes, what = values.argmax(axis=1), int(values.shape[1]), "one-hot class"
+    elif (
+        target.family == "bce"
+        and reading.integral
+        and values.size == reading.rows
+        and set(np.unique(values)) <= {0, 1}
+    ):
+        rows, classes, what = values.reshape(-1), 2, "binary target"
+    else:
+        return
+    distinct = np.unique(rows)
+    if len(rows) < MIN_ROWS or len(distinct) != 1 or classes < 2:
+        return
+    severity = "warning" if len(rows) >= WARN_ROWS and classes >= 3 else "info"
+    only = distinct[0]
+    yield ctx.finding(
+        severity,
+        "label",
+        f"All {len(rows)} labels of the batch given to audit() are the same {what}, {only:g}, while the network "
+        f"predicts {classes} classes: a batch of one class teaches the network to answer that class whatever the input.",
+        "Check that the training data is shuffled (dataset.shuffle(...), shuffle=True) and that the labels are the "
+        "real ones; audit with a representative batch.",
+        ["output:0"],
+    )

@@ -1,0 +1,71 @@
+"""GA054 label-shape-broadcasts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.input_labels import ROW_FORMATS, loss_target, read_label
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.label import GivenLabel
+from graphaudit.evidence.loss import LossTrace
+from graphaudit.findings import Finding
+
+
+@register("GA054", "label-shape-broadcasts", severity="error", needs=(LossTrace, GivenLabel))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """An element-wise loss whose output and label broadcast to a larger shape: (N, 1) against (N,) is (N, N).
+
+    What it does:
+        For an element-wise loss of MindSpore (a regression loss or a binary cross-entropy; a
+        custom cell may reshape both arguments) whose traced run succeeded, compares the shape of the network's first output with the label's: when they
+        differ and broadcasting them gives a shape that is not the output's (``(N, 1)`` and
+        ``(N,)`` give ``(N, N)``), reports an error.
+
+    Why is this bad:
+        The loss compares every prediction with every label of the batch, not each with its
+        own: the mean over the ``N x N`` grid pulls every prediction to the batch's mean label.
+        Nothing fails; the model learns the mean. On MindSpore 2.10 ``nn.MSELoss()`` on
+        ``(4, 1)`` and ``(4,)`` returns a finite number. It is a tensor-compatibility bug of the
+        kind NeuraLint (TOSEM'21) checks statically, found here on the real shapes.
+
+    Example:
+        ```python
+        net = nn.SequentialCell([nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 1)])   # (N, 1)
+        y = Tensor(prices)                                                        # (N,)
+        graphaudit.audit(net, optimizer, inputs=(x,), label=y, loss_fn=nn.MSELoss())
+        ```
+
+    Use instead:
+        ```python
+        y = Tensor(prices.reshape(-1, 1))          # or squeeze the output: self.head(x).squeeze(-1)
+        ```
+    """
+    reading = read_label(ctx)
+    target = loss_target(ctx)
+    loss = ctx.need(LossTrace)
+    if reading is None or target is None or target.family not in ("regression", "bce") or loss.graph is None:
+        return
+    if not target.builtin:
+        return  # a custom loss cell may reshape both (logits.reshape(-1)): only MindSpore's losses are sure
+    output, label = reading.output_shape, tuple(reading.values.shape)
+    if output == label:
+        return
+    if len(label) == len(output) == 2 and label[1] >= 2 and reading.format.kind in ROW_FORMATS:
+        return  # class rows of another width than the output's: GA053
+    try:
+        combined = tuple(np.broadcast_shapes(output, label))
+    except ValueError:
+        return  # the loss cannot run on these: it raises, loudly
+    if combined == output:
+        return
+    yield ctx.finding(
+        "error",
+        "label",
+        f"{target.name} compares the output of shape {list(output)} with a label of shape {list(label)}: they broadcast "
+        f"to {list(combined)}, so every prediction is compared with every label of the batch, not with its own.",
+        "Give the label the output's shape (y.reshape(output_shape)), or squeeze the output's unit axis.",
+        ["output:0"],
+    )

@@ -1,0 +1,127 @@
+"""GA308 linear-layers-without-activation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks._shared.activations import ELEMENTWISE, activation_name
+from graphaudit.checks._shared.layers import Layer, entered_layer, is_glue, weight_layers
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.trace import TracedPass
+from graphaudit.findings import Finding
+
+#: Operations that move axes: after one, the second layer mixes another axis than the first's outputs.
+_PERMUTING = frozenset({"transpose", "permute", "swapaxes", "swapdims", "movedim"})
+
+
+def _linear_successors(ctx: AuditContext, start: str, layers: dict[str, Layer]) -> list[tuple[str, bool]]:
+    """``(layer call, axes moved)`` for each weight layer *start*'s output reaches through shape glue only."""
+    graph = ctx.graph
+    found: list[tuple[str, bool]] = []
+    seen = {start}
+    frontier = [(start, False)]
+    while frontier:
+        current, moved = frontier.pop(0)
+        for _, target, data in graph.out_edges(current, data=True):
+            if data["kind"] != g.FLOWS or target in seen:
+                continue
+            seen.add(target)
+            if graph.nodes[target]["kind"] not in (g.CALL, g.OP):
+                continue
+            entered = entered_layer(graph, target, current, layers)
+            if entered is not None:
+                found.append((entered, moved))
+            elif is_glue(graph, target):
+                permutes = graph.nodes[target].get("op_type") in _PERMUTING
+                frontier.append((target, moved or permutes))
+    return found
+
+
+def _non_linear(ctx: AuditContext) -> bool:
+    """Whether the traced pass applies an element-wise activation anywhere (a non-linear network)."""
+    graph = ctx.graph
+    return any(
+        activation_name(graph, node) in ELEMENTWISE
+        for node, attrs in graph.nodes(data=True)
+        if attrs["kind"] in (g.CALL, g.OP)
+    )
+
+
+@register(
+    "GA308", "linear-layers-without-activation", severity="warning", also=("info",), needs=(TracedPass,)
+)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Two Dense or convolution layers joined only by reshapes, flattens or transposes: one linear map in two.
+
+    What it does:
+        Follows the output of every ``Dense`` / ``mint.nn.Linear`` / convolution without an
+        activation of its own through the traced pass and reports a warning when it reaches
+        another such layer through shape operations only: ``reshape``, ``view``, ``flatten``,
+        transposes and permutes, ``squeeze``, ``cast``, ``x[...]``, and the cells ``nn.Flatten``,
+        ``nn.Identity`` and ``nn.Dropout``. Anything that computes — an activation, a
+        normalisation, a pooling, an addition, a product — ends the search. Two pairs are not
+        reported: a grouped or depthwise convolution next to another convolution or a ``Dense``
+        (a separable convolution, PVTv2's ``fc1 → depthwise conv`` feed-forward, is a
+        factorisation by design); pairs in which the second layer mixes another axis than the
+        first — a transpose between them (MLP-Mixer's token and channel mixing), or a first layer
+        that projects to one channel (CoaT's ``aggregate`` of its class tokens) — which compose
+        into a structured map no single layer of either kind computes; and the pairs a design declares
+        (``Spec(linear_connections=[("down", "up")])``, ``[connections] linear`` in TOML). The
+        finding is a warning in a network that applies activations elsewhere (the missing one is
+        the odd one out), info in a network with no element-wise activation at all: a linear
+        model written as two layers, as toy and test networks are, is a design choice.
+
+    Why is this bad:
+        ``W2 (W1 x + b1) + b2`` is ``(W2 W1) x + c``: the second layer adds parameters and
+        compute but no capacity, and the network is less deep than it looks — the missing
+        activation between them is the bug. It is one of the structural rules of NeuraLint
+        (TOSEM'21, its activation-function rules) and of Theia (arXiv:2412.05775); graphaudit
+        checks it on the traced data flow, where a ``construct`` that forgets to call
+        ``self.relu`` shows as plainly as a missing ``nn.ReLU()`` in a ``SequentialCell``.
+
+    Example:
+        ```python
+        def construct(self, x):
+            x = self.fc1(x)          # self.relu defined in __init__, never called
+            return self.fc2(x)
+        ```
+
+    Use instead:
+        ```python
+        def construct(self, x):
+            return self.fc2(self.relu(self.fc1(x)))
+        ```
+
+        A factorisation meant to be linear (a low-rank ``Dense(512, 32)`` then ``Dense(32,
+        512)``) is declared: ``Spec(linear_connections=[("proj.down", "proj.up")])``.
+    """
+    layers = {layer.call: layer for layer in weight_layers(ctx)}
+    severity = "warning" if _non_linear(ctx) else "info"
+    reported: set[tuple[str, str]] = set()
+    for call, first in layers.items():
+        if not first.leaf:
+            continue  # a Dense(activation=...) ends in its activation
+        for found, moved in _linear_successors(ctx, call, layers):
+            second = layers[found]
+            if second.cell_node == first.cell_node or moved or first.width == 1:
+                continue  # the second layer mixes another axis: a structured (Kronecker) factorisation
+            if first.groups > 1 or second.groups > 1:
+                continue  # a depthwise-separable (or grouped) factorisation: Dense/1x1 with a depthwise conv
+            pair = (first.path, second.path)
+            if pair in reported or ctx.spec.declares_linear(*pair):
+                continue
+            reported.add(pair)
+            one, two = (ctx.graph.nodes[layer.call]["class_name"] for layer in (first, second))
+            yield ctx.finding(
+                severity,
+                second.path,
+                f"'{first.path}' ({one}) feeds '{second.path}' ({two}) through shape operations only: with no "
+                "activation between them the two layers compute one linear map.",
+                f"Put the activation between '{first.path}' and '{second.path}' (construct() may define it and never call "
+                f"it); if the factorisation is meant, declare it: Spec(linear_connections=[({first.path!r}, "
+                f"{second.path!r})]).",
+                [call, found],
+                subjects=pair,
+            )

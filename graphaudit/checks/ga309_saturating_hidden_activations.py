@@ -1,0 +1,72 @@
+"""GA309 saturating-hidden-activations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.saturation import DEPTH, saturating_chains
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.trace import TracedPass
+from graphaudit.findings import Finding
+
+
+@register("GA309", "saturating-hidden-activations", severity="warning", needs=(TracedPass,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Sigmoid or tanh as the hidden activation of a deep stack with no normalisation or residual path.
+
+    What it does:
+        Finds, in the traced pass, chains of weight layers (``Dense`` / convolutions) in which
+        each layer's output goes through a sigmoid or a tanh (``nn.Sigmoid``, ``nn.Tanh``,
+        ``Dense(activation="sigmoid")``, ``ops.tanh``...) straight into the next layer — through
+        shape operations only — and reports a warning for a chain of 4 such hidden activations
+        or more (a stack of 5 weight layers). A normalisation (BatchNorm, LayerNorm...), a
+        residual addition or a gate (``x * sigmoid(g)``: squeeze-and-excitation, LSTM/GRU
+        gates) between two layers breaks the chain: those are the designs that keep saturating
+        units trainable, and they are not reported. When ``probe=True`` runs a training step,
+        GA310 confirms the finding from the per-layer gradient norms.
+
+    Why is this bad:
+        The derivative of a sigmoid is at most 1/4 and that of a tanh at most 1, and both fall
+        towards 0 as the units saturate: the gradient reaching the first layer is multiplied by
+        one such factor per layer and by the weights, and vanishes (Glorot & Bengio, AISTATS
+        2010, saw the top hidden layer of a sigmoid network saturate with 4 and 5 hidden
+        layers). The first layers stop learning while the loss still moves. Vanishing gradients
+        and saturated activations are symptoms that AutoTrainer (ICSE'21) and DeepDiagnosis
+        (ICSE'22) detect while training and repair by replacing the activation (ReLU) or adding
+        BatchNorm; this rule finds their cause before training. The depth, 4 saturating hidden
+        layers, is graphaudit's choice, from Glorot & Bengio's setting: shallower sigmoid/tanh
+        MLPs (a 2-layer tanh policy network) train well and are not reported.
+
+    Example:
+        ```python
+        layers = []
+        for _ in range(6):
+            layers += [nn.Dense(64, 64), nn.Sigmoid()]
+        net = nn.SequentialCell([*layers, nn.Dense(64, 10)])
+        ```
+
+    Use instead:
+        ```python
+        layers = []
+        for _ in range(6):
+            layers += [nn.Dense(64, 64), nn.ReLU()]        # or keep the sigmoid and add nn.BatchNorm1d(64)
+        net = nn.SequentialCell([*layers, nn.Dense(64, 10)])
+        ```
+    """
+    for chain in saturating_chains(ctx):
+        if len(chain.activations) < DEPTH:
+            continue
+        kinds = " and ".join(sorted(set(chain.names)))
+        first, last = chain.layers[0].path, chain.layers[-1].path
+        yield ctx.finding(
+            "warning",
+            first,
+            f"{len(chain.layers)} weight layers, from '{first}' to '{last}', are joined by {len(chain.activations)} "
+            f"{kinds} activations with no normalisation or residual path between them: the gradient reaching '{first}' "
+            "is multiplied by one saturating derivative per layer and vanishes.",
+            "Use ReLU-like hidden activations (nn.ReLU, nn.GELU), or keep the sigmoid/tanh and add a normalisation "
+            "(nn.BatchNorm1d, nn.LayerNorm) before each, or residual connections.",
+            [*chain.activations, *(layer.call for layer in chain.layers)],
+            subjects=chain.paths,
+        )

@@ -1,0 +1,89 @@
+"""GA314 narrow-channels-mid-cnn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks._shared.activations import ELEMENTWISE, activation_name
+from graphaudit.checks._shared.geometry import convolutions
+from graphaudit.checks._shared.layers import consumers, weight_layers
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.trace import TracedPass
+from graphaudit.findings import Finding
+
+#: A convolution with at most this many output channels in the middle of a CNN is a bottleneck.
+MAX_CHANNELS = 2
+_GATES = frozenset({"sigmoid", "hsigmoid", "softmax", "tanh"})
+
+
+def _feature_path(ctx: AuditContext, node: str) -> bool:
+    """Operations a feature map passes on its way to the next layer: norms, activations (not gates), pooling."""
+    attrs = ctx.graph.nodes[node]
+    name = activation_name(ctx.graph, node)
+    if name is not None:
+        return name in ELEMENTWISE and name not in _GATES
+    if attrs["kind"] == g.CALL and attrs.get("leaf"):
+        return "BatchNorm" in attrs["class_name"] or "Pool" in attrs["class_name"]
+    return attrs["kind"] == g.OP and ("pool" in attrs["op_type"] or attrs["op_type"] == "batchnorm")
+
+
+@register("GA314", "narrow-channels-mid-cnn", severity="warning", needs=(TracedPass,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A convolution in the middle of a CNN that narrows the feature map to 1 or 2 channels.
+
+    What it does:
+        Reports a warning for every 2-D or 3-D convolution with 1 or 2 output channels that has another
+        convolution before it in the traced pass and whose output reaches a further
+        convolution or Dense layer through normalisations, activations, pooling or shape
+        operations only. Convolutions that make an attention map (their output goes through a
+        sigmoid, softmax or tanh into a product: spatial attention, CBAM), that run on pooled
+        1x1 vectors, that are 1-D (a ``Conv1d`` over tokens mixes tokens, not image channels), or
+        that make the network's output (a one- or two-class segmentation head)
+        are not reported.
+
+    Why is this bad:
+        Everything the later layers know about the image passes through one or two numbers per
+        position: the network's capacity collapses to that width, whatever comes after it. It is
+        usually a typo (``nn.Conv2d(64, 1, 3)`` for ``nn.Conv2d(64, 128, 3)``) or a channel count
+        computed from a wrong variable. A layer much narrower than its neighbours is one of
+        NeuraLint's (TOSEM'21) design-inefficiency rules; the width threshold, 2, is graphaudit's:
+        a 3-channel map (an RGB-like intermediate in image-to-image networks) is not reported.
+
+    Example:
+        ```python
+        self.features = nn.SequentialCell([nn.Conv2d(3, 32, 3), nn.ReLU(),
+                                           nn.Conv2d(32, 1, 3), nn.ReLU(),      # meant: 64
+                                           nn.Conv2d(1, 64, 3), nn.ReLU()])
+        ```
+
+    Use instead:
+        ```python
+        self.features = nn.SequentialCell([nn.Conv2d(3, 32, 3), nn.ReLU(),
+                                           nn.Conv2d(32, 64, 3), nn.ReLU(),
+                                           nn.Conv2d(64, 64, 3), nn.ReLU()])
+        ```
+    """
+    layers = {layer.call: layer for layer in weight_layers(ctx)}
+    seen_conv = False
+    for conv in convolutions(ctx):
+        earlier, seen_conv = seen_conv, True
+        width = conv.layer.width
+        if not earlier or width is None or width > MAX_CHANNELS or conv.on_point or len(conv.size) < 2:
+            continue
+        reached = [n for n in consumers(ctx.graph, conv.layer.call, layers, lambda n: _feature_path(ctx, n))]
+        following = [layers[n] for n in reached if n in layers and n != conv.layer.call]
+        if not following or len(following) != len(reached):
+            continue  # a gate, an addition, an output: not a bottleneck of the main path
+        path = conv.layer.path
+        yield ctx.finding(
+            "warning",
+            path,
+            f"'{path}' narrows the feature map to {width} channel{'s' if width != 1 else ''} "
+            f"({conv.shown(conv.out)} positions) and '{following[0].path}' computes on it: everything after it sees "
+            f"only {width} number{'s' if width != 1 else ''} per position.",
+            f"Check the channel count of '{path}' (out_channels={width}); a bottleneck this narrow is almost always a "
+            "typo.",
+            [conv.layer.call, following[0].call],
+        )

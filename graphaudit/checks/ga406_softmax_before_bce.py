@@ -1,0 +1,60 @@
+"""GA406 softmax-before-bce."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.lossflow import describe_node, pairings
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.loss import LossTrace
+from graphaudit.findings import Finding
+
+
+@register("GA406", "softmax-before-bce", severity="error", needs=(LossTrace,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A network that ends in a softmax, trained with a binary cross-entropy.
+
+    What it does:
+        Follows the network's output back through shape-only operations (as GA401-GA404 do)
+        and reports an error when it was made by a softmax (``nn.Softmax``, ``ops.softmax``...)
+        and the loss is a binary cross-entropy: ``nn.BCELoss``, ``nn.BCEWithLogitsLoss``, or a
+        custom cell built on ``ops.binary_cross_entropy(_with_logits)``.
+
+    Why is this bad:
+        A binary cross-entropy judges each output on its own, as the probability of one yes/no
+        question; a softmax ties them together so that they sum to 1. Over one unit the softmax
+        is the constant 1 and nothing is learned at all; over several, two labels can never
+        both be predicted (multi-label targets) and, for exclusive classes, a cross-entropy is
+        the loss meant. With ``BCEWithLogitsLoss`` the loss also applies a sigmoid to values in
+        (0, 1), which stays within (0.5, 0.73). The last-activation/loss agreement is a rule of
+        NeuraLint (TOSEM'21) and UMLAUT (CHI'21).
+
+    Example:
+        ```python
+        net = nn.SequentialCell([nn.Dense(16, 8), nn.ReLU(), nn.Dense(8, 4), nn.Softmax()])
+        graphaudit.audit(net, optimizer, inputs=(x,), label=y, loss_fn=nn.BCELoss())
+        ```
+
+    Use instead:
+        ```python
+        net = nn.SequentialCell([nn.Dense(16, 8), nn.ReLU(), nn.Dense(8, 4)])
+        loss_fn = nn.BCEWithLogitsLoss()        # multi-label: independent sigmoids
+        loss_fn = nn.CrossEntropyLoss()         # exclusive classes: class-index labels
+        ```
+    """
+    for found in pairings(ctx):
+        if found.activation != "softmax" or found.expects not in ("logits-sigmoid", "probabilities"):
+            continue
+        assert found.activation_node is not None
+        where = describe_node(ctx.graph, found.activation_node)
+        yield ctx.finding(
+            "error",
+            found.loss_name,
+            f"The network's output is made by a softmax ({where}), but {found.evidence}: a binary cross-entropy "
+            "judges each output as an independent probability, and the softmax makes them sum to 1 (over one unit it "
+            "is the constant 1).",
+            f"Remove the softmax ({where}). For multi-label targets train the logits with nn.BCEWithLogitsLoss(); for "
+            "mutually exclusive classes use nn.CrossEntropyLoss() with class-index labels.",
+            found.nodes,
+        )

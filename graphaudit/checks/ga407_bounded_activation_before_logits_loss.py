@@ -1,0 +1,89 @@
+"""GA407 bounded-activation-before-logits-loss."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.activations import activation_name
+from graphaudit.checks._shared.lossflow import describe_node, pairings
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.loss import LossTrace
+from graphaudit.findings import Finding
+
+# What each activation does to the logits a loss normalises itself.
+_EFFECT = {
+    "relu": "clips every negative logit to 0",
+    "relu6": "clips the logits to [0, 6]",
+    "tanh": "squeezes the logits into (-1, 1)",
+    "hardtanh": "clips the logits to [-1, 1]",
+    "softsign": "squeezes the logits into (-1, 1)",
+    "sigmoid": "squeezes the logits into (0, 1)",
+    "hsigmoid": "clips the logits to [0, 1]",
+}
+
+
+@register(
+    "GA407", "bounded-activation-before-logits-loss", severity="error", also=("warning",), needs=(LossTrace,)
+)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A ReLU, tanh or sigmoid right before a loss that wants raw logits (CrossEntropyLoss, BCEWithLogitsLoss).
+
+    What it does:
+        Follows the network's output back through shape-only operations (as GA401-GA404 do)
+        and reports the element-wise activation that made it when the loss normalises logits
+        itself: a softmax cross-entropy (``nn.CrossEntropyLoss``,
+        ``nn.SoftmaxCrossEntropyWithLogits``) or ``nn.BCEWithLogitsLoss``. An error for tanh,
+        sigmoid, hard-tanh/-sigmoid and softsign before either loss, and for ReLU before
+        ``BCEWithLogitsLoss``; a warning for ReLU / ReLU6 before a softmax cross-entropy. A
+        sigmoid before ``BCEWithLogitsLoss`` is GA401's, a softmax before a cross-entropy
+        GA403's.
+
+    Why is this bad:
+        The loss expects unbounded scores. Logits squeezed into (-1, 1) or (0, 1) can differ by
+        at most 2 or 1, so the softmax can never be confident: with 10 classes and tanh the
+        best probability reachable is e/(e + 9/e) ≈ 0.45, the loss never approaches 0 and the
+        gradients keep pushing the activation into saturation. A ReLU gives
+        ``BCEWithLogitsLoss`` only scores ≥ 0, so sigmoid(score) ≥ 0.5: no sample can be
+        predicted negative. Before a softmax cross-entropy, a ReLU zeroes every negative logit
+        and its gradient (dying units at the output). A wrong last-layer activation for the
+        loss is a rule of NeuraLint (TOSEM'21) and UMLAUT (CHI'21); AutoTrainer (ICSE'21)
+        repairs the dying-ReLU and saturation symptoms it causes during training.
+
+    Example:
+        ```python
+        net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 10), nn.Tanh()])
+        graphaudit.audit(net, optimizer, inputs=(x,), label=y, loss_fn=nn.CrossEntropyLoss())
+        ```
+
+    Use instead:
+        ```python
+        net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 10)])   # raw logits
+        ```
+    """
+    for found in pairings(ctx):
+        if found.expects not in ("logits-softmax", "logits-sigmoid"):
+            continue
+        name = activation_name(ctx.graph, found.activation_node)
+        if name not in _EFFECT or (name == "sigmoid" and found.expects == "logits-sigmoid"):
+            continue
+        assert found.activation_node is not None
+        relu = name in ("relu", "relu6")
+        severity = "warning" if relu and found.expects == "logits-softmax" else "error"
+        where = describe_node(ctx.graph, found.activation_node)
+        consequence = (
+            "sigmoid(score) is then at least 0.5: no sample can be predicted negative."
+            if relu and found.expects == "logits-sigmoid"
+            else "the loss can never become confident, and its gradients push the activation into saturation."
+            if not relu
+            else "every negative logit, and its gradient, is lost."
+        )
+        yield ctx.finding(
+            severity,
+            found.loss_name,
+            f"The network's output is made by a {name} ({where}), which {_EFFECT[name]}, but {found.evidence}: "
+            f"{consequence}",
+            f"Remove the {name} ({where}) so that the last layer outputs raw logits; apply any squashing only at "
+            "inference.",
+            found.nodes,
+        )

@@ -1,0 +1,66 @@
+"""GA708 loss-in-float16."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks._shared.precision import HALF, casts_output_to_float32, output_dtypes
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.loss import LossTrace
+from graphaudit.findings import Finding
+
+
+@register("GA708", "loss-in-float16", severity="warning", needs=(LossTrace,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """The loss (its softmax, log and reduction) computed in float16.
+
+    What it does:
+        Reads the traced loss (``loss_fn`` on the network's output, or the loss cell inside
+        a network-with-loss) and reports it when one of its operations produced float16,
+        unless the setup casts the network's output to float32 before the loss (amp's
+        ``_OutputTo32`` and loss wrapper, which ``auto_mixed_precision`` and
+        ``build_train_network`` add at O2 and O3).
+
+    Why is this bad:
+        The loss's softmax, exponentials and logarithm need float32's range: in float16
+        ``exp`` overflows above 11, probabilities below 6e-8 become 0 and their log -inf,
+        and the mean of a large batch rounds; the gradient that starts the backward pass
+        is wrong before anything else is. MindSpore's amp casts the output back to float32
+        for the loss at every level (read on 2.10, ``mindspore/train/amp.py``); a network
+        made float16 by hand (``net.to_float(ms.float16)``) or an amp applied to the
+        network-with-loss does not. A warning: some losses are robust.
+
+    Example:
+        ```python
+        net.to_float(ms.float16)
+        graphaudit.audit(net, optimizer, inputs=x, label=y, loss_fn=nn.CrossEntropyLoss())
+        ```
+
+    Use instead:
+        ```python
+        net = amp.auto_mixed_precision(net, "O2")  # casts the output to float32 for the loss
+        ```
+    """
+    loss = ctx.need(LossTrace)
+    if loss.graph is None or casts_output_to_float32(ctx.request.given):
+        return
+    half = [
+        attrs.get("op") or attrs.get("class_name", "")
+        for node, attrs in loss.graph.nodes(data=True)
+        if attrs["kind"] in (g.OP, g.CALL) and HALF in output_dtypes(loss.graph, node)
+    ]
+    if not half:
+        return
+    cells = g.cell_nodes_by_path(ctx.graph)
+    node = ctx.structure.cell_nodes.get(id(loss.loss_fn)) if ctx.request.loss_inside else None
+    yield ctx.finding(
+        "warning",
+        loss.name,
+        f"The loss {loss.name} is computed in float16: {len(half)} of its operations produce float16 "
+        f"({', '.join(sorted(set(half))[:4])}). Softmax, exp and log lose range and precision there.",
+        "Cast the network's output to float32 before the loss (amp.auto_mixed_precision(net, 'O2') does it; "
+        "or ops.cast(logits, ms.float32)), or keep the loss cell in float32 (loss_fn.to_float(ms.float32)).",
+        (node or cells.get("", g.cell_node("")),),
+    )

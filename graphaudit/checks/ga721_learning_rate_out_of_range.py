@@ -1,0 +1,94 @@
+"""GA721 learning-rate-out-of-range."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.lr_groups import group_of_schedule
+from graphaudit.checks._shared.lr_ranges import RANGES, family_of
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.schedule import LearningRates
+from graphaudit.findings import Finding
+
+
+@register("GA721", "learning-rate-out-of-range", severity="warning", also=("info",), needs=(LearningRates,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A learning rate far outside the range its optimizer family trains with (Adam at 0.1, SGD at 1e-7).
+
+    What it does:
+        Reads the peak learning rate of each parameter group of the optimizer, as GA914-GA916
+        read the schedules (a fixed rate, the largest value of a per-step list, or of a
+        ``LearningRateSchedule`` over its steps: a warm-up is judged by the rate it reaches;
+        ``total_steps=`` sets how far a schedule cell is read), and compares it with the ranges of the
+        optimizer's family. A warning outside the *plausible* range, info outside the *usual*:
+
+        | family | usual | plausible |
+        | --- | --- | --- |
+        | SGD, Momentum, ASGD | 1e-4 to 1 | 1e-6 to 10 |
+        | Adam, AdamW, AdamWeightDecay, AdaMax, LazyAdam | 1e-5 to 1e-2 | 1e-7 to 0.03 |
+        | LAMB | 1e-4 to 0.05 | 1e-6 to 0.2 |
+        | RMSProp | 1e-5 to 0.1 | 1e-7 to 1 |
+        | Adagrad | 1e-4 to 0.5 | 1e-6 to 5 |
+        | Adadelta | 0.01 to 10 | 1e-4 to 100 |
+
+        Other optimizers (LARS, which scales the rate per layer, FTRL, Thor...) are not judged.
+
+    Why is this bad:
+        A rate two orders of magnitude too large diverges or oscillates (Adam's step is about
+        the rate itself, whatever the gradient's scale: 0.1 moves every weight by 0.1 per step);
+        one far too small trains so slowly that the run looks stuck. The usual ranges come from
+        the optimizers' papers and common recipes: SGD 0.1 x batch/256 for ResNets (Goyal et al.
+        2017, up to 3.2 at batch 8192), Adam 1e-3 (Kingma & Ba 2015) with 1e-4 to 5e-4 for
+        transformers and 1e-5 to 5e-5 for fine-tuning, RMSProp 1e-3 (Hinton's lecture 6e) and
+        0.256 at batch 4096 for EfficientNet (Tan & Le 2019), Adagrad 0.01-0.1 (Duchi et al. 2011), Adadelta 1.0
+        (Zeiler 2012); the plausible ranges widen them by one to two orders of magnitude. An
+        unsuitable learning rate is a fault AutoTrainer (ICSE'21) repairs and DeepDiagnosis
+        (ICSE'22) reports from the training symptoms it causes; here it is read before
+        training. With ``probe=`` steps, GA9xx checks what the rate does.
+
+    Example:
+        ```python
+        optimizer = nn.Adam(net.trainable_params(), learning_rate=0.1)     # an SGD rate given to Adam
+        ```
+
+    Use instead:
+        ```python
+        optimizer = nn.Adam(net.trainable_params(), learning_rate=1e-3)
+        ```
+    """
+    optimizer = ctx.optimizer
+    family = family_of(optimizer)
+    if family is None:
+        return
+    ranges = RANGES[family]
+    schedules = ctx.need(LearningRates).schedules
+    for schedule in schedules:
+        peak = schedule.peak
+        low, high = ranges.plausible
+        usual_low, usual_high = ranges.usual
+        if not schedule.values or peak != peak:  # nothing read, or NaN (GA914's)
+            continue
+        if low <= peak <= high:
+            if usual_low <= peak <= usual_high:
+                continue
+            severity, bounds, word = "info", ranges.usual, "usual"
+        else:
+            severity, bounds, word = "warning", ranges.plausible, "plausible"
+        if peak <= 0:
+            continue  # a schedule that never rises above 0 is GA914's
+        group = group_of_schedule(ctx, schedule)
+        name = type(optimizer).__name__
+        kind = "fixed learning rate" if schedule.kind == "fixed" else "peak learning rate"
+        groups = f" for group {schedule.group} ({group.subject})" if len(schedules) > 1 else ""
+        side = "above" if peak > bounds[1] else "below"
+        yield ctx.finding(
+            severity,
+            name,
+            f"{name} ({ranges.name}) has a {kind} of {peak:.3g}{groups}, {side} the {word} range "
+            f"{bounds[0]:g} to {bounds[1]:g} of its family (usual: {ranges.source}).",
+            f"Use a learning rate within {usual_low:g} to {usual_high:g} for {ranges.name} optimizers (or check that "
+            "a rate meant for another optimizer was not carried over).",
+            group.graph_nodes,
+            subjects=(name, *group.names) if len(schedules) > 1 else (),
+        )

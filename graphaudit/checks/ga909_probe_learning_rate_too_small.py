@@ -1,0 +1,68 @@
+"""GA909 probe-learning-rate-too-small."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.curves import RATIO_TOO_SMALL, depth_profile, ratio_groups
+from graphaudit.checks._shared.grouping import one_group
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.probe_curve import ProbeCurve
+from graphaudit.findings import Finding
+
+
+@register("GA909", "probe-learning-rate-too-small", severity="warning", needs=(ProbeCurve,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Each step moves a parameter group's weights by less than a millionth of their size: the learning rate is too small.
+
+    What it does:
+        Runs N training steps on one batch (``probe=N``, N >= 2) and reports each optimizer
+        parameter group whose median update-to-weight ratio ``‖Δw‖/‖w‖`` (over its weight
+        matrices and kernels, and the steps that updated) is below 1e-6, unless the
+        gradients vanish through the depth (GA910 reports that cause) or the rate is 0
+        (GA901).
+
+    Why is this bad:
+        Karpathy's rule of thumb (CS231n "Neural Networks Part 3", "A Recipe for Training
+        Neural Networks") puts a healthy ratio around 1e-3; a thousand times less means the
+        loss converges so slowly that training looks stuck (the article's §2), and below
+        ~6e-8 float32 rounds the update away. Measured on MindSpore 2.10: a small MLP with
+        SGD(1e-6) gives 2e-8, with SGD(0.1) 2e-3; mindcv densenet121's slowest weights with
+        Momentum(0.1) 7e-4. A warning: the numbers come from one small batch.
+
+    Example:
+        ```python
+        optimizer = nn.SGD(net.trainable_params(), learning_rate=1e-7)
+        ```
+
+    Use instead:
+        ```python
+        optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1)
+        ```
+    """
+    curve = ctx.get(ProbeCurve)
+    if curve is None:
+        return
+    params = curve.parameters
+    first = next((s for s in curve.steps if s.applied), None)
+    if first is None or depth_profile(ctx, params, first).vanishing:
+        return
+    groups = ratio_groups(params, curve.steps)
+    for group in groups:
+        if group.median >= RATIO_TOO_SMALL or group.median == 0.0 or group.learning_rate == 0.0:
+            continue
+        (found,) = one_group(ctx, [params[i].node for i in group.positions])
+        lr = "" if group.learning_rate is None else f" (learning rate {group.learning_rate:g})"
+        which = f"parameter group {group.group}" if len(groups) > 1 else "the optimizer"
+        yield ctx.finding(
+            "warning",
+            found.subject,
+            f"Each training step changes the weights of {which}{lr} by only {group.median:.3g} times "
+            f"their norm (median ‖Δw‖/‖w‖ over {len(group.positions)} weight tensors, e.g. "
+            f"{found.listing()}); the rule of thumb is about 1e-3: at this pace the loss barely moves.",
+            "Raise this group's learning rate (by 100x or more); if it is meant to stay nearly fixed, "
+            "freeze it instead (requires_grad=False).",
+            found.graph_nodes,
+            subjects=found.names,
+        )

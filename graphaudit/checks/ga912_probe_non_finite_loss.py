@@ -1,0 +1,57 @@
+"""GA912 probe-non-finite-loss."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks._shared.curves import curve_text
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.probe_curve import ProbeCurve
+from graphaudit.findings import Finding
+
+
+@register("GA912", "probe-non-finite-loss", severity="error", needs=(ProbeCurve,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """The loss becomes NaN or Inf within a few real steps: training diverges.
+
+    What it does:
+        Runs N training steps on the same batch (``probe=N``) and reports the first step
+        whose loss is NaN or Inf when the first step's loss was finite (a loss that is not
+        finite from the start is reported by GA903 with the gradients it poisons).
+
+    Why is this bad:
+        Once the loss is NaN every weight becomes NaN at the next update and training is
+        lost, usually far from the cause. Within a few steps on one batch it means updates
+        that overshoot without bound (a learning rate far too large, exploding gradients),
+        or an operation that leaves its domain as the weights move (``log`` or ``sqrt`` of
+        a value that turns negative, float16 overflow). A correct setup never gets there.
+
+    Example:
+        ```python
+        optimizer = nn.SGD(net.trainable_params(), learning_rate=50.0)
+        ```
+
+    Use instead:
+        ```python
+        optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1)
+        ```
+    """
+    curve = ctx.get(ProbeCurve)
+    if curve is None or not curve.steps or not math.isfinite(curve.steps[0].loss):
+        return
+    bad = next((s for s in curve.steps if not math.isfinite(s.loss)), None)
+    if bad is None:
+        return
+    yield ctx.finding(
+        "error",
+        "(root)",
+        f"The loss became {bad.loss} at step {bad.index} of {len(curve.steps)} on the same batch "
+        f"(loss per step: {curve_text(curve.steps)}): the updates diverged.",
+        "Lower the learning rate, clip the gradients (ops.clip_by_global_norm), and look for an "
+        "operation that leaves its domain as the weights move (log, sqrt, division, float16 "
+        "overflow: see GA911 and GA707).",
+        (g.cell_node(""),),
+    )

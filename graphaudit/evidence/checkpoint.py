@@ -1,0 +1,100 @@
+"""The checkpoint the network will load, matched as ``load_param_into_net`` matches it (GA604-GA606).
+
+``audit(net, ..., checkpoint="pretrained.ckpt")`` (or the dict ``mindspore.load_checkpoint``
+returns) reads the checkpoint's names, shapes and dtypes and plans the load with MindSpore's
+own rules (:mod:`graphaudit.capture.checkpoint`), with ``strict_load=`` as it will be passed
+(default ``False``, as in MindSpore). ``new_parameters=["head.*"]`` declares the parameters
+the checkpoint is not meant to cover (a replaced head): glob patterns on parameter names or
+attribute paths. Nothing is loaded into the network.
+
+Example:
+    >>> from mindspore import nn
+    >>> from graphaudit.evidence import AuditRequest, EvidenceSet
+    >>> net = nn.Dense(2, 2)
+    >>> request = AuditRequest(net, options={"checkpoint": {"weight": net.weight}})
+    >>> contents = EvidenceSet(request).need(CheckpointContents)
+    >>> contents.plan.loaded, contents.plan.not_loaded
+    ({'weight': 'weight'}, ['bias'])
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Any
+
+from graphaudit.errors import ArgumentTypeError
+from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
+from graphaudit.evidence.network import NetworkGraph
+
+if TYPE_CHECKING:
+    from graphaudit.capture.checkpoint import Entry, LoadPlan
+
+__all__ = ["CheckpointContents"]
+
+
+def _patterns(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ArgumentTypeError(
+        f"new_parameters= takes glob patterns of parameter names (e.g. ['head.*']), got {type(value).__name__}"
+    )
+
+
+@dataclass(frozen=True)
+class CheckpointContents(Evidence):
+    """The checkpoint's entries (``name -> (shape, dtype)``) and the load planned from them."""
+
+    title = "the checkpoint the network will load"
+    requirement = Requirement("pass checkpoint='model.ckpt'", "give --checkpoint model.ckpt")
+    needs = (NetworkGraph,)
+    options = (
+        Option(
+            "checkpoint",
+            "a checkpoint the network loads before training (a .ckpt file, or the dict "
+            "mindspore.load_checkpoint returns), matched as load_param_into_net matches it (GA604-GA606)",
+            flag="--checkpoint",
+            metavar="FILE.ckpt",
+        ),
+        Option(
+            "strict_load",
+            "the strict_load the checkpoint is loaded with (default False, as in MindSpore)",
+            flag="--strict-load",
+            cli_value="flag",
+        ),
+        Option(
+            "new_parameters",
+            "glob patterns of the parameters the checkpoint is not meant to cover (a replaced head: head.*)",
+            flag="--new-parameters",
+            metavar="PATTERN",
+            cli_value="paths",
+        ),
+    )
+
+    source: str
+    entries: dict[str, Entry]
+    plan: LoadPlan
+    new_patterns: tuple[str, ...] = ()
+    strict_load: bool = False
+
+    def declared_new(self, *names: str) -> bool:
+        """Whether any of *names* (a parameter's name, its path) matches a ``new_parameters`` pattern."""
+        return any(fnmatchcase(name, pattern) for name in names if name for pattern in self.new_patterns)
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> CheckpointContents | Missing:
+        checkpoint = request.option("checkpoint")
+        patterns = _patterns(request.option("new_parameters"))
+        if checkpoint is None:
+            return Missing()
+        from graphaudit.capture.checkpoint import plan_load, read_entries
+
+        strict = bool(request.option("strict_load", False))
+        entries = read_entries(checkpoint)
+        source = os.fspath(checkpoint) if isinstance(checkpoint, (str, os.PathLike)) else "the parameter dict"
+        return cls(source, entries, plan_load(request.net, entries, strict), patterns, strict)

@@ -1,0 +1,31 @@
+"""GA052 good: rows without a class marked with the loss's ignore_index."""
+
+import numpy as np
+from mindspore import Tensor, nn
+
+
+class Classifier(nn.Cell):
+    """A 3-layer MLP over 20 features."""
+
+    def __init__(self, classes: int = 10) -> None:
+        super().__init__()
+        self.body = nn.SequentialCell([nn.Dense(20, 64), nn.ReLU(), nn.Dense(64, 32), nn.ReLU()])
+        self.head = nn.Dense(32, classes)
+
+    def construct(self, x):
+        return self.head(self.body(x))
+
+
+def build() -> dict:
+    rng = np.random.default_rng(0)
+    net = Classifier()
+    x = Tensor(rng.standard_normal((16, 20)).astype(np.float32))
+    y = rng.integers(0, 10, 16)
+    y[[3, 11]] = -1
+    return {
+        "net": net,
+        "optimizer": nn.Adam(net.trainable_params(), 1e-3),
+        "inputs": (x,),
+        "label": Tensor(y.astype(np.int32)),
+        "loss_fn": nn.CrossEntropyLoss(ignore_index=-1),
+    }

@@ -1,0 +1,36 @@
+"""GA310 bad: a deep sigmoid MLP; one real step shows its first layer's gradient vanishing."""
+
+import mindspore as ms
+import numpy as np
+from mindspore import Tensor, nn
+
+SUBJECT = "layers.0"
+
+
+class DeepSigmoid(nn.Cell):
+    def __init__(self, depth: int = 8) -> None:
+        super().__init__()
+        cells = []
+        for _ in range(depth):
+            cells += [nn.Dense(64, 64), nn.Sigmoid()]
+        self.layers = nn.SequentialCell(cells)
+        self.head = nn.Dense(64, 10)
+
+    def construct(self, x):
+        return self.head(self.layers(x))
+
+
+def build() -> dict:
+    ms.set_seed(0)
+    rng = np.random.default_rng(0)
+    net = DeepSigmoid()
+    x = Tensor(rng.standard_normal((16, 64)).astype(np.float32))
+    y = Tensor(rng.integers(0, 10, 16).astype(np.int32))
+    return {
+        "net": net,
+        "optimizer": nn.SGD(net.trainable_params(), 0.05),
+        "inputs": (x,),
+        "label": y,
+        "loss_fn": nn.CrossEntropyLoss(),
+        "probe": True,
+    }

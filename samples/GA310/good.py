@@ -1,0 +1,34 @@
+"""GA310 good: the same depth with ReLU hidden activations: the gradient reaches the first layer."""
+
+import mindspore as ms
+import numpy as np
+from mindspore import Tensor, nn
+
+
+class DeepReLU(nn.Cell):
+    def __init__(self, depth: int = 8) -> None:
+        super().__init__()
+        cells = []
+        for _ in range(depth):
+            cells += [nn.Dense(64, 64), nn.ReLU()]
+        self.layers = nn.SequentialCell(cells)
+        self.head = nn.Dense(64, 10)
+
+    def construct(self, x):
+        return self.head(self.layers(x))
+
+
+def build() -> dict:
+    ms.set_seed(0)
+    rng = np.random.default_rng(0)
+    net = DeepReLU()
+    x = Tensor(rng.standard_normal((16, 64)).astype(np.float32))
+    y = Tensor(rng.integers(0, 10, 16).astype(np.int32))
+    return {
+        "net": net,
+        "optimizer": nn.SGD(net.trainable_params(), 0.05),
+        "inputs": (x,),
+        "label": y,
+        "loss_fn": nn.CrossEntropyLoss(),
+        "probe": True,
+    }

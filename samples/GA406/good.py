@@ -1,0 +1,30 @@
+"""GA406 good: the tagger outputs logits, trained with BCEWithLogitsLoss (one sigmoid per tag)."""
+
+import numpy as np
+from mindspore import Tensor, nn
+
+
+class Classifier(nn.Cell):
+    """A 3-layer MLP over 20 features."""
+
+    def __init__(self, classes: int = 10) -> None:
+        super().__init__()
+        self.body = nn.SequentialCell([nn.Dense(20, 64), nn.ReLU(), nn.Dense(64, 32), nn.ReLU()])
+        self.head = nn.Dense(32, classes)
+
+    def construct(self, x):
+        return self.head(self.body(x))
+
+
+def build() -> dict:
+    rng = np.random.default_rng(0)
+    net = Classifier(classes=6)
+    x = Tensor(rng.standard_normal((16, 20)).astype(np.float32))
+    tags = (rng.random((16, 6)) < 0.3).astype(np.float32)
+    return {
+        "net": net,
+        "optimizer": nn.Adam(net.trainable_params(), 1e-3),
+        "inputs": (x,),
+        "label": Tensor(tags),
+        "loss_fn": nn.BCEWithLogitsLoss(),
+    }

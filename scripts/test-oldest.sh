@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Run a smoke subset of the tests on the oldest MindSpore graphaudit supports (pyproject.toml:
+# mindspore>=2.7), in a virtualenv of its own (.venv-oldest), set up idempotently.
+# Extra arguments go to pytest. GRAPHAUDIT_OLDEST_MINDSPORE overrides the version.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${GRAPHAUDIT_OLDEST_VENV:-$root/.venv-oldest}"
+version="${GRAPHAUDIT_OLDEST_MINDSPORE:-2.7.2}"
+python="${PYTHON:-python3}"
+[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+stamp="$venv/.graphaudit-oldest"
+want="$version $(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing mindspore==$version and graphaudit into $venv" >&2
+  "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
+  "$venv/bin/python" -m pip install -q "mindspore==$version" -e "$root" pytest hypothesis jsonschema
+  echo "$want" > "$stamp"
+fi
+cd "$root"
+echo "smoke tests on mindspore $("$venv/bin/python" -c 'import mindspore; print(mindspore.__version__)')" >&2
+GLOG_v="${GLOG_v:-3}" exec "$venv/bin/python" -m pytest -q -p no:randomly \
+  tests/test_capture.py tests/test_audit.py tests/test_samples.py tests/test_training_setups.py \
+  tests/test_isolation_and_errors.py tests/test_loss_pairing.py "$@"
