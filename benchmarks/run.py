@@ -31,6 +31,9 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
    fails the run (exit code 1).
 9. start-up (``benchmarks/startup.py``): ``graphaudit --help``, ``--version``, ``checks``
    wall time (subprocess) / ``python -c pass``; target < 0.5 s and MindSpore not imported.
+10. the multi-step probe (``benchmarks/probe.py``): ``audit(..., probe=1)`` and ``probe=5`` of
+    mindcv resnet18 (``2x3x224x224``, a label, ``CrossEntropyLoss``) / one real training step
+    of the same network on the same batch (``TrainOneStepCell``). Information, no target.
 
 Every group of measurements runs in a fresh subprocess (memory: one process per
 measurement). Within a group the phases are timed interleaved (forward, structure, full,
@@ -105,7 +108,7 @@ class Refused(SystemExit):
 
 # -- workers: one measurement each, in a fresh interpreter ------------------------------------
 def run_worker(name: str, params: dict[str, Any]) -> Any:
-    from benchmarks import llama, model, scaling, startup, transformer
+    from benchmarks import llama, model, probe, scaling, startup, transformer
 
     workers: dict[str, Callable[..., Any]] = {
         "model-time": model.time_model,
@@ -116,6 +119,7 @@ def run_worker(name: str, params: dict[str, Any]) -> Any:
         "transformer-time": transformer.time_transformer,
         "lazy-audit": llama.lazy_audit,
         "startup": startup.time_startup,
+        "probe-time": probe.time_probe,
     }
     return workers[name](**params)
 
@@ -222,6 +226,8 @@ def measure(
     amplify: int = 101,
     llama: dict[str, int] | None = None,
     startup_repeats: int = 7,
+    probe_model: str = "resnet18",
+    probe_steps: int = 5,
     worker: Callable[[str, dict[str, Any]], Any] = spawn,
     policy: LoadPolicy | None = None,
 ) -> dict[str, Any]:
@@ -261,6 +267,14 @@ def measure(
             lambda: worker("lazy-audit", {**llama, "repeats": repeats}),
         ),
         ("startup", "command-line start-up", True, lambda: worker("startup", {"repeats": startup_repeats})),
+        (
+            "probe",
+            f"{probe_model} probe={probe_steps}",
+            True,
+            lambda: worker(
+                "probe-time", {"model": probe_model, "size": size, "repeats": repeats, "steps": probe_steps}
+            ),
+        ),
         (
             "scale_time",
             "synthetic scaling time",
@@ -513,7 +527,28 @@ def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     out.extend(_transformer_rows(results["transformer"]))
     out.extend(_lazy_rows(results["lazy"]))
     out.extend(_startup_rows(results["startup"]))
+    if "probe" in results:
+        out.extend(_probe_rows(results["probe"]))
     return out
+
+
+def _probe_rows(p: dict[str, Any]) -> list[dict[str, Any]]:
+    seconds = p["seconds"]
+    step = _med_min(seconds["training step"])
+    name = f"{p['model']} training step"
+    return [
+        _row(
+            f"10 {p['model']} audit with {run}",
+            "probe",
+            "s",
+            _med_min(seconds[run]),
+            name,
+            step,
+            note="information: the cost in training steps of the same batch "
+            f"(full audit without a probe {statistics.median(seconds['full audit']):.2f} s)",
+        )
+        for run in ("probe=1", f"probe={p['steps']}")
+    ]
 
 
 def _transformer_rows(t: dict[str, Any]) -> list[dict[str, Any]]:

@@ -39,6 +39,8 @@ def measured():
         amplify=3,
         llama=TOY_LLAMA,
         startup_repeats=1,
+        probe_model="synthetic:20",
+        probe_steps=2,
         worker=run.run_worker,
         policy=run.LoadPolicy(log=lambda text: None),
     )
@@ -48,8 +50,9 @@ def measured():
 def test_benchmark_rows_on_toy_sizes(measured):
     results, table = measured
     items = [row["item"] for row in table]
-    for number in "123456789":
-        assert any(item.startswith(number) for item in items), number
+    for number in [*"123456789", "10"]:
+        assert any(item.startswith(number + " ") for item in items), number
+    assert sum(item.startswith("10 synthetic:20 audit with probe=") for item in items) == 2
     assert sum("structure audit time" in item for item in items) == 2
     assert sum("traced audit peak memory" in item for item in items) == 1
     assert sum(item.startswith("9 start-up") for item in items) == 3

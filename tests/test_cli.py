@@ -460,6 +460,20 @@ def test_probe_runs_one_training_step_and_confirms_the_static_finding(capsys, fa
     assert all("--probe" in n["cli"] for n in json.loads(out)["not_run"] if n["check_id"] in probe)
 
 
+def test_probe_n_runs_several_steps_and_refuses_what_is_not_a_count(capsys, factories):
+    several = {i for i, c in CHECKS.items() if any(k.__name__ == "ProbeCurve" for k in c.needs)}
+    argv = ["audit", f"{factories}:with_loss", "--input", "2x4", "--label", "2x2", "--format", "json"]
+    code, out, err = run(capsys, *argv, "--probe", "3")
+    assert code == EXIT_CLEAN, out + err
+    assert several and several <= set(json.loads(out)["checks_run"])
+    code, out, _ = run(capsys, *argv, "--probe")  # one step: the curve checks say how to get several
+    assert several <= {n["check_id"] for n in json.loads(out)["not_run"]}
+    assert all("--probe 5" in n["cli"] for n in json.loads(out)["not_run"] if n["check_id"] in several)
+    for bad in ("zero", "0"):
+        code, _, err = run(capsys, *argv, "--probe", bad)
+        assert code == EXIT_USAGE and "--probe takes" in err
+
+
 def test_text_report_words_the_checks_not_run_for_the_command_line(capsys, factories):
     from graphaudit.evidence.ranks import RankFingerprints
     from graphaudit.evidence.trace import TracedPass

@@ -53,6 +53,29 @@ def test_never_set_train_is_only_info_since_model_train_sets_it():
     assert not training_flag_set(net), "the audit must not record a training flag"
 
 
+class SwitchedAtConstruction(BnNet):
+    """mindcv's RepMLP: a few BatchNorms get set_train() in __init__, the network never does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = nn.BatchNorm1d(2).set_train()
+
+    def construct(self, x):
+        return self.norm(super().construct(x))
+
+
+def test_cells_switched_on_at_construction_are_not_a_mode_mix_before_set_train():
+    net = SwitchedAtConstruction()
+    report = graphaudit.audit(net, optimizer_for(net))
+    assert findings(report, "GA501") == [("info", "(root)")]  # set_train(True) will switch them all
+    assert not report.by_check("GA502")
+    report = graphaudit.audit(net, mode="eval")  # at inference the switched cell does run in training mode
+    assert findings(report, "GA501") == [("error", "norm")]
+    net.set_train(True)
+    net.backbone.set_train(False)  # now the network was set up, and a branch was switched off
+    assert findings(graphaudit.audit(net, optimizer_for(net)), "GA502") == [("warning", "backbone")]
+
+
 def test_whole_network_in_eval_mode_audited_for_training_is_one_error():
     net = BnNet().set_train(False)
     report = graphaudit.audit(net, optimizer_for(net), mode="train")
@@ -330,3 +353,56 @@ def test_convit_identity_value_projections_are_not_reported():
     mindcv = pytest.importorskip("mindcv")
     net = mindcv.create_model("convit_tiny", pretrained=False)
     assert not graphaudit.audit(net, nn.Momentum(net.trainable_params(), 0.01, 0.9)).by_check("GA603")
+
+
+class AuxHead(nn.Cell):
+    """An auxiliary head called in training only, under one of several guards (Inception-v3's is an ``and``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.use_aux = True
+        self.body = nn.Dense(4, 4)
+        self.head = nn.Dense(4, 2)
+        self.aux = nn.Dense(4, 2)
+
+
+class PlainGuard(AuxHead):
+    def construct(self, x):
+        h = ops.relu(self.body(x))
+        if self.training:
+            return self.head(h) + self.aux(h)
+        return self.head(h)
+
+
+class AndGuard(AuxHead):
+    def construct(self, x):
+        h = ops.relu(self.body(x))
+        if self.training and self.use_aux:
+            return self.head(h) + self.aux(h)
+        return self.head(h)
+
+
+class OrGuard(AuxHead):
+    def construct(self, x):
+        h = ops.relu(self.body(x))
+        if not self.training or not self.use_aux:
+            return self.head(h)
+        else:
+            return self.head(h) + self.aux(h)
+
+
+class OtherGuard(AuxHead):
+    def construct(self, x):
+        h = ops.relu(self.body(x))
+        if self.use_aux and x.shape[0] > 1:
+            return self.head(h) + self.aux(h)
+        return self.head(h)
+
+
+@pytest.mark.parametrize(
+    ("net", "severity"),
+    [(PlainGuard, "info"), (AndGuard, "info"), (OrGuard, "info"), (OtherGuard, "warning")],
+)
+def test_a_cell_called_only_in_training_is_info_when_the_pass_ran_in_eval(net, severity):
+    report = graphaudit.audit(net(), inputs=Tensor(np.ones((1, 4), np.float32)), mode="eval")
+    assert findings(report, "GA301") == [(severity, "aux")]

@@ -171,3 +171,7 @@ def test_ported_defaults():
 def test_loss_not_reduced_needs_an_optimizer():
     report = graphaudit.audit(Net(), inputs=X, label=Y, loss_fn=nn.SoftmaxCrossEntropyWithLogits(sparse=True))
     assert not report.by_check("GA710") and "GA710" in {n.check_id for n in report.not_run}
+    padded = nn.SequentialCell(
+        [nn.Pad(((0, 0), (0, 0), (1, 1), (1, 1))), nn.AvgPool2d(kernel_size=3, stride=1)]
+    )
+    assert ids(audit(Net(pool=padded)), "GA711") == set()  # Res2Net: padded, then pooled at the same size

@@ -274,7 +274,7 @@ def measure_steps(
         if training is not None:
             net.set_train(training)  # flags put back by preserved()
         weights = [*optimizer.parameters, *extra_trainable]
-        step = TrainingStep(net, loss_fn, returns_loss, train, weights)
+        step = TrainingStep(net, loss_fn, returns_loss, train, weights, label)
         args = tuple(data) if returns_loss else (*data, label)
         records, first = _run(step, optimizer, args, net, data, subjects, weights, saved, max(1, steps))
         before, middle, after, grads, scale = first

@@ -24,6 +24,7 @@ from mindspore import Parameter, Tensor, nn
 
 from graphaudit.capture.inputs import check_cell, describe_inputs
 from graphaudit.capture.isolation import restore_values, synchronize, tensor_bytes
+from graphaudit.capture.loss import spread_label
 from graphaudit.capture.lossscale import scale_value
 from graphaudit.capture.optimizer import unique
 from graphaudit.errors import ProbeInputError, ProbeStepError, excerpt
@@ -71,14 +72,23 @@ def restored_in_place(params: list[Parameter]) -> Iterator[dict[int, np.ndarray]
 
 
 class StepLoss(nn.Cell):
-    """``loss_fn(net(*data), label)``: ``nn.WithLossCell`` for any number of data inputs."""
+    """``loss_fn(net(*data), label)``: ``nn.WithLossCell`` for any number of data inputs.
 
-    def __init__(self, net: nn.Cell, loss_fn: nn.Cell) -> None:
+    With *spread*, the label is a tuple the loss takes apart, ``loss_fn(net(*data), *label)``:
+    a detector's ``construct(feats, targets, imgs)`` (see
+    :func:`graphaudit.capture.loss.spread_label`, which decides it once, here, so that
+    ``construct`` stays compilable in graph mode).
+    """
+
+    def __init__(self, net: nn.Cell, loss_fn: nn.Cell, *, spread: bool = False) -> None:
         super().__init__(auto_prefix=False)
         self._backbone = net
         self._loss_fn = loss_fn
+        self._spread = spread
 
     def construct(self, *inputs: Any) -> Any:
+        if self._spread:
+            return self._loss_fn(self._backbone(*inputs[:-1]), *inputs[-1])
         return self._loss_fn(self._backbone(*inputs[:-1]), inputs[-1])
 
 
@@ -132,14 +142,15 @@ class TrainingStep:
     """One training step as the setup runs it: gradients (scaled as the train cell scales them), the update."""
 
     def __init__(
-        self, net: nn.Cell, loss_fn: Any, returns_loss: bool, train: Any, weights: list[Any]
+        self, net: nn.Cell, loss_fn: Any, returns_loss: bool, train: Any, weights: list[Any], label: Any = None
     ) -> None:
         self.train = train
         self.skips = isinstance(train, nn.TrainOneStepWithLossScaleCell)
         if isinstance(train, nn.TrainOneStepCell) and isinstance(getattr(train, "network", None), nn.Cell):
             self.target = train.network  # what the train cell differentiates, output casts included
         else:
-            self.target = net if returns_loss else StepLoss(net, loss_fn)
+            spread = not returns_loss and len(spread_label(loss_fn, None, label)) > 1
+            self.target = net if returns_loss else StepLoss(net, loss_fn, spread=spread)
         self.weights = weights
 
     def gradients(self, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...], float]:

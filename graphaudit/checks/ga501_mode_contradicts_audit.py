@@ -12,6 +12,7 @@ from graphaudit.checks._shared.cells import (
     drop_probability,
     is_batchnorm,
     is_mode_dependent,
+    set_train_reached_a_branch,
     training_flag_set,
     uses_batch_statistics,
 )
@@ -55,7 +56,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         the whole network is in the wrong mode it is reported once, on the network itself.
         A network on which ``set_train`` was never called (MindSpore cells start with
         ``training=False``) gets one *info* finding in train mode: ``Model.train()`` calls
-        ``set_train(True)`` itself, a custom training loop must. A BatchNorm whose ``gamma``
+        ``set_train(True)`` itself, a custom training loop must; so do the cells still at that
+        default in a network of which only a few cells were switched on at construction. A
+        BatchNorm whose ``gamma``
         and ``beta`` are frozen is taken as a deliberately frozen BatchNorm.
 
     Why is this bad:
@@ -112,6 +115,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         for node, cell, problem in wrong
         if network_wrong and bool(cell.training) != want
     ]
+    if want and not root_cell.training and not set_train_reached_a_branch(ctx.structure.cells.values()):
+        # set_train() never ran on the network: the cells still at MindSpore's default are
+        # switched on with the rest by the set_train(True) training does, even when a few were
+        # switched on at construction (mindcv's RepMLP calls set_train() on some BatchNorms).
+        collapsed = [item for item in wrong if not item[1].training and not training_flag_set(item[1])]
     if collapsed:
         done = {node for node, _, _ in collapsed}
         wrong = [item for item in wrong if item[0] not in done]

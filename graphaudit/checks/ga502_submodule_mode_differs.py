@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.cells import is_mode_dependent
+from graphaudit.checks._shared.cells import is_mode_dependent, set_train_reached_a_branch
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
@@ -31,7 +31,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         cell holding it and under which every mode-dependent cell follows that flag, while
         others elsewhere in the network do not. Flags of cells that only hold or wrap others
         change nothing and are not judged: a wrapper built after ``model.set_train(True)``
-        (``nn.SequentialCell([model, nn.Sigmoid()])``) is fine.
+        (``nn.SequentialCell([model, nn.Sigmoid()])``) is fine. A network on which
+        ``set_train`` was never called is not judged either: the ``set_train`` that training
+        or evaluation starts with sets every cell, whatever modes a few were given when it
+        was built (mindcv's RepMLP switches some BatchNorms on in ``__init__``).
 
     Why is this bad:
         ``set_train`` is recursive, so a mixed network comes from a ``set_train`` called on
@@ -56,6 +59,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         (``requires_grad=False``) so that the intent is visible.
     """
 
+    if not set_train_reached_a_branch(ctx.structure.cells.values()):
+        return  # the set_train() that training or evaluation starts with sets every cell: GA501's business
     dependent = _mode_dependent_cells(ctx)
     if len({bool(ctx.structure.cells[n].training) for n in dependent}) < 2:
         return  # every cell whose behaviour depends on the mode agrees: wrappers' flags change nothing

@@ -11,6 +11,15 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
+#: What loses range or precision in float16: exponentials, logarithms, their losses, reductions.
+_RANGE_SENSITIVE = ("softmax", "log", "exp", "sigmoid", "entropy", "nll", "loss", "mean", "sum", "reduce", "sqrt", "pow")
+
+
+def _needs_range(name: str) -> bool:
+    """Whether an operation or cell of the loss needs float32 (not a matmul or cast cast back after)."""
+    short = name.rsplit(".", 1)[-1].lower()
+    return any(word in short for word in _RANGE_SENSITIVE)
+
 
 @register("GA708", "loss-in-float16", severity="warning", needs=(LossTrace,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -18,7 +27,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
     What it does:
         Reads the traced loss (``loss_fn`` on the network's output, or the loss cell inside
-        a network-with-loss) and reports it when one of its operations produced float16,
+        a network-with-loss) and reports it when one of its operations that need float32's
+        range produced float16 (softmax, exp, log, sigmoid, the cross-entropy and NLL
+        kernels, sums and means; not a matmul or a cast the loss casts back, as mindyolo's
+        YOLOv8 loss does for its distribution-focal projection on purpose),
         unless the setup casts the network's output to float32 before the loss (amp's
         ``_OutputTo32`` and loss wrapper, which ``auto_mixed_precision`` and
         ``build_train_network`` add at O2 and O3).
@@ -47,9 +59,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if loss.graph is None or casts_output_to_float32(ctx.request.given):
         return
     half = [
-        attrs.get("op") or attrs.get("class_name", "")
+        name
         for node, attrs in loss.graph.nodes(data=True)
-        if attrs["kind"] in (g.OP, g.CALL) and HALF in output_dtypes(loss.graph, node)
+        if attrs["kind"] in (g.OP, g.CALL)
+        and _needs_range(name := attrs.get("op") or attrs.get("class_name", ""))
+        and HALF in output_dtypes(loss.graph, node)
     ]
     if not half:
         return

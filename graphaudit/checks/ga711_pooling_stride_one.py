@@ -34,6 +34,21 @@ def stride_one_pool(cell: Any) -> bool:
     return bool(kernel) and max(kernel) > 1 and bool(stride) and set(stride) == {1} and mode == "VALID"
 
 
+_PADS = ("Pad", "ZeroPad", "ConstantPad", "ReflectionPad", "ReplicationPad")
+
+
+def _padded_before(graph: Any, call: str) -> bool:
+    """Whether the pooling's input comes straight from a padding: a stride of 1 that keeps the size, meant."""
+    for source, _, d in graph.in_edges(call, data=True):
+        if d["kind"] != g.FLOWS:
+            continue
+        attrs = graph.nodes[source]
+        name = str(attrs.get("class_name") or attrs.get("op_type") or attrs.get("op") or "")
+        if name.startswith(_PADS) or name.lower() in ("pad", "ops.pad"):
+            return True
+    return False
+
+
 def _spatial(graph: Any, call: str) -> list[int]:
     for _, _, d in graph.out_edges(call, data=True):
         if d["kind"] == g.FLOWS:
@@ -52,7 +67,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Reports the ``mindspore.nn`` ``MaxPool1d/2d`` and ``AvgPool1d/2d`` cells built
         with a kernel above 1, stride 1 and ``pad_mode="valid"`` whose traced output is
         larger than 1 in some spatial dimension (a kernel as large as its input is a global
-        pooling, and is not reported).
+        pooling, and is not reported), unless its input comes straight from a padding
+        (``nn.Pad``, ``nn.ZeroPad2d``, ``ops.pad``...): Res2Net pads by 1 and pools 3x3 with
+        stride 1 on purpose, to smooth one split of its channels at the same size.
 
     Why is this bad:
         MindSpore 2.10's pooling cells default to ``stride=1`` (signature ``kernel_size=1,
@@ -83,7 +100,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ):
             continue
         spatial = _spatial(graph, node)
-        if spatial and any(d > 1 for d in spatial):
+        if spatial and any(d > 1 for d in spatial) and not _padded_before(graph, node):
             found.append(
                 (
                     cell_node,

@@ -96,6 +96,19 @@ def evidence_keywords(args: argparse.Namespace, options: list[Any]) -> dict[str,
     return keywords
 
 
+def _steps(text: str) -> int:
+    """``--probe N``: a whole number of steps, at least 1."""
+    try:
+        steps = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--probe takes a number of steps, e.g. --probe 5, not {text!r}"
+        ) from None
+    if steps < 1:
+        raise argparse.ArgumentTypeError(f"--probe takes at least 1 step, got {steps}")
+    return steps
+
+
 def add_parser(commands: Any, formatter: Any, epilog: str, add_target_options: Any) -> None:
     audit = commands.add_parser(
         "audit",
@@ -122,9 +135,14 @@ def add_parser(commands: Any, formatter: Any, epilog: str, add_target_options: A
     )
     audit.add_argument(
         "--probe",
-        action="store_true",
-        help="also run one real training step and check its numbers (GA9xx; needs --input, --label, "
-        "a loss and an optimizer; everything is restored afterwards)",
+        nargs="?",
+        const=1,
+        default=0,
+        type=_steps,
+        metavar="N",
+        help="also run one real training step (--probe N: N steps on the batch, the loss curve and "
+        "update ratios) and check its numbers (GA9xx; needs --input, --label, a loss and an optimizer; "
+        "everything is restored afterwards)",
     )
     audit.add_argument(
         "--mode",
@@ -199,7 +217,7 @@ def run(args: argparse.Namespace, evidence_options: list[Any]) -> int:
     if args.mode is not None:
         options["mode"] = args.mode
     if args.probe:
-        options["probe"] = True
+        options["probe"] = True if args.probe == 1 else args.probe
     options.update(evidence_keywords(args, evidence_options))
     report = graphaudit.audit(
         target.net, optimizer, inputs=inputs, loss_fn=target.loss_fn, spec=spec, **options

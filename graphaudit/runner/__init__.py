@@ -45,7 +45,7 @@ def audit(
     loss_fn: Any = None,
     spec: Any = None,
     mode: str | None = None,
-    probe: bool = False,
+    probe: bool | int = False,
     **options: Any,
 ) -> Report:
     """Run every check on *net* and return a :class:`~graphaudit.report.Report`.
@@ -59,7 +59,10 @@ def audit(
     (``"train"`` or ``"eval"``) is what the network is about to be used for; it defaults to
     ``"train"`` when an optimizer is given. With ``probe=True`` (and ``inputs``, ``label``, a
     loss and an optimizer) one real training step is run and its numbers checked (GA9xx,
-    see ``docs/probe.md``). Other keywords feed further evidence (``peers=`` for GA801);
+    see ``docs/probe.md``); ``probe=N`` runs N steps on the batch (the loss curve, update
+    ratios, gradient ratios, loss-scale overflows). Other keywords feed further evidence:
+    ``dataset=`` / ``eval_dataset=`` (the data pipelines, GA0xx), ``checkpoint=`` (GA604-GA606),
+    ``graph_mode=True`` (GA712, GA713), ``peers=`` (GA801) and the rest shown in the signature;
     ``graphaudit checks`` lists what each check needs. The network, the optimizer and every
     global state are left exactly as they were.
 

@@ -73,7 +73,10 @@ def _probe_steps(probe: Any) -> int:
         return int(probe)
     if isinstance(probe, int) and probe >= 0:
         return probe
-    raise ArgumentError(f"audit() expects probe=True (one real training step) or False, got {probe!r}.")
+    raise ArgumentError(
+        f"audit() expects probe=True (one real training step), probe=N (N >= 0 steps on the batch) or "
+        f"False, got {probe!r}."
+    )
 
 
 def check_options(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ class Net(nn.Cell):
         self.head = nn.Dense(8, 2)
 
     def construct(self, x):
-        x = self.stem(x)
+        x = ops.relu(self.stem(x))
         for layer in self.hidden:
             x = ops.relu(layer(x))
         return self.head(x)

@@ -1,7 +1,7 @@
 """GA304 bad: the residual around ``block`` was forgotten, so ``stem`` no longer feeds ``head``."""
 
 import numpy as np
-from mindspore import Tensor, nn
+from mindspore import Tensor, nn, ops
 
 from graphaudit import Spec
 
@@ -18,7 +18,7 @@ class Net(nn.Cell):
         self.head = nn.Dense(8, 2)
 
     def construct(self, x):
-        x = self.stem(x)
+        x = ops.relu(self.stem(x))
         x = self.block(x)  # the bug: meant x = x + self.block(x)
         return self.head(x)
 

@@ -1,7 +1,7 @@
 """GA304 good: the residual add carries ``stem``'s output into ``head``; globs name the block's cells."""
 
 import numpy as np
-from mindspore import Tensor, nn
+from mindspore import Tensor, nn, ops
 
 from graphaudit import Spec
 
@@ -16,7 +16,7 @@ class Net(nn.Cell):
         self.head = nn.Dense(8, 2)
 
     def construct(self, x):
-        x = self.stem(x)
+        x = ops.relu(self.stem(x))
         x = x + self.block(x)
         return self.head(x)
 

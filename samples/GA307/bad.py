@@ -1,7 +1,7 @@
 """GA307 bad: iterative refinement meant to run 3 times runs twice (off-by-one range)."""
 
 import numpy as np
-from mindspore import Tensor, nn
+from mindspore import Tensor, nn, ops
 
 from graphaudit import Spec
 
@@ -19,7 +19,7 @@ class Refiner(nn.Cell):
         self.head = nn.Dense(8, 2)
 
     def construct(self, x):
-        x = self.stem(x)
+        x = ops.relu(self.stem(x))
         for _ in range(1, self.steps):  # the bug: range(self.steps)
             x = x + self.refine(x)
         return self.head(x)

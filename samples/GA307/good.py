@@ -1,7 +1,7 @@
 """GA307 good: refinement runs the designed 3 times; its inner cells are pinned too."""
 
 import numpy as np
-from mindspore import Tensor, nn
+from mindspore import Tensor, nn, ops
 
 from graphaudit import Spec
 
@@ -17,7 +17,7 @@ class Refiner(nn.Cell):
         self.head = nn.Dense(8, 2)
 
     def construct(self, x):
-        x = self.stem(x)
+        x = ops.relu(self.stem(x))
         for _ in range(self.steps):
             x = x + self.refine(x)
         return self.head(x)

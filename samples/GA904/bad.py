@@ -28,7 +28,7 @@ def build() -> dict:
     net = Net()
     return {
         "net": net,
-        "optimizer": nn.Adam(net.trainable_params(), 0.01),
+        "optimizer": nn.Adam(net.trainable_params(), 0.001),
         "loss_fn": nn.MSELoss(),
         "inputs": x,
         "label": y,

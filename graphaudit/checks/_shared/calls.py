@@ -108,12 +108,12 @@ def _guards(cls: type, attribute: str) -> tuple[bool | None, ...] | None:
 
     def visit(node: ast.AST, guard: bool | None) -> None:
         if isinstance(node, ast.If):
-            condition = _training_test(node.test)
+            taken, other = _branch_guards(node.test)
             visit(node.test, guard)
             for child in node.body:
-                visit(child, condition if condition is not None else guard)
+                visit(child, taken if taken is not None else guard)
             for child in node.orelse:
-                visit(child, (not condition) if condition is not None else guard)
+                visit(child, other if other is not None else guard)
             return
         if (
             isinstance(node, ast.Call)
@@ -128,6 +128,23 @@ def _guards(cls: type, attribute: str) -> tuple[bool | None, ...] | None:
 
     visit(tree, None)
     return tuple(found) if found else None
+
+
+def _branch_guards(test: ast.expr) -> tuple[bool | None, bool | None]:
+    """The ``self.training`` value each branch of ``if test:`` is taken with only (``None``: either).
+
+    ``if self.training and self.aux_logits:`` (Inception-v3's auxiliary head) runs its body in
+    training only, and its ``else`` in either mode; ``if self.training or x:`` the reverse.
+    """
+    condition = _training_test(test)
+    if condition is not None:
+        return condition, not condition
+    if isinstance(test, ast.BoolOp):
+        values = [_training_test(value) for value in test.values]
+        known = [v for v in values if v is not None]
+        if len(set(known)) == 1:
+            return (known[0], None) if isinstance(test.op, ast.And) else (None, not known[0])
+    return None, None
 
 
 def _training_test(test: ast.expr) -> bool | None:

@@ -9,6 +9,7 @@ Example:
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
@@ -27,6 +28,7 @@ __all__ = [
     "is_container",
     "is_dropout",
     "is_mode_dependent",
+    "set_train_reached_a_branch",
     "training_flag_set",
     "uses_batch_statistics",
 ]
@@ -95,6 +97,16 @@ def training_flag_set(cell: Any) -> bool:
     ``training`` in ``_func_graph_flags`` (MindSpore 2.10).
     """
     return "training" in (getattr(cell, "_func_graph_flags", None) or {})
+
+
+def set_train_reached_a_branch(cells: Iterable[Any]) -> bool:
+    """Whether ``set_train`` ever ran on a cell holding others (the network, a wrapper, a branch).
+
+    ``set_train`` called on single BatchNorm or Dropout cells when they are built, as some
+    zoos do in ``__init__``, does not count: the ``set_train`` on the network that training
+    or evaluation starts with overwrites those.
+    """
+    return any(training_flag_set(cell) and next(iter(cell.cells()), None) is not None for cell in cells)
 
 
 def uses_batch_statistics(cell: Any) -> bool:
