@@ -142,7 +142,13 @@ class TrainingStep:
     """One training step as the setup runs it: gradients (scaled as the train cell scales them), the update."""
 
     def __init__(
-        self, net: nn.Cell, loss_fn: Any, returns_loss: bool, train: Any, weights: list[Any], label: Any = None
+        self,
+        net: nn.Cell,
+        loss_fn: Any,
+        returns_loss: bool,
+        train: Any,
+        weights: list[Any],
+        label: Any = None,
     ) -> None:
         self.train = train
         self.skips = isinstance(train, nn.TrainOneStepWithLossScaleCell)

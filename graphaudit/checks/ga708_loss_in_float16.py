@@ -12,7 +12,20 @@ from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
 #: What loses range or precision in float16: exponentials, logarithms, their losses, reductions.
-_RANGE_SENSITIVE = ("softmax", "log", "exp", "sigmoid", "entropy", "nll", "loss", "mean", "sum", "reduce", "sqrt", "pow")
+_RANGE_SENSITIVE = (
+    "softmax",
+    "log",
+    "exp",
+    "sigmoid",
+    "entropy",
+    "nll",
+    "loss",
+    "mean",
+    "sum",
+    "reduce",
+    "sqrt",
+    "pow",
+)
 
 
 def _needs_range(name: str) -> bool:
