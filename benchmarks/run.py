@@ -32,7 +32,7 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
 9. start-up (``benchmarks/startup.py``): ``graphaudit --help``, ``--version``, ``checks``
    wall time (subprocess) / ``python -c pass``; target < 0.5 s and MindSpore not imported.
 10. the multi-step probe (``benchmarks/probe.py``): ``audit(..., probe=1)`` and ``probe=5`` of
-    mindcv resnet18 (``2x3x224x224``, a label, ``CrossEntropyLoss``) / one real training step
+    mindcv resnet18 (``2x3x64x64``, a label, ``CrossEntropyLoss``) / one real training step
     of the same network on the same batch (``TrainOneStepCell``). Information, no target.
 
 Every group of measurements runs in a fresh subprocess (memory: one process per
@@ -42,10 +42,11 @@ alike; the table gives the ratio of the medians and the ratio of the minimums.
 
 Load: before, during (every second) and after each group the 1-min load average is sampled,
 and the CPU used by other processes is read from ``/proc/stat`` (minus the benchmark's own,
-from ``getrusage``). A timed group during which the load average minus the benchmark's own
-CPU use exceeded the usable cores (``sched_getaffinity``), or other processes used more than
-half of them, is marked ``LOADED: ratios unreliable`` (every row of it); see
-``benchmarks.common.GroupLoad``. ``--max-load X`` refuses instead: it uses X as the threshold,
+from ``getrusage``); both are printed with each group. A timed group during which other
+processes used more than half of the usable cores (``sched_getaffinity``) is marked ``LOADED:
+ratios unreliable`` (every row of it); only where ``/proc/stat`` cannot be read, the load
+average minus the benchmark's own CPU use is judged instead (it cannot tell MindSpore's own
+runnable threads from others'); see ``benchmarks.common.GroupLoad``. ``--max-load X`` refuses instead: it uses X as the threshold,
 waits before each group until other processes use at most X/2 cores (``--max-wait`` seconds
 at most), repeats a group that ran loaded (``--retries`` times) and stops with exit code 3 if
 it still does.
@@ -227,6 +228,8 @@ def measure(
     llama: dict[str, int] | None = None,
     startup_repeats: int = 7,
     probe_model: str = "resnet18",
+    probe_size: int = 64,
+    probe_repeats: int = 3,
     probe_steps: int = 5,
     worker: Callable[[str, dict[str, Any]], Any] = spawn,
     policy: LoadPolicy | None = None,
@@ -272,7 +275,8 @@ def measure(
             f"{probe_model} probe={probe_steps}",
             True,
             lambda: worker(
-                "probe-time", {"model": probe_model, "size": size, "repeats": repeats, "steps": probe_steps}
+                "probe-time",
+                {"model": probe_model, "size": probe_size, "repeats": probe_repeats, "steps": probe_steps},
             ),
         ),
         (

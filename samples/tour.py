@@ -27,10 +27,12 @@ class Block(nn.Cell):
 
 
 class SampleNet(nn.Cell):
-    """A small multi-label CNN with two silent mistakes.
+    """A small multi-label CNN with two silent mistakes, and a design flaw.
 
     ``[block] * 3`` repeats one block object, and the Sigmoid at the end is followed by
-    ``BCEWithLogitsLoss``, which applies a sigmoid of its own.
+    ``BCEWithLogitsLoss``, which applies a sigmoid of its own. The stem's convolution feeds the
+    first block's with nothing non-linear between them: two convolutions that compute one
+    linear map (GA308, a warning).
     """
 
     def __init__(self, num_classes: int = 10) -> None:

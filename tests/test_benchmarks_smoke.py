@@ -116,7 +116,11 @@ def test_load_marking_rules():
     )
     assert quiet.reasons(2) == []  # the benchmark's own share is not counted against it
     busy = GroupLoad(cores=2, wall_s=10, load_max=6.0, own_cores=1.0, others_cores=1.6)
-    assert len(busy.reasons(2)) == 2
+    assert busy.reasons(2) == ["other processes used 1.60 cores > 1"]
+    own_threads = GroupLoad(cores=2, wall_s=10, load_max=4.2, own_cores=2.0, others_cores=0.01)
+    assert own_threads.reasons(2) == []  # the benchmark's own runnable threads raise the load average
+    unknown = GroupLoad(cores=2, wall_s=10, load_max=6.0, own_cores=1.0, others_cores=None)
+    assert unknown.reasons(2) == ["load average 6.0 - own 1.0 > 2"]
     lagging = GroupLoad(cores=2, wall_s=10, load_max=1.0, own_cores=1.0, others_cores=1.5)
     assert lagging.reasons(2) == ["other processes used 1.50 cores > 1"]
     with LoadMonitor(interval=0.01) as load:

@@ -365,17 +365,10 @@ def test_msrun_two_ranks_ga801_uses_the_collective(msrun_job, case, capsys):
 
 
 @pytest.mark.slow
-def test_fingerprint_is_cheap_next_to_a_forward_pass_on_resnet50():
+def test_fingerprint_covers_every_parameter_of_resnet50():
+    # what it costs (0.01-0.03x a forward pass, measured) is not asserted here: speed is the benchmarks'
     mindcv = pytest.importorskip("mindcv")
     net = mindcv.create_model("resnet50", pretrained=False)
-    net.set_train(False)
-    x = Tensor(np.random.default_rng(0).random((1, 3, 224, 224)).astype(np.float32))
-    net(x).asnumpy()
-    started = time.perf_counter()
-    net(x).asnumpy()
-    forward = time.perf_counter() - started
-    started = time.perf_counter()
     fp = fingerprint(net)
-    took = time.perf_counter() - started
     assert len(fp.parameters) == len(net.parameters_dict())
-    assert took < max(forward, 0.5) * 3, (took, forward)  # loose: measured at ~0.01-0.03x a forward pass
+    assert fingerprint(net).parameters == fp.parameters  # the same weights, the same fingerprint
