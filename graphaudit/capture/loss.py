@@ -38,7 +38,15 @@ from mindspore import Tensor, ops
 from graphaudit import graph as g
 from graphaudit.capture.trace import flatten_tensors
 
-__all__ = ["TracedLoss", "label_fits", "loss_attempts", "loss_calls", "loss_inside", "spread_label"]
+__all__ = [
+    "TracedLoss",
+    "label_fits",
+    "loss_attempts",
+    "loss_calls",
+    "loss_inside",
+    "spread_label",
+    "unheld_label",
+]
 
 
 class TracedLoss(NamedTuple):
@@ -88,8 +96,31 @@ def label_fits(output: Any, label: Any) -> bool:
     if not str(label.dtype).lower().startswith(("int", "uint")) or label.size == 0:
         return True
     values = label.asnumpy()
-    classes = max(int(d) for d in output.shape[1:])
-    return bool(values.min() >= 0 and values.max() < classes)
+    return bool(values.min() >= 0 and values.max() < _classes(output))
+
+
+def _classes(output: Tensor) -> int:
+    return max(int(d) for d in output.shape[1:])
+
+
+def unheld_label(output: Any, label: Any) -> str | None:
+    """Why no loss may run on *label* next to the network's *output*, or ``None`` when one may.
+
+    Every tensor of a tuple *label* is judged against the output's first tensor
+    (:func:`label_fits`): a class index beyond the output's classes is read out of bounds by
+    MindSpore's CPU kernels, which may crash the process.
+
+    Example:
+        >>> import numpy as np
+        >>> from mindspore import Tensor
+        >>> unheld_label(Tensor(np.zeros((2, 3), np.float32)), Tensor(np.array([0, 7], np.int32)))
+        'the label holds class indices outside [0, 3) that the output cannot hold'
+    """
+    outputs = flatten_tensors(output)
+    parts = label if isinstance(label, tuple) else (label,)
+    if not outputs or all(label_fits(outputs[0], part) for part in parts):
+        return None
+    return f"the label holds class indices outside [0, {_classes(outputs[0])}) that the output cannot hold"
 
 
 def loss_attempts(logits: Tensor, label: Any) -> list[tuple[Tensor, Any]]:
@@ -149,8 +180,7 @@ def loss_calls(loss_fn: Any, output: Any, label: Any) -> list[tuple[tuple[Any, .
     if not outputs:
         return []
     calls: list[tuple[tuple[Any, ...], int]] = []
-    parts = label if isinstance(label, tuple) else (label,)
-    fits = all(label_fits(outputs[0], part) for part in parts)
+    fits = unheld_label(output, label) is None
     if label is not None and fits and isinstance(output, (tuple, list)) and len(outputs) > 1:
         calls.append(((output, *spread_label(loss_fn, output, label)), len(outputs)))
     for first, candidate in loss_attempts(outputs[0], label):

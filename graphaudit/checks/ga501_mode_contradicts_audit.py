@@ -106,20 +106,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if not wrong:
         return
 
-    # The network is in the other mode when all the cells whose behaviour depends on the mode
-    # are (whatever flag wrappers and containers carry, which changes nothing): one finding
-    # on the network, not one per cell.
-    network_wrong = all(bool(cell.training) != want for cell in dependents)
-    collapsed = [
-        (node, cell, problem)
-        for node, cell, problem in wrong
-        if network_wrong and bool(cell.training) != want
-    ]
-    if want and not root_cell.training and not set_train_reached_a_branch(ctx.structure.cells.values()):
-        # set_train() never ran on the network: the cells still at MindSpore's default are
-        # switched on with the rest by the set_train(True) training does, even when a few were
-        # switched on at construction (mindcv's RepMLP calls set_train() on some BatchNorms).
+    # One finding on the network, not one per cell, when set_train() never ran on it (a flag
+    # assigned directly to it is a mistake, not a default): the cells still at MindSpore's
+    # default are switched on with the rest by the set_train(True) training does, even when a
+    # few were switched on at construction (mindcv's RepMLP calls set_train() on some BatchNorms).
+    never_set = (
+        want and not root_cell.training and not set_train_reached_a_branch(ctx.structure.cells.values())
+    )
+    if never_set:
         collapsed = [item for item in wrong if not item[1].training and not training_flag_set(item[1])]
+    else:  # or when every cell whose behaviour depends on the mode is in the other one
+        network_wrong = all(bool(cell.training) != want for cell in dependents)
+        collapsed = [item for item in wrong if network_wrong and bool(item[1].training) != want]
     if collapsed:
         done = {node for node, _, _ in collapsed}
         wrong = [item for item in wrong if item[0] not in done]
@@ -127,12 +125,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         paths = ", ".join(ctx.cell_path(node) for node, _, _ in collapsed[:3])
         more = f" and {len(collapsed) - 3} more" if len(collapsed) > 3 else ""
         nodes = [root] + [node for node, _, _ in collapsed]
-        if (
-            want
-            and not any(training_flag_set(cell) for _, cell, _ in collapsed)
-            and not training_flag_set(root_cell)
-            and not root_cell.training  # a flag assigned directly is a mistake, not a default
-        ):
+        if never_set:
             yield ctx.finding(
                 "info",
                 ctx.cell_path(root),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from graphaudit import graph as g
@@ -11,27 +12,23 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
-#: What loses range or precision in float16: exponentials, logarithms, their losses, reductions.
-_RANGE_SENSITIVE = (
-    "softmax",
-    "log",
-    "exp",
-    "sigmoid",
-    "entropy",
-    "nll",
-    "loss",
-    "mean",
-    "sum",
-    "reduce",
-    "sqrt",
-    "pow",
+#: The words of an operation or cell name that lose range or precision in float16.
+_RANGE_SENSITIVE = frozenset(
+    {"softmax", "logsoftmax", "log", "logsumexp", "exp", "sigmoid", "softplus", "entropy", "nll", "loss"}
+    | {"mean", "sum", "reduce", "sqrt", "rsqrt", "pow"}
 )
 
 
 def _needs_range(name: str) -> bool:
-    """Whether an operation or cell of the loss needs float32 (not a matmul or cast cast back after)."""
-    short = name.rsplit(".", 1)[-1].lower()
-    return any(word in short for word in _RANGE_SENSITIVE)
+    """Whether an operation or cell of the loss needs float32, by the words of its name.
+
+    Example:
+        >>> [_needs_range(n) for n in ("ops.log_softmax", "ReduceMean", "ops.expand_dims", "ops.matmul")]
+        [True, True, False, False]
+    """
+    short = name.rsplit(".", 1)[-1]
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", short)
+    return any(word.lower() in _RANGE_SENSITIVE for word in words)
 
 
 @register("GA708", "loss-in-float16", severity="warning", needs=(LossTrace,))

@@ -108,20 +108,14 @@ class ProbeStep(Evidence):
 
 
 def _label_unfit(request: AuditRequest, output: Any) -> str | None:
-    """Why the step must not run on this label: class indices the output cannot hold.
-
-    MindSpore's CPU kernels of the class-index losses read such an index out of bounds and
-    can crash the process; GA052 reports the label itself.
-    """
-    from graphaudit.capture.loss import label_fits
-    from graphaudit.capture.trace import flatten_tensors
+    """Why the step must not run on this label (GA052 reports the label itself)."""
+    from graphaudit.capture.loss import unheld_label
 
     if request.loss_inside or request.label is None or isinstance(request.label, (tuple, list)):
         return None
-    outputs = flatten_tensors(output)
-    if not outputs or label_fits(outputs[0], request.label):
-        return None
+    reason = unheld_label(output, request.label)
     return (
-        f"the label holds class indices outside [0, {max(int(d) for d in outputs[0].shape[1:])}) that the "
-        "output cannot hold, and a loss given them reads out of bounds: fix the label (GA052) first"
+        None
+        if reason is None
+        else f"{reason}, and a loss given them reads out of bounds: fix the label (GA052) first"
     )
