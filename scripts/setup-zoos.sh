@@ -45,12 +45,11 @@ held="$(mktemp)"
 trap 'rm -f "$held"' EXIT
 versions > "$held"
 # pip's resolver lists the zoos' own unmet pins after each install (expected, see above): not shown.
-quiet_pip() {
-  "$py" -m pip install -q "$@" 2>&1 | { grep -v -E "dependency resolver|^mind(yolo|ocr|audio|one) [0-9.]+ requires|Location .* is ignored" || true; } >&2
-}
+# shellcheck source=quiet-pip.sh
+. "$root/scripts/quiet-pip.sh"
 echo "setup-zoos: installing ${zoos[*]} (--no-deps) and their pure-Python imports into $venv" >&2
-quiet_pip --no-deps "${zoos[@]}"
-quiet_pip -c "$held" "${deps[@]}"
+quiet_pip "$py" --no-deps "${zoos[@]}"
+quiet_pip "$py" -c "$held" "${deps[@]}"
 if [ "$(versions)" != "$(cat "$held")" ]; then
   echo "setup-zoos: the install changed MindSpore or NumPy: $(versions | tr '\n' ' ') (was $(tr '\n' ' ' < "$held"))" >&2
   exit 1

@@ -8,6 +8,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${GRAPHAUDIT_VENV:-$root/.venv}"
 python="${PYTHON:-python3}"
+# shellcheck source=quiet-pip.sh
+. "$root/scripts/quiet-pip.sh"
 
 # System programs: Graphviz's dot draws the graphs; Chromium (with its driver) runs the
 # HTML report's browser test. Both come from Debian's packages.
@@ -46,8 +48,8 @@ if [ -z "$extras" ] && [ -f "$venv/.graphaudit-deps-test" ] && [ "$(cat "$venv/.
 fi
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing graphaudit${extras:+ with [$extras]} into $venv (first time: a few minutes)" >&2
-  "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
-  "$venv/bin/python" -m pip install -q -e "$root${extras:+[$extras]}"
+  quiet_pip "$venv/bin/python" --upgrade pip
+  quiet_pip "$venv/bin/python" -e "$root${extras:+[$extras]}"
   echo "$want" > "$stamp"
 fi
 if [ "$extras" = test ]; then GRAPHAUDIT_VENV="$venv" bash "$root/scripts/setup-zoos.sh"; fi  # the model zoos of tests/test_zoos.py

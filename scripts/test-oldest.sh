@@ -7,13 +7,15 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${GRAPHAUDIT_OLDEST_VENV:-$root/.venv-oldest}"
 version="${GRAPHAUDIT_OLDEST_MINDSPORE:-2.7.2}"
 python="${PYTHON:-python3}"
+# shellcheck source=quiet-pip.sh
+. "$root/scripts/quiet-pip.sh"
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 stamp="$venv/.graphaudit-oldest"
 want="$version $(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing mindspore==$version and graphaudit into $venv" >&2
-  "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
-  "$venv/bin/python" -m pip install -q "mindspore==$version" -e "$root" pytest hypothesis jsonschema
+  quiet_pip "$venv/bin/python" --upgrade pip
+  quiet_pip "$venv/bin/python" "mindspore==$version" -e "$root" pytest hypothesis jsonschema
   echo "$want" > "$stamp"
 fi
 cd "$root"
