@@ -1002,3 +1002,22 @@ def test_no_teardown_noise_from_mindspore_at_exit(tmp_path):
         done = subprocess.run(command, capture_output=True, text=True, env=_env(), timeout=300)
         assert done.returncode == EXIT_CLEAN, done.stderr
         assert "Exception ignored" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["audit", "pkg:factory", "--probe", "zero"], "graphaudit audit --help"),
+        (["audit"], "graphaudit audit --help"),
+        (["render", "pkg:factory"], "graphaudit render --help"),
+        (["spec"], "graphaudit spec --help"),
+        (["bogus"], "graphaudit --help"),
+    ],
+)
+def test_a_usage_error_is_the_error_and_a_one_line_hint(capsys, argv, hint):
+    code, out, err = run(capsys, *argv)
+    assert code == EXIT_USAGE and out == ""
+    assert "usage:" not in err  # the usage block is what --help is for
+    lines = err.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("graphaudit") and ": error: " in lines[0]
+    assert lines[1] == f"For the options: {hint}"

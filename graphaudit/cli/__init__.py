@@ -32,6 +32,7 @@ import argparse
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from graphaudit.cli import audit, checks, compare, render, spec
 from graphaudit.cli.exits import EPILOG, EXIT_CLEAN, EXIT_FINDINGS, EXIT_FORWARD, EXIT_INTERNAL, EXIT_USAGE
@@ -78,13 +79,24 @@ def _add_target_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line and a hint, as ruff's and pytest's are.
+
+    argparse prints the whole usage block (16 lines for ``audit``) before the error; the
+    block is what ``--help`` is for. Sub-command parsers are made of the same class.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nFor the options: {self.prog} --help\n")
+
+
 def _formatter(prog: str) -> argparse.HelpFormatter:
     return argparse.RawDescriptionHelpFormatter(prog, max_help_position=32)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``graphaudit`` argument parser (``audit``'s evidence options come from the declarations)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="graphaudit",
         description="Find the silent structural accuracy bugs of MindSpore networks.",
         epilog=EPILOG + "\n\nSee docs/cli.md for every command and option.",
