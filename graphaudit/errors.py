@@ -111,5 +111,26 @@ def excerpt(err: BaseException, *, lines: int = 12, indent: str = "    ") -> str
         >>> print(excerpt(ValueError("first\\nsecond"), lines=1))
             first
     """
-    text = "\n".join(str(err).strip().splitlines()[:lines]) or "(the error has no message)"
+    text = "\n".join(explanation(err).splitlines()[:lines]) or "(the error has no message)"
     return textwrap.indent(text, indent)
+
+
+def explanation(err: BaseException) -> str:
+    """*err*'s message up to MindSpore's stack for framework developers, which is dropped.
+
+    MindSpore ends its errors with a "C++ Call Stack: (For framework developers)" block of
+    source locations inside MindSpore; the error itself keeps it, on the ``__cause__`` of the
+    graphaudit error that quotes it.
+
+    Example:
+        >>> explanation(ValueError("For 'MatMul' ...\\n\\n-----\\n- C++ Call Stack: (For framework developers)\\n-----\\nmatmul.cc:200"))
+        "For 'MatMul' ..."
+    """
+    kept = []
+    for line in str(err).strip().splitlines():
+        if "C++ Call Stack" in line:
+            break
+        kept.append(line)
+    while kept and (not kept[-1].strip() or set(kept[-1].strip()) <= {"-"}):
+        kept.pop()
+    return "\n".join(kept)
