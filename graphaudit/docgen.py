@@ -15,7 +15,7 @@ import inspect
 import sys
 from pathlib import Path
 
-from graphaudit.checks import FAMILIES, Check, all_checks
+from graphaudit.checks import Check, all_checks, by_family, id_span
 
 __all__ = ["DOC_PATH", "checks_markdown"]
 
@@ -48,11 +48,8 @@ def checks_markdown() -> str:
         f"| [{c.check_id}](#{c.check_id.lower()}-{c.name}) | `{c.name}` | {_severities(c)} | {_needs(c)} |"
         for c in checks.values()
     ]
-    for digit, family in FAMILIES.items():
-        members = [c for c in checks.values() if c.check_id[2] == digit]
-        if not members:
-            continue
-        lines += ["", f"## GA{digit}xx: {family}"]
+    for family, members in by_family(checks.values()).items():
+        lines += ["", f"## {id_span(members)}: {family}"]
         for check in members:
             summary, _, body = inspect.cleandoc(check.doc).partition("\n")
             lines += ["", f"### {check.check_id} {check.name}", "", summary.strip(), ""]

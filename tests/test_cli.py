@@ -831,10 +831,21 @@ def test_checks_lists_every_check(capsys):
     code, out, _ = run(capsys, "checks")
     assert code == EXIT_CLEAN
     lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 100
     for check in CHECKS.values():
-        row = next(line for line in lines if line.startswith(check.check_id + " "))
-        assert check.name in row and check.family in row and check.severity in row
-        assert "--input" in row or not check.needs_inputs
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"  {check.check_id} "))
+        assert check.name in lines[at] and check.severity in lines[at]
+        heading = next(line for line in reversed(lines[:at]) if not line.startswith(" "))
+        assert heading.endswith(f": {check.family}")
+    schedules = next(line for line in lines if "learning-rate schedules" in line)
+    assert schedules.startswith("GA914-GA916:")  # their own family, not "probe steps"
+
+
+def test_a_checks_page_says_what_to_pass_on_the_command_line(capsys):
+    for check in CHECKS.values():
+        code, out, _ = run(capsys, "checks", check.check_id)
+        assert code == EXIT_CLEAN
+        assert "--input" in out.splitlines()[1] or not check.needs_inputs
 
 
 @pytest.mark.parametrize("key", ["GA201", "ga201", "trainable-not-in-optimizer"])

@@ -12,7 +12,9 @@ Each check lives in its own module in this package, named after its ID
   check, saying why in words for Python and for the command line, when one is missing;
 - ``confirms``: the ID of a check whose findings it finds again from other evidence (a probe
   step confirming a static finding); a finding of it about the same subjects is merged into
-  the other check's finding instead of being reported twice.
+  the other check's finding instead of being reported twice;
+- ``family``, only when the check belongs to a family of its own within its ID digit's
+  (:data:`FAMILIES`; the learning-rate schedules among the probe checks).
 
 The function gets an :class:`~graphaudit.checks.context.AuditContext` bound to the check and
 yields :class:`~graphaudit.findings.Finding` records made with ``ctx.finding(...)``. It is a
@@ -46,7 +48,17 @@ from graphaudit.findings import SEVERITIES, Finding, Severity, severity_rank
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["FAMILIES", "REQUIRED_DOC_SECTIONS", "Check", "all_checks", "find_check", "register"]
+__all__ = [
+    "FAMILIES",
+    "REQUIRED_DOC_SECTIONS",
+    "SCHEDULES",
+    "Check",
+    "all_checks",
+    "by_family",
+    "find_check",
+    "id_span",
+    "register",
+]
 
 CheckFunction = Callable[["AuditContext"], Iterable[Finding]]
 
@@ -60,8 +72,10 @@ FAMILIES = {
     "6": "initialization",
     "7": "API misuse",
     "8": "distributed consistency",
-    "9": "probe step (one real training step, confirmed from the numbers)",
+    "9": "probe steps (real training steps, confirmed from the numbers)",
 }
+
+SCHEDULES = "learning-rate schedules (read without running them)"
 
 REQUIRED_DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead")
 _ID = re.compile(r"^GA[0-9]\d\d$")
@@ -81,6 +95,7 @@ class Check:
     needs: tuple[type[Evidence], ...] = ()
     confirms: str | None = None
     module: str = field(default="", compare=False)
+    declared_family: str | None = None
 
     @property
     def severities(self) -> tuple[Severity, ...]:
@@ -89,7 +104,8 @@ class Check:
 
     @property
     def family(self) -> str:
-        return FAMILIES[self.check_id[2]]
+        """The family the check declares (``register(..., family=)``), else its ID digit's."""
+        return self.declared_family or FAMILIES[self.check_id[2]]
 
     @property
     def doc(self) -> str:
@@ -135,6 +151,7 @@ def register(
     also: Iterable[Severity] = (),
     needs: Iterable[type[Evidence]] = (),
     confirms: str | None = None,
+    family: str | None = None,
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register the decorated function as check *check_id* called *name*; see the module docstring.
 
@@ -175,6 +192,7 @@ def register(
             needs=tuple(needs),
             confirms=confirms,
             module=run.__module__,
+            declared_family=family,
         )
         return run
 
@@ -187,6 +205,34 @@ def all_checks() -> dict[str, Check]:
         if module.name.startswith("ga"):
             importlib.import_module(f"{__name__}.{module.name}")
     return dict(sorted(_REGISTRY.items()))
+
+
+def by_family(checks: Iterable[Check]) -> dict[str, list[Check]]:
+    """*checks* grouped by family, the families in the order of their first check's ID.
+
+    Example:
+        >>> families = by_family(all_checks().values())
+        >>> [check.check_id for check in families[SCHEDULES]]
+        ['GA914', 'GA915', 'GA916']
+    """
+    families: dict[str, list[Check]] = {}
+    for check in sorted(checks, key=lambda c: c.check_id):
+        families.setdefault(check.family, []).append(check)
+    return families
+
+
+def id_span(members: Iterable[Check]) -> str:
+    """The IDs of one family's checks in words: ``GA1xx`` for a whole digit, else first-last.
+
+    Example:
+        >>> id_span(all_checks()[i] for i in ("GA914", "GA916")), id_span([all_checks()["GA101"]])
+        ('GA914-GA916', 'GA1xx')
+    """
+    checks = sorted(members, key=lambda c: c.check_id)
+    first, last = checks[0].check_id, checks[-1].check_id
+    if all(c.check_id[2] == first[2] and c.declared_family is None for c in checks):
+        return f"GA{first[2]}xx"
+    return first if first == last else f"{first}-{last}"
 
 
 def find_check(key: str) -> Check | None:

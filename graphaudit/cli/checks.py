@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import textwrap
 from typing import Any
 
 from graphaudit.cli.exits import EXIT_CLEAN
@@ -20,8 +21,8 @@ def add_parser(commands: Any, formatter: Any, epilog: str) -> None:
     checks = commands.add_parser(
         "checks",
         help="list the checks, or show one check's documentation",
-        description="List every check (ID, name, severity, family, what it needs), or print the full "
-        "documentation of one.",
+        description="List every check by family (ID, name, severity, the evidence it needs), or print "
+        "the full documentation of one (with the options that give what it needs).",
         epilog=epilog,
         formatter_class=formatter,
     )
@@ -59,20 +60,31 @@ def check_page(key: str) -> str:
     return "\n".join(lines)
 
 
+WIDTH = 100  # a terminal's width, as ruff's and pytest's listings keep to
+
+
 def check_list() -> str:
-    """One row per check: ID, name, severity, family and what it needs on the command line."""
-    from graphaudit.checks import all_checks
+    """The checks by family, one row each: ID, name, severity, and the evidence it needs.
+
+    The rows fit :data:`WIDTH` columns; what each piece of evidence asks for on the command
+    line is on the check's own page (``graphaudit checks ID``).
+    """
+    from graphaudit.checks import all_checks, by_family, id_span
 
     checks = list(all_checks().values())
-    width = max([len(c.name) for c in checks] + [4])
-    family = max(len(c.family) for c in checks)
-    lines = [f"{'ID':<6} {'name':<{width}}  {'severity':<8}  {'family':<{family}}  needs"]
-    for check in checks:
-        needs = ", ".join(kind.requirement.cli for kind in check.needs) or "-"
-        lines.append(
-            f"{check.check_id:<6} {check.name:<{width}}  {check.severity:<8}  {check.family:<{family}}  {needs}"
-        )
-    lines += ["", "`graphaudit checks ID` shows a check's documentation."]
+    name_width = max(len(c.name) for c in checks)
+    indent = " " * (2 + 6 + 1 + name_width + 2 + 8 + 2)
+    lines: list[str] = []
+    for family, members in by_family(checks).items():
+        lines += [f"{id_span(members)}: {family}"]
+        for check in members:
+            row = f"  {check.check_id:<6} {check.name:<{name_width}}  {check.severity:<8}  "
+            needs = ", ".join(kind.title for kind in check.needs) or "the network only"
+            wrapped = textwrap.wrap(needs, WIDTH - len(indent)) or [""]
+            lines.append(row + wrapped[0])
+            lines += [indent + more for more in wrapped[1:]]
+        lines.append("")
+    lines.append("`graphaudit checks ID` shows a check's documentation and what to pass for it.")
     return "\n".join(lines)
 
 
