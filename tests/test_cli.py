@@ -480,6 +480,8 @@ def test_text_report_words_the_checks_not_run_for_the_command_line(capsys, facto
 
     code, out, _ = run(capsys, "audit", f"{factories}:clean")
     assert code == EXIT_CLEAN
+    assert out.splitlines()[-1].startswith("NOT RUN: ") and "--show-not-run" in out.splitlines()[-1]
+    code, out, _ = run(capsys, "audit", f"{factories}:clean", "--show-not-run")
     not_run = out.split("\nNOT RUN\n", 1)[1]
     for kind in (RankFingerprints, TracedPass):
         assert kind.requirement.cli in not_run

@@ -159,6 +159,12 @@ def add_parser(commands: Any, formatter: Any, epilog: str, add_target_options: A
     )
     audit.add_argument("--output", "-o", metavar="PATH", help="write the report there instead of to stdout")
     audit.add_argument(
+        "--show-not-run",
+        action="store_true",
+        help="list the checks that did not run, with what each needs (text format; JSON and SARIF "
+        "always list them)",
+    )
+    audit.add_argument(
         "--fail-on",
         choices=tuple(FAIL_ON),
         default="error",
@@ -233,7 +239,7 @@ def run(args: argparse.Namespace, evidence_options: list[Any]) -> int:
             report, target, optimizer if optimizer is not None else setup.optimizer, optimizer_factory
         )
     else:
-        text = report.text(audience="cli")
+        text = report.text(audience="cli", not_run=args.show_not_run)
     write(text, args.output, f"{args.format} report")
     return EXIT_FINDINGS if report.of_severity(*FAIL_ON[args.fail_on]) else EXIT_CLEAN
 

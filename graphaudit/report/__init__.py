@@ -35,6 +35,11 @@ __all__ = ["JSON_SCHEMA_VERSION", "NotRun", "Report"]
 
 JSON_SCHEMA_VERSION = 2
 AUDIENCES = ("python", "cli")
+_LIST_NOT_RUN = {
+    "python": "report.not_run, or report.text(not_run=True)",
+    "cli": "graphaudit audit ... --show-not-run",
+}
+SUBJECTS_SHOWN = 5  # a group's subjects in the text; JSON and SARIF list them all
 
 
 @dataclass(frozen=True)
@@ -205,8 +210,18 @@ class Report:
         """The report as JSON (``schema_version`` 2: the keys of :meth:`to_dict`)."""
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
-    def text(self, *, audience: str = "python") -> str:
-        """The report as text; *audience* words the checks not run for ``"python"`` or ``"cli"``."""
+    def text(self, *, audience: str = "python", not_run: bool = False) -> str:
+        """The report as text; *audience* words the checks not run for ``"python"`` or ``"cli"``.
+
+        The checks that did not run take one line saying how to list them, unless *not_run*
+        asks for the list (what each needs and how to give it, grouped by reason).
+
+        Example:
+            >>> import graphaudit
+            >>> from mindspore import nn
+            >>> print(graphaudit.audit(nn.Dense(3, 2)).text().splitlines()[-1])  # doctest: +ELLIPSIS
+            NOT RUN: ... checks (what each needs: report.not_run, or report.text(not_run=True))
+        """
         inside = f" (inside {' > '.join(self.unwrapped)})" if self.unwrapped else ""
         lines = [f"graphaudit report for {self.network}{inside}: {self.summary()}"]
         for severity in SEVERITIES:
@@ -214,7 +229,10 @@ class Report:
             if found:
                 lines.append(f"\n{severity.upper()}S")
                 lines += [_format(f) for f in found]
-        if self.not_run:
+        if self.not_run and not not_run:
+            how = _LIST_NOT_RUN[audience]
+            lines.append(f"\nNOT RUN: {plural(len(self.not_run), 'check')} (what each needs: {how})")
+        elif self.not_run:
             lines.append("\nNOT RUN")
             by_reason: dict[str, list[NotRun]] = {}
             for n in self.not_run:
@@ -262,7 +280,12 @@ class Report:
 
 
 def _format(finding: Finding) -> str:
-    also = f"\n      subjects: {', '.join(finding.subjects)}" if len(finding.subjects) > 1 else ""
+    subjects = finding.subjects
+    also = ""
+    if len(subjects) > 1:
+        shown = ", ".join(subjects[:SUBJECTS_SHOWN])
+        more = len(subjects) - SUBJECTS_SHOWN
+        also = f"\n      subjects: {shown}" + (f" and {more} more ({len(subjects)} in all)" if more > 0 else "")
     return (
         f"  {finding.check_id} {finding.name}  {finding.subject}{also}\n"
         f"      {finding.message}\n      fix: {finding.fix}"
