@@ -285,7 +285,9 @@ def _format(finding: Finding) -> str:
     if len(subjects) > 1:
         shown = ", ".join(subjects[:SUBJECTS_SHOWN])
         more = len(subjects) - SUBJECTS_SHOWN
-        also = f"\n      subjects: {shown}" + (f" and {more} more ({len(subjects)} in all)" if more > 0 else "")
+        also = f"\n      subjects: {shown}" + (
+            f" and {more} more ({len(subjects)} in all)" if more > 0 else ""
+        )
     return (
         f"  {finding.check_id} {finding.name}  {finding.subject}{also}\n"
         f"      {finding.message}\n      fix: {finding.fix}"
