@@ -38,7 +38,24 @@ __all__ = [
 
 
 class GraphAuditError(Exception):
-    """Base class of every error raised by graphaudit."""
+    """Base class of every error raised by graphaudit.
+
+    An error whose advice names Python arguments (``label=y``) can also carry the same advice
+    in the command line's words (``cli=``: "give --label SHAPE"); :meth:`text` picks one.
+
+    Example:
+        >>> err = GraphAuditError("needs a label: pass label=y", cli="needs a label: give --label SHAPE")
+        >>> str(err), err.text("cli")
+        ('needs a label: pass label=y', 'needs a label: give --label SHAPE')
+    """
+
+    def __init__(self, *args: object, cli: str | None = None) -> None:
+        super().__init__(*args)
+        self.cli = cli
+
+    def text(self, audience: str = "python") -> str:
+        """The message for ``"python"`` (``str(err)``) or for ``"cli"`` (its own wording, if any)."""
+        return self.cli if audience == "cli" and self.cli is not None else str(self)
 
 
 class ArgumentTypeError(GraphAuditError, TypeError):

@@ -1034,3 +1034,17 @@ def test_a_usage_error_is_the_error_and_a_one_line_hint(capsys, argv, hint):
     lines = err.splitlines()
     assert len(lines) == 2 and lines[0].startswith("graphaudit") and ": error: " in lines[0]
     assert lines[1] == f"For the options: {hint}"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--input", "2x4", "--probe"],  # a loss and an optimizer, no label
+        ["--probe"],  # no batch at all
+    ],
+)
+def test_a_probe_without_what_it_needs_is_told_in_the_commands_words(capsys, factories, argv):
+    code, _, err = run(capsys, "audit", f"{factories}:with_loss", *argv)
+    assert code == EXIT_USAGE and "--label SHAPE[:DTYPE]" in err
+    for python_words in ("label=y", "inputs=(", "run_probe(", "audit(net"):
+        assert python_words not in err

@@ -101,19 +101,22 @@ def check_step_arguments(
     inputs), so no separate loss or label is needed.
     """
     net = check_cell(net, function="the probe step")
-    missing = []
+    missing: list[tuple[str, str]] = []  # (Python wording, command-line wording)
     if loss_fn is None and not returns_loss:
-        missing.append("a loss (loss_fn=...)")
+        missing.append(("a loss (loss_fn=...)", "a loss (a factory returning (net, optimizer, loss_fn))"))
     if label is None and not returns_loss:
-        missing.append("a label (label=y)")
+        missing.append(("a label (label=y)", "a label (--label SHAPE[:DTYPE])"))
     if optimizer is None:
-        missing.append("an optimizer")
+        missing.append(("an optimizer", "an optimizer (--optimizer MODULE:FACTORY)"))
     if missing:
         raise ProbeInputError(
-            "the probe runs one real training step, so it needs "
-            + " and ".join(missing)
+            "the probe runs real training steps, so it needs "
+            + " and ".join(python for python, _ in missing)
             + ". Pass them, e.g. audit(net, optimizer, inputs=(x,), label=y, "
-            "loss_fn=nn.CrossEntropyLoss(), probe=True), or run_probe(net, optimizer, loss_fn, (x,), y)."
+            "loss_fn=nn.CrossEntropyLoss(), probe=True), or run_probe(net, optimizer, loss_fn, (x,), y).",
+            cli="--probe runs real training steps, so it needs "
+            + " and ".join(cli for _, cli in missing)
+            + ", e.g. graphaudit audit model.py:build --input 8x3x32x32 --label 8:int32 --probe",
         )
     if not isinstance(optimizer, nn.Optimizer):
         raise ProbeInputError(

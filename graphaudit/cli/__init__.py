@@ -138,10 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except ForwardError as err:
-        print(f"graphaudit: error: the network failed to run: {err}", file=sys.stderr)
+        print(f"graphaudit: error: the network failed to run: {err.text('cli')}", file=sys.stderr)
         return EXIT_FORWARD
     except GraphAuditError as err:
-        print(f"graphaudit: error: {err}", file=sys.stderr)
+        print(f"graphaudit: error: {err.text('cli')}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("graphaudit: interrupted", file=sys.stderr)

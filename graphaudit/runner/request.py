@@ -175,7 +175,10 @@ def build_request(
             raise ProbeInputError(
                 "probe=True runs one real training step, so it needs a batch and its label: pass "
                 "inputs=(x,) and label=y (or inputs=(x, y) for a WithLossCell, TrainOneStepCell or Model), "
-                "with a loss (loss_fn=...) and an optimizer."
+                "with a loss (loss_fn=...) and an optimizer.",
+                cli="--probe runs real training steps, so it needs a batch and its label: give --input "
+                "SHAPE[:DTYPE] for each construct() argument and --label SHAPE[:DTYPE], with a factory "
+                "returning (net, optimizer, loss_fn).",
             )
         check_step_arguments(backbone, optimizer, loss_fn, target, returns_loss=setup.loss_inside)
     return AuditRequest(
