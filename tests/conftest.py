@@ -8,6 +8,14 @@ os.environ.setdefault("GLOG_v", "3")  # MindSpore's C++ warnings would drown pyt
 
 sys.path.insert(0, str(Path(__file__).parent))  # so tests can import the shared nets module
 
+try:  # Hypothesis keeps its example database in ./.hypothesis, the checkout, from collection on
+    from hypothesis import settings
+
+    settings.register_profile("graphaudit", database=None)
+    settings.load_profile("graphaudit")
+except ImportError:  # the smoke run on the oldest MindSpore has no Hypothesis
+    pass
+
 
 @pytest.fixture(autouse=True)
 def _run_in_a_scratch_folder(tmp_path_factory, monkeypatch):

@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import stat
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -429,10 +428,8 @@ def test_a_5000_cell_network_falls_back_to_a_collapsed_view(tmp_path: Path) -> N
     assert "collapsed to depth 1: depth 2 would draw 5051 nodes, over max_nodes=1500" in drawing.dot
     assert drawing.targets == [["ga-cell_3a_37"]]  # the finding marks the box it fell into
     assert "[GA900]" in drawing.dot
-    if shutil.which("dot"):
-        start = time.perf_counter()
+    if shutil.which("dot"):  # within render's own bound: a RenderTimeoutError otherwise (costs: benchmarks/)
         svg = render_report(graphaudit.Report([], graph, network="Big"), tmp_path / "big.svg", timeout=60)
-        assert time.perf_counter() - start < 60
         assert ET.parse(svg).getroot().tag == f"{SVG_NS}svg"
 
 
@@ -443,10 +440,8 @@ def test_dot_that_hangs_is_stopped_with_a_clear_error(
     fake.write_text("#!/bin/sh\nexec sleep 30\n")
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("GRAPHAUDIT_DOT", str(fake))
-    start = time.perf_counter()
-    with pytest.raises(RenderTimeoutError) as caught:
+    with pytest.raises(RenderTimeoutError) as caught:  # without the bound, dot would exit 0 with no drawing
         render(Repeated(), tmp_path / "r.svg", inputs=tensor(1, 4), timeout=0.5)
-    assert time.perf_counter() - start < 10
     message = str(caught.value)
     assert "lay out 7 nodes (drawn at depth 2) within 0.5 s" in message and "pass depth=1" in message
     assert isinstance(caught.value, graphaudit.GraphAuditError)
@@ -646,9 +641,7 @@ def test_mindcv_models_render_with_findings_visible(name: str, tmp_path: Path) -
     report = _model_report(name)
     assert [f.subjects for f in report.by_check("GA201")] == [("classifier.weight", "classifier.bias")]
     for options in ({}, {"depth": 2}, {"view": "structure"}):
-        start = time.perf_counter()
         svg = render_report(report, tmp_path / f"{name}.svg", timeout=120, **options)
-        assert time.perf_counter() - start < 60, options
         root = ET.parse(svg).getroot()
         ids = {g.get("id") for g in root.iter(f"{SVG_NS}g")}
         drawing = draw(report.graph, report.findings, **options)
