@@ -292,7 +292,8 @@ def test_the_report_carries_the_pipeline_graphs_annotated_and_its_json_is_valid(
     train, eval_ds = pair(tmp_path, eval_finish=[vision.HWC2CHW()])
     report = graphaudit.audit_dataset(train, eval_ds)
     assert sorted(report.datasets) == ["eval", "train"] and report.graph.number_of_nodes() == 0
-    flagged = {n: d["findings"] for n, d in report.datasets["eval"].nodes(data=True) if "findings" in d}
+    flagged = {n: d["findings"] for n, d in report.annotated("eval").nodes(data=True) if "findings" in d}
+    assert not any("findings" in d for _, d in report.datasets["eval"].nodes(data=True))
     assert "GA004" in json.dumps(flagged)
     data = json.loads(report.to_json())
     jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(data)

@@ -18,7 +18,7 @@ from nets import Repeated, Tied, tensor
 
 import graphaudit
 from graphaudit.draw import KIND_COLORS, SEVERITY_COLORS, RenderError, RenderTimeoutError, graph_svg, to_dot
-from graphaudit.draw.dot import draw
+from graphaudit.draw.dot import draw, findings_from_graph
 from graphaudit.draw.engine import run_dot
 from graphaudit.draw.html import asset
 from graphaudit.draw.style import PLAIN_BORDER, SEVERITY_FILLS, label, tooltip
@@ -301,8 +301,11 @@ def test_findings_are_coloured_labelled_and_explained() -> None:
     assert "[GA101]" in line
     assert ga101.message.split(":")[0] in line and "Fix: Create a separate Dense" in line  # the tooltip
     assert '"ga-legend-error" [label="error finding [check ID]"' in drawing.dot
-    # The report's graph alone (no Finding objects) still shows the IDs it was annotated with.
-    assert "[GA101]" in to_dot(report.graph)
+    # Only the findings given are drawn: the report's graph alone is unmarked; an annotated copy
+    # (read back from GraphML, say) is drawn marked again through findings_from_graph.
+    assert "GA101" not in to_dot(report.graph) and "GA101" not in to_dot(report.graph, [])
+    assert "[GA101]" in to_dot(report.graph, findings_from_graph(report.annotated()))
+    assert "GA101" not in to_dot(graphaudit.Report([], report.graph).graph)
 
 
 def test_severity_colours_and_kind_colours_are_fixed() -> None:

@@ -82,7 +82,10 @@ class Drawing:
 
 
 def findings_from_graph(graph: nx.MultiDiGraph) -> list[Finding]:
-    """Findings rebuilt from the ``findings`` / ``severity`` node attributes of a report's graph.
+    """Findings rebuilt from the ``findings`` / ``severity`` node attributes of an annotated graph.
+
+    An annotated graph is :meth:`graphaudit.Report.annotated`'s copy (read back from GraphML,
+    say); ``to_dot(graph, findings_from_graph(graph))`` draws it marked again.
 
     Example:
         >>> import networkx as nx
@@ -288,7 +291,7 @@ def draw(
         >>> [f.check_id for f in drawing.findings], drawing.targets
         (['GA101'], [['ga-cell_3a_0', 'ga-cell_3a_']])
     """
-    findings = sorted(findings, key=Finding.sort_key) or findings_from_graph(graph)
+    findings = sorted(findings, key=Finding.sort_key)
     flagged = {node for f in findings for node in f.nodes}
     if isinstance(loss, str):
         loss = Loss(loss)
@@ -344,8 +347,8 @@ def to_dot(
     *rollup_threshold* drawn nodes). Above *max_nodes* drawn nodes the depth is lowered
     until the drawing fits, and the title says so. The later calls of a cell called several
     times are one closed box each (their inside is the first call's); *repeats* opens them. *loss* (a :class:`~graphaudit.draw.tree.Loss`
-    or its class name) is drawn after the outputs, with the findings about it. With no
-    *findings*, those a :class:`~graphaudit.report.Report` attached to the graph's nodes are shown.
+    or its class name) is drawn after the outputs, with the findings about it. Only *findings*
+    are drawn: with none, the graph is drawn unmarked.
 
     Example:
         >>> import graphaudit, numpy as np

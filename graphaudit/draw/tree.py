@@ -115,8 +115,7 @@ def _in(graph: nx.MultiDiGraph, node: str, kind: str) -> list[str]:
 
 
 def _flagged(graph: nx.MultiDiGraph, flagged: Iterable[str]) -> set[str]:
-    marked = {n for n, d in graph.nodes(data=True) if d.get("findings")}
-    return marked | {n for n in flagged if n in graph}
+    return {n for n in flagged if n in graph}
 
 
 def cell_parents(graph: nx.MultiDiGraph) -> dict[str, str | None]:

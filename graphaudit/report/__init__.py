@@ -81,15 +81,15 @@ class Report:
     """What :func:`graphaudit.audit` found.
 
     ``findings`` are in a deterministic order (severity, check ID, subject); ``graph`` is the
-    captured graph with each finding attached to its nodes (node attributes ``findings``, the
-    check IDs as JSON text, and ``severity``, the worst one); ``not_run`` lists every check that
+    captured graph, as the capture made it (:meth:`annotated` gives a copy with each finding
+    attached to its nodes, for GraphML); ``not_run`` lists every check that
     could not run with the reason (``skipped`` is the same as ``{ID: reason}``);
     ``structure`` holds the network's objects behind the graph's nodes (``None`` for a report
     rebuilt from a graph); ``unwrapped`` names the training wrappers ``network`` was found in
     (``("Model", "TrainOneStepCell", "WithLossCell")``), outermost first. ``datasets`` holds
     the graphs of the data pipelines audited (``"train"``, ``"eval"``; see
-    :mod:`graphaudit.graph.pipeline`), each node annotated like the network's with the
-    findings whose subjects name it (empty when no pipeline was audited).
+    :mod:`graphaudit.graph.pipeline`; ``annotated(name)`` marks the findings whose subjects
+    name a node; empty when no pipeline was audited).
     """
 
     findings: list[Finding]
@@ -104,26 +104,38 @@ class Report:
     def __post_init__(self) -> None:
         self.findings = sorted(self.findings, key=Finding.sort_key)
         self.not_run = sorted(self.not_run, key=lambda n: n.check_id)
-        self._annotate()
 
-    def _annotate(self) -> None:
-        on_node: dict[str, list[Finding]] = {}
-        for finding in self.findings:
-            for node in finding.nodes:
-                if node in self.graph:
-                    on_node.setdefault(node, []).append(finding)
-        marked = [(self.graph, on_node)]
-        if self.datasets:
+    def annotated(self, dataset: str | None = None) -> nx.MultiDiGraph:
+        """A copy of the network's graph (or of the pipeline *dataset*) with the findings on its nodes.
+
+        Each node a finding concerns gets the attributes ``findings`` (the check IDs, as JSON
+        text) and ``severity`` (the worst one), so that ``networkx.write_graphml`` keeps them;
+        ``report.graph`` itself stays as the capture made it.
+
+        Example:
+            >>> import graphaudit
+            >>> from mindspore import nn
+            >>> block = nn.Dense(2, 2)
+            >>> report = graphaudit.audit(nn.SequentialCell([block, block]))
+            >>> graph = report.annotated()
+            >>> graph.nodes["cell:0"]["findings"], "findings" in report.graph.nodes["cell:0"]
+            ('["GA101"]', False)
+        """
+        graph = (self.graph if dataset is None else self.datasets[dataset]).copy()
+        if dataset is None:
+            on_node: dict[str, list[Finding]] = {}
+            for finding in self.findings:
+                for node in finding.nodes:
+                    if node in graph:
+                        on_node.setdefault(node, []).append(finding)
+        else:
             from graphaudit.graph.pipeline import findings_on_pipeline
 
-            marked += [
-                (graph, findings_on_pipeline(graph, self.findings)) for graph in self.datasets.values()
-            ]
-        for graph, by_node in marked:
-            for node, found in by_node.items():
-                attrs = graph.nodes[node]
-                attrs["findings"] = json.dumps(sorted({f.check_id for f in found}))
-                attrs["severity"] = min((f.severity for f in found), key=severity_rank)
+            on_node = findings_on_pipeline(graph, self.findings)
+        for node, found in on_node.items():
+            graph.nodes[node]["findings"] = json.dumps(sorted({f.check_id for f in found}))
+            graph.nodes[node]["severity"] = min((f.severity for f in found), key=severity_rank)
+        return graph
 
     @property
     def ok(self) -> bool:
