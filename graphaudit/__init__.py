@@ -25,6 +25,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from graphaudit.errors import (
+    AuditFailed,
     ForwardError,
     GraphAuditError,
     InputError,
@@ -35,7 +36,7 @@ from graphaudit.findings import Finding
 from graphaudit.version import __version__
 
 if TYPE_CHECKING:
-    from graphaudit.callback import AuditCallback, AuditFailed
+    from graphaudit.callback import AuditCallback
     from graphaudit.capture import to_networkx
     from graphaudit.graph.summary import summarize
     from graphaudit.report import Report
@@ -66,7 +67,6 @@ __all__ = [
 # Loaded on first use, so that `import graphaudit` and `graphaudit --help` do not import MindSpore.
 _LAZY = {
     "AuditCallback": "graphaudit.callback",
-    "AuditFailed": "graphaudit.callback",
     "audit": "graphaudit.runner",
     "audit_dataset": "graphaudit.runner.data",
     "to_networkx": "graphaudit.capture",

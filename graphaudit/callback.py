@@ -32,20 +32,12 @@ from typing import Any
 
 from mindspore.train import Callback
 
-from graphaudit.errors import ArgumentError, GraphAuditError
+from graphaudit.errors import ArgumentError, AuditFailed
+from graphaudit.findings import FAIL_ON
 
 __all__ = ["AuditCallback", "AuditFailed"]
 
-FAIL_ON = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
 logger = logging.getLogger("graphaudit")
-
-
-class AuditFailed(GraphAuditError):
-    """Training was stopped before its first step: the audit found problems. ``report`` holds them."""
-
-    def __init__(self, report: Any) -> None:
-        self.report = report
-        super().__init__(f"graphaudit stopped the training before its first step:\n{report}")
 
 
 class AuditCallback(Callback):

@@ -21,6 +21,7 @@ import textwrap
 __all__ = [
     "ArgumentError",
     "ArgumentTypeError",
+    "AuditFailed",
     "CLIError",
     "FingerprintError",
     "ForwardError",
@@ -64,6 +65,14 @@ class ArgumentTypeError(GraphAuditError, TypeError):
 
 class ArgumentError(GraphAuditError, ValueError):
     """An argument of a graphaudit function has a value it cannot take (``mode="test"``...)."""
+
+
+class AuditFailed(GraphAuditError):
+    """Training was stopped before its first step: the audit found problems. ``report`` holds them."""
+
+    def __init__(self, report: object) -> None:
+        self.report = report
+        super().__init__(f"graphaudit stopped the training before its first step:\n{report}")
 
 
 class NotACellError(ArgumentTypeError):

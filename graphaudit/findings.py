@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
-__all__ = ["SEVERITIES", "Finding", "Severity", "plural", "severity_rank"]
+__all__ = ["FAIL_ON", "SEVERITIES", "Finding", "Severity", "plural", "severity_rank"]
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+# What fails a run at each ``fail_on`` level (graphaudit audit --fail-on, AuditCallback(fail_on=)).
+FAIL_ON: dict[str, tuple[Severity, ...]] = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
 
 
 def severity_rank(severity: str) -> int:

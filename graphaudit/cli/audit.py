@@ -38,11 +38,11 @@ from graphaudit.cli.targets import (
     unwrapped,
 )
 from graphaudit.errors import CLIError
+from graphaudit.findings import FAIL_ON
 
-__all__ = ["FAIL_ON", "add_evidence_options", "add_parser", "evidence_keywords", "run"]
+__all__ = ["add_evidence_options", "add_parser", "evidence_keywords", "run"]
 
 #: ``--fail-on`` level → the severities that make the exit code 1.
-FAIL_ON = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
 #: How each ``Option.cli_value`` is read from the command line (argparse keywords).
 CLI_VALUES: dict[str, dict[str, Any]] = {
     "text": {},
