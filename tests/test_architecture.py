@@ -9,6 +9,7 @@ not, must follow the pipeline: capture → evidence → checks → runner → re
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -173,53 +174,74 @@ def test_importing_graphaudit_and_the_declarations_does_not_import_mindspore():
     assert _imports_mindspore("import graphaudit\ngraphaudit.to_networkx")  # the capture does, on first use
 
 
-def test_a_check_with_a_new_kind_of_evidence_needs_nothing_else():
-    """docs/architecture.md's walk-through: an evidence module and a check module, nothing else."""
-    from dataclasses import dataclass
+def _walkthrough_modules() -> dict[str, str]:
+    """The code blocks of docs/architecture.md's walk-through, by the file their first line names."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(# (graphaudit/[\w/]+\.py)\n.*?)```", text, flags=re.S)
+    return {path: code for code, path in blocks}
+
+
+def test_the_walkthrough_check_and_its_evidence_need_nothing_else(tmp_path, capsys):
+    """docs/architecture.md's walk-through, run as written: an evidence module and a check module."""
+    import importlib
+    import sys
 
     from mindspore import nn
 
     import graphaudit
-    from graphaudit import checks
-    from graphaudit.evidence import Evidence, Missing, Option, Requirement
+    from graphaudit import checks, evidence
+    from graphaudit.cli import main
+    from graphaudit.evidence import Evidence
 
-    @dataclass(frozen=True)
-    class BatchSizeHint(Evidence):
-        title = "the batch size the training will use"
-        requirement = Requirement("pass batch_size=N", "give --batch-size N")
-        options = (Option("batch_size", "the training batch size", flag="--batch-size"),)
-
-        size: int
-
-        @classmethod
-        def produce(cls, request, have):
-            size = request.option("batch_size")
-            return Missing() if size is None else cls(int(size))
-
-    def batch_of_one(ctx):
-        """A training batch of one sample.
-
-        What it does: reports a batch size of 1. Why is this bad: BatchNorm cannot normalise
-        one sample. Example: ``batch_size=1``. Use instead: ``batch_size=32``.
-        """
-        if ctx.need(BatchSizeHint).size == 1:
-            yield ctx.finding("warning", "(root)", "The batch holds one sample.", "Use more.", ["cell:"])
-
-    batch_of_one.__module__ = "graphaudit.checks.ga099_walkthrough"  # as if it lived in the package
+    modules = _walkthrough_modules()
+    assert sorted(modules) == [
+        "graphaudit/checks/ga799_batchnorm_under_accumulation.py",
+        "graphaudit/evidence/accumulation.py",
+    ]
+    for path, code in modules.items():
+        package = tmp_path / path.split("/")[1]
+        package.mkdir(exist_ok=True)
+        (package / path.split("/")[2]).write_text(code, encoding="utf-8")
+    checks.__path__.append(str(tmp_path / "checks"))  # as if the files were in the package
+    evidence.__path__.append(str(tmp_path / "evidence"))
+    net = nn.SequentialCell([nn.Dense(4, 4), nn.BatchNorm1d(4)])
     try:
-        checks.register("GA999", "walkthrough-batch-of-one", severity="warning", needs=(BatchSizeHint,))(
-            batch_of_one
+        assert "GA799" in checks.all_checks()  # found by the package's own module scan
+        kind = importlib.import_module("graphaudit.evidence.accumulation").AccumulationSteps
+        assert kind in evidence.all_kinds()
+
+        without = graphaudit.audit(net)
+        assert without.skipped["GA799"].endswith("pass accumulation_steps=N")
+        assert "give --accumulation-steps N" in next(
+            n.text("cli") for n in without.not_run if n.check_id == "GA799"
         )
-        without = graphaudit.audit(nn.Dense(2, 2))
-        assert "GA999" in without.skipped and "pass batch_size=N" in without.skipped["GA999"]
-        assert "give --batch-size N" in next(n.text("cli") for n in without.not_run if n.check_id == "GA999")
-        report = graphaudit.audit(nn.Dense(2, 2), batch_size=1)
-        assert [f.check_id for f in report.findings] == ["GA999"] and "GA999" in report.checks_run
-        with pytest.raises(TypeError, match="did you mean 'batch_size'"):
-            graphaudit.audit(nn.Dense(2, 2), batch_sise=1)
+        report = graphaudit.audit(net, accumulation_steps=4)
+        [finding] = report.by_check("GA799")
+        assert finding.severity == "warning" and finding.subjects == ("1",) and "GA799" in report.checks_run
+        assert not graphaudit.audit(net, accumulation_steps=1).by_check("GA799")
+        with pytest.raises(TypeError, match="did you mean 'accumulation_steps'"):
+            graphaudit.audit(net, acumulation_steps=4)
+
+        factory = tmp_path / "model.py"
+        factory.write_text(
+            "from mindspore import nn\n\ndef build():\n    return nn.SequentialCell([nn.Dense(4, 4), nn.BatchNorm1d(4)])\n"
+        )
+        assert main(["audit", f"{factory}:build", "--accumulation-steps", "4", "--fail-on", "warning"]) == 1
+        assert "GA799 batchnorm-under-accumulation" in capsys.readouterr().out
+        assert main(["checks", "GA799"]) == 0
+        assert "Use instead" in capsys.readouterr().out
     finally:
-        checks._REGISTRY.pop("GA999", None)
-        Evidence._registry.pop(f"{BatchSizeHint.__module__}.{BatchSizeHint.__qualname__}", None)
+        checks.__path__.remove(str(tmp_path / "checks"))
+        evidence.__path__.remove(str(tmp_path / "evidence"))
+        checks._REGISTRY.pop("GA799", None)
+        for key in [k for k in Evidence._registry if k.startswith("graphaudit.evidence.accumulation.")]:
+            Evidence._registry.pop(key)
+        for name in (
+            "graphaudit.checks.ga799_batchnorm_under_accumulation",
+            "graphaudit.evidence.accumulation",
+        ):
+            sys.modules.pop(name, None)
+    assert "GA799" not in checks.all_checks()
 
 
 def test_a_check_id_used_by_two_modules_fails_at_import():
