@@ -18,7 +18,7 @@ from nets import Repeated, TrainModeNet, tensor
 
 import graphaudit
 from graphaudit.checks import REQUIRED_DOC_SECTIONS, all_checks
-from graphaudit.docgen import DOC_PATH, checks_markdown
+from graphaudit.docgen import CLI_DOC_PATH, DOC_PATH, checks_markdown, cli_markdown
 
 
 class Net(nn.Cell):
@@ -33,6 +33,8 @@ class Net(nn.Cell):
 
 def test_docs_checks_md_is_current():
     assert DOC_PATH.read_text(encoding="utf-8") == checks_markdown(), "run: python -m graphaudit.docgen"
+    cli = CLI_DOC_PATH.read_text(encoding="utf-8")
+    assert cli == cli_markdown(cli), "run: python -m graphaudit.docgen"
 
 
 def test_every_check_is_documented_and_named():

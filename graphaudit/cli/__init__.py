@@ -75,7 +75,11 @@ def _add_target_options(parser: argparse.ArgumentParser) -> None:
         "Replaces the factory's own 'inputs'.",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="seed of the random input tensors (default: %(default)s)"
+        "--seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="seed of the random input tensors (default: %(default)s)",
     )
 
 
