@@ -112,8 +112,15 @@ def _first(value: Any) -> Any:
     return value[0] if isinstance(value, (tuple, list)) else value
 
 
-def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
-           dilation: Any = 1, groups: int = 1) -> Any:
+def conv2d(
+    input: Any,
+    weight: Any,
+    bias: Any = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Any:
     """``mint.nn.functional.conv2d`` (Conv2DExt) on the ``ops.conv2d`` kernel."""
     from mindspore import ops
 
@@ -123,8 +130,15 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     return ops.conv2d(input, weight, bias, stride, "pad", pad, dilation, groups)
 
 
-def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
-           dilation: Any = 1, groups: int = 1) -> Any:
+def conv1d(
+    input: Any,
+    weight: Any,
+    bias: Any = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Any:
     """``mint.nn.functional.conv1d`` (Conv2DExt): the same convolution as a 1xK ``ops.conv2d``."""
     from mindspore import ops
 
@@ -133,8 +147,16 @@ def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     else:
         p = int(_first(padding))
         pad_mode, pad = "pad", (0, p)
-    out = ops.conv2d(input.expand_dims(2), weight.expand_dims(2), None, (1, int(_first(stride))),
-                     pad_mode, pad, (1, int(_first(dilation))), groups).squeeze(2)
+    out = ops.conv2d(
+        input.expand_dims(2),
+        weight.expand_dims(2),
+        None,
+        (1, int(_first(stride))),
+        pad_mode,
+        pad,
+        (1, int(_first(dilation))),
+        groups,
+    ).squeeze(2)
     return out if bias is None else out + bias.reshape(1, -1, 1)
 
 
@@ -165,7 +187,7 @@ def einsum(equation: str, *operands: Any) -> Any:
             width = t.ndim - (len(term) - 3)
             while len(ellipsis) < width:
                 ellipsis += next(spare)
-            terms[i] = term.replace("...", ellipsis[len(ellipsis) - width:])
+            terms[i] = term.replace("...", ellipsis[len(ellipsis) - width :])
     if not _:
         counts = {c: "".join(terms).count(c) for c in "".join(terms)}
         out = ellipsis + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ellipsis))
@@ -251,18 +273,32 @@ def sweep_shims() -> Iterator[None]:
             values, indices = values.swapaxes(dim, -1), indices.swapaxes(dim, -1)
         return values, indices.astype(ms.int64)
 
-    for name, function in {"rand": rand, "randn": randn, "topk": topk,
-                           "rand_like": lambda input, **k: rand(tuple(input.shape), dtype=input.dtype),
-                           "randn_like": lambda input, **k: randn(tuple(input.shape), dtype=input.dtype)}.items():
+    for name, function in {
+        "rand": rand,
+        "randn": randn,
+        "topk": topk,
+        "rand_like": lambda input, **k: rand(tuple(input.shape), dtype=input.dtype),
+        "randn_like": lambda input, **k: randn(tuple(input.shape), dtype=input.dtype),
+    }.items():
         patches.set(mint, name, function)
     patches.set(mint, "einsum", einsum)
     functional = mint.nn.functional
     for name, function in {"one_hot": one_hot, "conv1d": conv1d, "conv2d": conv2d}.items():
         patches.set(functional, name, function)
-    patches.set(mint.nn.Conv1d, "construct", lambda self, x: conv1d(
-        x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups))
-    patches.set(mint.nn.Conv2d, "construct", lambda self, x: conv2d(
-        x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups))
+    patches.set(
+        mint.nn.Conv1d,
+        "construct",
+        lambda self, x: conv1d(
+            x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        ),
+    )
+    patches.set(
+        mint.nn.Conv2d,
+        "construct",
+        lambda self, x: conv2d(
+            x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        ),
+    )
     try:
         yield
     finally:
@@ -316,8 +352,8 @@ def tiny_config(cls: Any) -> Any:
 
 
 def build_model(name: str) -> tuple[Any, Any]:
-    import mindspore as ms
     import mindone.transformers as mt
+    import mindspore as ms
 
     cls = getattr(mt, name)
     config = tiny_config(cls)
@@ -367,8 +403,12 @@ def trainer_setup(name: str, model: Any) -> tuple[Any, tuple[Any, ...]]:
         # and groups, the empty one left out.
         decay = set(trainer.get_decay_parameter_names(model))
         groups = [
-            {"params": [p for n, p in model.parameters_and_names() if (n in decay) == wanted and p.requires_grad],
-             "weight_decay": args.weight_decay if wanted else 0.0}
+            {
+                "params": [
+                    p for n, p in model.parameters_and_names() if (n in decay) == wanted and p.requires_grad
+                ],
+                "weight_decay": args.weight_decay if wanted else 0.0,
+            }
             for wanted in (True, False)
         ]
         optimizer_cls, kwargs = Trainer.get_optimizer_cls_and_kwargs(args, model)
@@ -405,7 +445,9 @@ def declared_tie(model: Any, config: Any) -> list[list[str]]:
         return []  # the port does not tie: graphaudit's GA103 reports it (a real finding)
     head_name = next(n for n, p in head._params.items() if p is head_w)
     embed_name = next(n for n, p in embed._params.items() if p is embed_w)
-    return [[f"network.model.{paths[id(head)]}.{head_name}", f"network.model.{paths[id(embed)]}.{embed_name}"]]
+    return [
+        [f"network.model.{paths[id(head)]}.{head_name}", f"network.model.{paths[id(embed)]}.{embed_name}"]
+    ]
 
 
 def first_line(err: BaseException) -> str:
@@ -435,20 +477,28 @@ def audit_model(name: str) -> dict[str, Any]:
         try:
             model, config = build_model(name)
         except Exception as err:
-            record.update(status="build_failed", reason=first_line(err), traceback=traceback.format_exc()[-2000:])
+            record.update(
+                status="build_failed", reason=first_line(err), traceback=traceback.format_exc()[-2000:]
+            )
             return record
         record["build_seconds"] = round(time.perf_counter() - start, 1)
         record["parameters"] = int(sum(int(p.size) for p in model.get_parameters()))
         try:
-            trainer, train_model, inputs = trainer_setup(name, model)
+            _trainer, train_model, inputs = trainer_setup(name, model)
         except Exception as err:
-            record.update(status="build_failed", reason=f"Trainer: {first_line(err)}", traceback=traceback.format_exc()[-2000:])
+            record.update(
+                status="build_failed",
+                reason=f"Trainer: {first_line(err)}",
+                traceback=traceback.format_exc()[-2000:],
+            )
             return record
         try:
             model.set_train(True)
             model(*inputs)
         except Exception as err:
-            record.update(status="forward_failed", reason=first_line(err), traceback=traceback.format_exc()[-2000:])
+            record.update(
+                status="forward_failed", reason=first_line(err), traceback=traceback.format_exc()[-2000:]
+            )
             return record
         tie = declared_tie(model, config)
         record["tie_declared"] = tie
@@ -488,8 +538,12 @@ def _worker(conn: Any) -> None:
         try:
             result = audit_model(name)
         except BaseException as err:
-            result = {"model": name, "status": "crash", "reason": f"script: {first_line(err)}",
-                      "traceback": traceback.format_exc()[-4000:]}
+            result = {
+                "model": name,
+                "status": "crash",
+                "reason": f"script: {first_line(err)}",
+                "traceback": traceback.format_exc()[-4000:],
+            }
         conn.send(result)
     conn.close()
     os._exit(0)
@@ -610,8 +664,13 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.summarize_only:
         models = [m for m in args.models.split(",") if m] or candidate_classes()
-        run_all(models, args.out, workers=args.workers, timeout=args.timeout,
-                rerun=tuple(s for s in args.rerun.split(",") if s))
+        run_all(
+            models,
+            args.out,
+            workers=args.workers,
+            timeout=args.timeout,
+            rerun=tuple(s for s in args.rerun.split(",") if s),
+        )
     print(summarize(args.out))
 
 
