@@ -59,6 +59,9 @@ class TracedLoss(NamedTuple):
     graph: nx.MultiDiGraph | None
     failure: str | None
     first_tensors: int = 1
+    #: Why the loss could not run on the label the user gave (MindSpore's own words), when
+    #: every call with it raised: nothing the loss would do in training was seen.
+    refused: str | None = None
 
 
 def _stand_in_labels(logits: Tensor) -> list[Tensor]:

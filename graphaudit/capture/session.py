@@ -25,7 +25,7 @@ from mindspore import nn
 
 from graphaudit.capture.inputs import check_cell, describe_inputs, normalize_inputs
 from graphaudit.capture.isolation import preserved, synchronize
-from graphaudit.capture.loss import TracedLoss, loss_calls
+from graphaudit.capture.loss import TracedLoss, loss_calls, unheld_label
 from graphaudit.capture.structure import Structure, add_structure
 from graphaudit.capture.trace import Tracer
 from graphaudit.capture.tracing import tracing
@@ -138,12 +138,22 @@ def trace_loss(loss_fn: nn.Cell, output: Any, label: Any) -> TracedLoss:
     calls = loss_calls(loss_fn, output, label)
     if not calls:
         return TracedLoss(None, "the network's output holds no tensor to give the loss")
-    failure = None
+    failure = refused = None
+    real_label = label is not None and unheld_label(output, label) is None
     for arguments, first_tensors in calls:
         try:
             graph = capture(loss_fn, arguments, expand=(loss_fn,)).graph
         except GraphAuditError as err:
             failure = str(err).splitlines()[0]
+            refused = refused or _kernel_message(err)
             continue
         return TracedLoss(graph, None, first_tensors)
-    return TracedLoss(None, failure)
+    # Every call had the user's label (stand-ins are tried only without one): the loss refuses it.
+    return TracedLoss(None, failure, refused=refused if real_label else None)
+
+
+def _kernel_message(err: Exception) -> str:
+    """The first line of what MindSpore said, without graphaudit's wording around it."""
+    cause = err.__cause__ or err
+    lines = [line.strip() for line in str(cause).splitlines() if line.strip() and not line.startswith("-")]
+    return f"{type(cause).__name__}: {lines[0] if lines else ''}"

@@ -215,8 +215,19 @@ class EvidenceSet:
     def _make(self, kind: type[Evidence]) -> Evidence | Missing:
         made = self._made.get(kind)
         if made is None:
-            if any(self.missing(need) is not None for need in kind.needs):
-                made = Missing()  # what it is made from was not given: its requirement says what to pass
+            failed = [(need, self.missing(need)) for need in kind.needs]
+            failed = [(need, m) for need, m in failed if m is not None]
+            if failed:
+                # What it is made from was not given (its requirement says what to pass), or was
+                # asked for and could not be made: then that reason is this kind's too.
+                made = next(
+                    (
+                        Missing(f"{need.title} could not be made: {m.reason}")
+                        for need, m in failed
+                        if m.reason
+                    ),
+                    Missing(),
+                )
             else:
                 try:
                     made = kind.produce(self.request, self)

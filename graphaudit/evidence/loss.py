@@ -66,6 +66,11 @@ class LossTrace(Evidence):
         if request.loss_inside:
             return cls._inside(request, have)
         traced = have.need(NetworkGraph).loss
+        if traced is not None and traced.refused is not None:
+            return Missing(
+                f"the loss {type(request.loss_fn).__name__} refused the label given to it "
+                f"({traced.refused}); GA060 says what it wants"
+            )
         user_written = not (type(request.loss_fn).__module__ or "").startswith("mindspore.")
         if (traced is None or traced.graph is None) and user_written:
             failure = traced.failure if traced is not None else "it was not traced"

@@ -108,18 +108,14 @@ def _with_options_in_signature() -> None:
 
 
 def _not_run(check: Check, have: EvidenceSet) -> NotRun | None:
-    for kind in check.needs:
-        missing = have.missing(kind)
-        if missing is not None:
-            return NotRun(
-                check.check_id,
-                check.name,
-                kind.title,
-                kind.requirement.python,
-                kind.requirement.cli,
-                missing.reason,
-            )
-    return None
+    missing = [(kind, m) for kind in check.needs if (m := have.missing(kind)) is not None]
+    if not missing:
+        return None
+    # Evidence that was asked for and could not be made says more than evidence not asked for.
+    kind, reason = next(((k, m) for k, m in missing if m.reason), missing[0])
+    return NotRun(
+        check.check_id, check.name, kind.title, kind.requirement.python, kind.requirement.cli, reason.reason
+    )
 
 
 def run_checks(have: EvidenceSet, checks: Iterable[Check] | None = None) -> Report:
