@@ -7,7 +7,7 @@ import random
 import mindspore as ms
 import numpy as np
 import pytest
-from mindspore import Tensor, nn, ops
+from mindspore import Parameter, Tensor, nn, ops
 from mindspore.common.tensor import Tensor as TensorClass
 from nets import AssignsParameter, Raises, Residual, TrainModeNet, tensor
 
@@ -176,3 +176,114 @@ def test_training_after_a_capture_matches_training_without_one():
     assert {p.name: p.asnumpy().tobytes() for p in probed.get_parameters()} == {
         p.name: p.asnumpy().tobytes() for p in plain.get_parameters()
     }
+
+
+# Float32 bit patterns a comparison by value would miss: NaNs with payloads, a denormal, -0.0.
+ODD_FLOATS = np.array([0x7FC00001, 0xFFC12345, 0x00000001, 0x80000000], np.uint32).view(np.float32)
+
+
+class WritesEveryWay(nn.Cell):
+    """Writes parameters in construct through every kind of write a pass can make."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Dense(4, 4)
+        self.bn = nn.BatchNorm1d(4)
+        self.assigned = Parameter(Tensor(ODD_FLOATS.copy()), name="assigned")
+        self.summed = Parameter(Tensor(np.arange(4, dtype=np.float32)), name="summed")
+        self.copied = Parameter(Tensor(np.arange(4, dtype=np.float32)), name="copied")
+        self.item = Parameter(Tensor(np.arange(4, dtype=np.float32)), name="item")
+        self.scattered = Parameter(Tensor(np.arange(8, dtype=np.float32).reshape(2, 4)), name="scattered")
+        self.counter = Parameter(Tensor(np.array(3, np.int32)), name="counter", requires_grad=False)
+
+    def construct(self, x: Tensor) -> Tensor:
+        y = self.bn(self.fc(x))
+        ops.assign(self.assigned, y.sum(0))
+        ops.assign_add(self.summed, y.sum(0))
+        self.copied.copy_(y.sum(0))
+        self.item[1] = 9.0
+        ops.scatter_update(self.scattered, Tensor(np.array([0], np.int32)), y[:1])
+        ops.assign_add(self.counter, Tensor(np.array(1, np.int32)))
+        return y
+
+
+def bits_of(net: nn.Cell) -> dict[str, bytes]:
+    return {p.name: p.asnumpy().tobytes() for p in net.get_parameters()}
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_every_kind_of_write_in_construct_is_restored_bit_for_bit(training):
+    net = WritesEveryWay().set_train(training)
+    x = tensor(3, 4, seed=3)
+    before = bits_of(net)
+    net(x)  # the pass really writes every one of them
+    moved = bits_of(net)
+    written = {"assigned", "summed", "copied", "item", "scattered", "counter"}
+    if training:
+        written |= {"bn.moving_mean", "bn.moving_variance"}
+    assert {name for name in before if before[name] != moved[name]} == written
+    graphaudit.to_networkx(net, inputs=x)
+    assert bits_of(net) == moved
+
+
+def test_a_train_step_traced_leaves_weights_and_optimizer_state_bit_for_bit():
+    net = TrainModeNet().set_train(True)
+    optimizer = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), optimizer).set_train(True)
+    x, y = tensor(4, 4, seed=5), tensor(4, 8, seed=6)
+    step(x, y)  # moments and global_step are no longer their initial values
+    state = {p.name: p.asnumpy().tobytes() for p in step.get_parameters()}
+    state.update({f"opt.{p.name}": p.asnumpy().tobytes() for p in optimizer.get_parameters()})
+    graphaudit.to_networkx(step, inputs=(x, y))
+    after = {p.name: p.asnumpy().tobytes() for p in step.get_parameters()}
+    after.update({f"opt.{p.name}": p.asnumpy().tobytes() for p in optimizer.get_parameters()})
+    assert after == state
+
+
+class FailsLateAfterWriting(nn.Cell):
+    """Writes one parameter, runs a kernel that fails asynchronously (BCELoss given -1), writes another."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first = Parameter(Tensor(np.arange(4, dtype=np.float32)), name="first")
+        self.second = Parameter(Tensor(np.arange(4, dtype=np.float32)), name="second")
+        self.loss = nn.BCELoss()
+
+    def construct(self, x: Tensor) -> Tensor:
+        ops.assign(self.first, x)
+        loss = self.loss(x, ops.ones_like(x))
+        ops.assign(self.second, x)
+        return loss
+
+
+def test_a_pass_failing_asynchronously_restores_what_ran_and_leaves_the_rest():
+    """Kernels queued after an asynchronous failure never run: the copy saved before the
+    second write holds no value and must not be written back."""
+    net = FailsLateAfterWriting()
+    before = bits_of(net)
+    with pytest.raises(graphaudit.ForwardError):
+        graphaudit.to_networkx(net, inputs=Tensor(np.array([2.0, -1.0, 0.5, 0.5], np.float32)))
+    assert bits_of(net) == before
+
+
+@pytest.mark.parametrize("dtype", [ms.float32, ms.float16, ms.bfloat16, ms.int64, ms.bool_])
+def test_saving_a_parameter_does_not_wait_for_queued_kernels(dtype, monkeypatch):
+    """A save before a write in the middle of a pass queues a copy; reading values would
+    synchronise the PyNative executor and stop the pass's kernels overlapping Python."""
+    from graphaudit.capture.isolation import Snapshot, restore_values
+
+    param = Parameter(Tensor(np.array([1, 0, 1, 1])).astype(dtype), name="p")
+    original = param.astype(ms.float32).asnumpy().copy()
+    snapshot = Snapshot(cells=[], parameters=[param])
+    snapshot.copies_done = Parameter(Tensor(np.zeros((), np.int64)), name="done", requires_grad=False)
+
+    def no_sync(*args, **kwargs):
+        raise AssertionError("save_parameter synchronised")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(TensorClass, "asnumpy", no_sync)
+        patch.setattr(ms.common.api._pynative_executor, "sync", no_sync)
+        snapshot.save_parameter(param)
+    param.set_data(Tensor(np.zeros(4)).astype(dtype))
+    restore_values(snapshot._saved_values())
+    assert np.array_equal(param.astype(ms.float32).asnumpy(), original)

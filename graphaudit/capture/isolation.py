@@ -19,12 +19,14 @@ from typing import Any
 import mindspore as ms
 import numpy as np
 from mindspore import Parameter, Tensor, nn, ops
+from mindspore.ops.functional import _tensor_move
 from mindspore.ops.primitive import Primitive
 
 from graphaudit.capture.values import tensor_values
 
 __all__ = [
     "Snapshot",
+    "device_copy",
     "fresh_random_primitives",
     "preserved",
     "preserved_seed_counters",
@@ -38,10 +40,41 @@ __all__ = [
 # Attributes that mark a primitive holding random state of its own (ops.Dropout and kin).
 RANDOM_PRIMITIVE_ATTRS = ("Seed0", "Seed1", "seed", "seed2", "side_effect_hidden")
 
+# The dtypes TensorMove copies on CPU (checked on MindSpore 2.10: not bfloat16).
+_COPY_KERNEL_DTYPES = frozenset(
+    (
+        *(ms.float16, ms.float32, ms.float64, ms.complex64, ms.complex128, ms.bool_),
+        *(ms.int8, ms.int16, ms.int32, ms.int64, ms.uint8, ms.uint16, ms.uint32, ms.uint64),
+    )
+)
+
 
 def tensor_bytes(tensor: Tensor) -> np.ndarray:
     """A copy of *tensor*'s values as a NumPy array (bfloat16 widened exactly to float32)."""
     return tensor_values(tensor).copy()
+
+
+def device_copy(tensor: Tensor) -> Tensor | np.ndarray:
+    """A copy of *tensor*'s values, made by a queued kernel: no wait for the kernels before it.
+
+    Reading values (``asnumpy``) waits for every queued PyNative kernel; before each write of
+    a pass that stops the pass's kernels overlapping with Python's dispatch (a training-mode
+    resnet50 pass ran twice as slowly). The copy kernel runs in queue order, so it sees the
+    value before the write queued after it. bfloat16, which the CPU copy kernel lacks, is
+    widened exactly to float32 (what :func:`tensor_bytes` gives too); a dtype not known to
+    have a copy kernel is read at once. Errors are not caught: one raised here may be a
+    queued kernel of the pass failing, which must reach the capture.
+    """
+    if tensor.dtype == ms.bfloat16:
+        return tensor.astype(ms.float32)
+    if tensor.dtype in _COPY_KERNEL_DTYPES:
+        return _tensor_move(tensor)
+    return tensor_bytes(tensor)
+
+
+def host_values(saved: Tensor | np.ndarray) -> np.ndarray:
+    """The values of what :func:`device_copy` returned, as NumPy (waits for the copy)."""
+    return saved if isinstance(saved, np.ndarray) else tensor_values(saved)
 
 
 def synchronize() -> None:
@@ -163,15 +196,40 @@ class Snapshot:
     mode: int = 0
     training: list[tuple[bool, Any]] = field(default_factory=list)
     requires_grad: list[bool] = field(default_factory=list)
-    values: dict[int, tuple[Parameter, np.ndarray]] = field(default_factory=dict)
+    values: dict[int, tuple[Parameter, Tensor | np.ndarray]] = field(default_factory=dict)
     ms_rng: np.ndarray | None = None
     np_rng: Any = None
     py_rng: Any = None
 
+    copies_done: Parameter | None = None
+
     def save_parameter(self, param: Parameter) -> None:
-        """Save *param*'s value, once, before something may write into it."""
-        if id(param) not in self.values:
-            self.values[id(param)] = (param, tensor_bytes(param))
+        """Save *param*'s value, once, before something may write into it.
+
+        A device-side copy (:func:`device_copy`): called before writes in the middle of a
+        pass, it must not wait for the pass's queued kernels; compared and written back once,
+        after the pass (:meth:`restore`). Each copy is followed by a queued count of the
+        copies made so far (:attr:`copies_done`): a kernel that fails asynchronously drops
+        every kernel queued after it, so a copy counted is one that ran, and a copy not
+        counted holds no value (nor did the write queued after it run).
+        """
+        if id(param) in self.values or param is self.copies_done:
+            return
+        saved = device_copy(param)
+        self.values[id(param)] = (param, saved)
+        if isinstance(saved, Tensor):
+            if self.copies_done is None:
+                self.copies_done = Parameter(
+                    Tensor(np.zeros((), np.int64)), name="graphaudit_copies_done", requires_grad=False
+                )
+            ops.assign(self.copies_done, Tensor(len(self.values), ms.int64))
+
+    def _saved_values(self) -> Iterator[tuple[Parameter, np.ndarray]]:
+        """The saved values that are real: the copies that ran (see :meth:`save_parameter`)."""
+        done = 0 if self.copies_done is None else int(self.copies_done.asnumpy())
+        for position, (param, saved) in enumerate(self.values.values(), start=1):
+            if isinstance(saved, np.ndarray) or position <= done:
+                yield param, host_values(saved)
 
     def restore(self) -> None:
         """Put everything back; every step runs even if an earlier one fails."""
@@ -199,7 +257,7 @@ class Snapshot:
                 param.requires_grad = requires_grad
 
     def _restore_values(self) -> None:
-        restore_values(self.values.values())
+        restore_values(self._saved_values())
 
     def _restore_random(self) -> None:
         if self.ms_rng is not None:

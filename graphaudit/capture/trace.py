@@ -297,7 +297,15 @@ class Tracer:
             self.before_write(args)
 
     def before_write(self, args: tuple[Any, ...]) -> None:
-        """Save every Parameter in *args*: the operation about to run may write into it."""
-        for tensor in flatten_tensors(args):
-            if isinstance(tensor, Parameter):
-                self.on_parameter_write(tensor)
+        """Save every Parameter in *args*: the operation about to run may write into it.
+
+        The save queues kernels of its own (a device-side copy): they run as inside an
+        operation, passed through by the wrappers, not recorded.
+        """
+        self.op_depth += 1
+        try:
+            for tensor in flatten_tensors(args):
+                if isinstance(tensor, Parameter):
+                    self.on_parameter_write(tensor)
+        finally:
+            self.op_depth -= 1
