@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["Pooling", "affine_kind", "poolings", "receptive_fields", "receptive_fields_of", "spatial_of"]
+__all__ = ["Pooling", "affine_kind", "is_pooling", "poolings", "receptive_fields", "receptive_fields_of", "spatial_of"]
 
 _AFFINE_CELLS = ("AvgPool", "Upsample", "ResizeBilinear", "ResizeNearestNeighbor", "Pad", "ZeroPad", "ConstantPad")
 _AFFINE_OPS = ("avgpool", "interpolate", "resizenearest", "resizebilinear", "upsample", "pad")
@@ -57,6 +57,14 @@ def affine_kind(graph: nx.MultiDiGraph, node: str, cell: Any = None) -> str | No
         if op.startswith(_AFFINE_OPS) and "adaptive" not in op:
             return op
     return None
+
+
+def is_pooling(graph: nx.MultiDiGraph, node: str) -> bool:
+    """A pooling cell (``nn.MaxPool2d``, ``nn.AdaptiveAvgPool2d``...) or functional pooling operation."""
+    attrs = graph.nodes[node]
+    if attrs["kind"] == g.CALL:
+        return bool(attrs["leaf"]) and "Pool" in attrs["class_name"]
+    return attrs["kind"] == g.OP and "pool" in str(attrs.get("op_type", ""))
 
 
 def _flows_in(graph: nx.MultiDiGraph, node: str) -> list[dict[str, Any]]:
