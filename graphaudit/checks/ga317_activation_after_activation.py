@@ -74,7 +74,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     shown = []
     for node, reader, first, second in pairs[:4]:
         low = OUTPUT_RANGE.get(first, (None, None))[0]
-        note = " (the identity there)" if second in _IDENTITY_ON_POSITIVE and low is not None and low >= 0 else ""
+        note = (
+            " (the identity there)"
+            if second in _IDENTITY_ON_POSITIVE and low is not None and low >= 0
+            else ""
+        )
         shown.append(f"{first} at '{_where(ctx, node)}' then {second} at '{_where(ctx, reader)}'{note}")
     more = f" (and {len(pairs) - 4} more)" if len(pairs) > 4 else ""
     yield ctx.finding(

@@ -11,7 +11,6 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.schedule import LearningRates
 from graphaudit.findings import Finding
 
-
 #: Networks below this many trained parameters are not fine-tuned at the rates of large pretrained models.
 SMALL_NETWORK = 10_000_000
 #: The lowest plausible peak rate of a family for such a small network (a warning below it).

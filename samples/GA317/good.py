@@ -4,7 +4,6 @@ import numpy as np
 from mindspore import Tensor, nn
 
 
-
 def build() -> dict:
     rng = np.random.default_rng(0)
     net = nn.SequentialCell([nn.Dense(20, 64, activation="relu"), nn.Dense(64, 10)])

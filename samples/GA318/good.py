@@ -4,7 +4,6 @@ import numpy as np
 from mindspore import Tensor, nn, ops
 
 
-
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()

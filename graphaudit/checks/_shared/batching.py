@@ -46,5 +46,7 @@ def batch_steps(graph: nx.MultiDiGraph) -> list[BatchStep]:
         if attrs.get("op") != "batch" or attrs.get("batch_size", -1) < 1:
             continue
         rows = next((int(graph.nodes[s].get("rows", -1)) for s in graph.predecessors(node)), -1)
-        found.append(BatchStep(node, attrs["path"], int(attrs["batch_size"]), rows, bool(attrs.get("drop_remainder"))))
+        found.append(
+            BatchStep(node, attrs["path"], int(attrs["batch_size"]), rows, bool(attrs.get("drop_remainder")))
+        )
     return found

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
 from graphaudit.checks._shared.activations import SATURATING, activation_name
-from graphaudit.checks._shared.trunk import is_pooling
 from graphaudit.checks._shared.layers import (
     Layer,
     consumers,
@@ -34,6 +33,7 @@ from graphaudit.checks._shared.layers import (
     weight_layers,
     weight_layers_of,
 )
+from graphaudit.checks._shared.trunk import is_pooling
 
 if TYPE_CHECKING:
     import networkx as nx

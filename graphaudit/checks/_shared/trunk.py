@@ -37,9 +37,25 @@ if TYPE_CHECKING:
 
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["Pooling", "affine_kind", "is_pooling", "poolings", "receptive_fields", "receptive_fields_of", "spatial_of"]
+__all__ = [
+    "Pooling",
+    "affine_kind",
+    "is_pooling",
+    "poolings",
+    "receptive_fields",
+    "receptive_fields_of",
+    "spatial_of",
+]
 
-_AFFINE_CELLS = ("AvgPool", "Upsample", "ResizeBilinear", "ResizeNearestNeighbor", "Pad", "ZeroPad", "ConstantPad")
+_AFFINE_CELLS = (
+    "AvgPool",
+    "Upsample",
+    "ResizeBilinear",
+    "ResizeNearestNeighbor",
+    "Pad",
+    "ZeroPad",
+    "ConstantPad",
+)
 _AFFINE_OPS = ("avgpool", "interpolate", "resizenearest", "resizebilinear", "upsample", "pad")
 _POOL_CELLS = ("MaxPool", "AvgPool")
 
@@ -149,7 +165,9 @@ def receptive_fields_of(graph: nx.MultiDiGraph, cell_of: Callable[[str], Any]) -
     nodes.sort(key=lambda n: graph.nodes[n].get("order", 0))
     fields: dict[str, tuple[int, int]] = {}
     for node in nodes:
-        sources = [fields.get(s, (1, 1)) for s, _, d in graph.in_edges(node, data=True) if d["kind"] == g.FLOWS]
+        sources = [
+            fields.get(s, (1, 1)) for s, _, d in graph.in_edges(node, data=True) if d["kind"] == g.FLOWS
+        ]
         field, jump = max(sources) if sources else (1, 1)
         attrs = graph.nodes[node]
         layer = layers.get(node)
