@@ -718,3 +718,30 @@ def test_ga318_even_kernels_that_overlap():
         [nn.Conv2d(3, 8, 4, stride=4), nn.ReLU(), nn.Flatten(), nn.Dense(8 * 4 * 4, 10)]
     )
     assert "GA318" not in ids(findings(patches, inputs=(images(2, 16),)))
+
+
+@pytest.mark.slow
+def test_ga308_is_silent_on_mindocr_dbnet_resnet18_fpn():
+    """Issue 19, pattern 5: neck.unify_channels.3 (1x1) feeds neck.out.3 (3x3) and the top-down sum."""
+    import importlib.util
+
+    if importlib.util.find_spec("mindocr") is None:
+        pytest.skip("mindocr is not installed (scripts/setup-zoos.sh)")
+    from addict import Dict
+    from zoo import shims
+
+    shims.import_mindocr()
+    from mindocr.models import build_model
+
+    cfg = {
+        "type": "det",
+        "transform": None,
+        "backbone": {"name": "det_resnet18", "pretrained": False},
+        "neck": {"name": "DBFPN", "out_channels": 256, "bias": False},
+        "head": {"name": "DBHead", "k": 50, "bias": False, "adaptive": True},
+    }
+    net = build_model(Dict(cfg), ckpt_load_path=None, amp_level="O0")
+    x = Tensor(RNG.standard_normal((2, 3, 64, 64)).astype(np.float32))
+    report = graphaudit.audit(net, nn.AdamWeightDecay(net.trainable_params(), 1e-3), inputs=(x,))
+    design = [f for f in report.findings if f.check_id.startswith(RULES) and f.severity != "info"]
+    assert design == [], [str(f) for f in design]
