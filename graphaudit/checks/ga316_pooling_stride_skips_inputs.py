@@ -23,7 +23,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Reads the window and the stride of every pooling cell of the traced pass
         (``nn.MaxPool2d``, ``nn.AvgPool2d``, 1-D and 3-D too). A stride larger than the window
         in some dimension is a warning: the rows and columns between two windows are never
-        read. A pooling (not global) that divides the map by 4 or more per side in one step,
+        read (a 1x1 window, a deliberate subsampling, excepted). A pooling (not global) that divides the map by 4 or more per side in one step,
         while convolutions with a kernel wider than 1 still follow it, is info.
 
     Why is this bad:
@@ -53,7 +53,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for pool in pools:
         if pool.global_pool:
             continue
-        skipped = [d for d, (w, s) in enumerate(zip(pool.window, pool.stride)) if s > w]
+        decimates = all(w == 1 for w in pool.window)  # a 1x1 window: subsampling on purpose (ResNet's 1x1 shortcut)
+        skipped = [] if decimates else [d for d, (w, s) in enumerate(zip(pool.window, pool.stride)) if s > w]
         order = graph.nodes[pool.node]["order"]
         later = [c for c in convs if graph.nodes[c.layer.call]["order"] > order]
         if skipped:
