@@ -15,8 +15,8 @@ from graphaudit.findings import Finding
 
 #: Fewer labels than this say nothing about the classes of the data.
 MIN_ROWS = 4
-#: From this many labels, and three classes or more, one class alone is a warning.
-WARN_ROWS = 16
+#: One class alone is a warning when balanced classes would give such a batch less often than this.
+WARN_CHANCE = 1e-7
 
 
 @register("GA051", "labels-single-class", severity="warning", also=("info",), needs=(LossTrace, GivenLabel))
@@ -27,15 +27,19 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Reads the class of each row of the label given with the traced batch — a class index
         (``(N,)`` labels of a cross-entropy over ``(N, C)`` logits), a one-hot row, or a 0/1
         target of a one-unit binary head — and reports when all of them are one class. It is a
-        warning with at least 16 labels and at least 3 classes (by chance, with balanced
-        classes, that happens less than once in 10^7 batches), info with 4 to 15 labels or
-        only two classes (an imbalanced binary problem gives such batches honestly). Fewer than
+        warning when, with balanced classes, such a batch would come by chance less than once
+        in 10^7 batches (``C^(1-n)`` for ``n`` labels of ``C`` classes: 8 labels of 10 classes,
+        16 of 3) and there are at least 3 classes; info otherwise (an imbalanced binary
+        problem gives such batches honestly). When every label is 0 the message says how that
+        happens: class indices divided like pixels (``y / 255``) or rounded down. Fewer than
         4 labels, per-pixel labels and multi-label targets are not judged.
 
     Why is this bad:
         A batch of one class teaches the network to predict that class whatever the input: the
         loss goes down while nothing is learned. It is what an unshuffled dataset sorted by class
-        gives, or labels overwritten by a constant (``y = np.zeros(...)`` left from a test).
+        gives, or labels overwritten by a constant (``y = np.zeros(...)`` left from a test), or
+        labels collapsed by preprocessing: a Keras-style ``y = (y / 255).astype("int32")``
+        turns every class index into 0.
         Theia (arXiv:2412.05775) checks the network against the training data's labels; the
         single-class batch is graphaudit's version of it on the batch given to ``audit()``.
 
@@ -77,14 +81,21 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     distinct = np.unique(rows)
     if len(rows) < MIN_ROWS or len(distinct) != 1 or classes < 2:
         return
-    severity = "warning" if len(rows) >= WARN_ROWS and classes >= 3 else "info"
+    chance = float(classes) ** (1 - len(rows))  # balanced classes: the first label's class, n - 1 times again
+    severity = "warning" if chance <= WARN_CHANCE and classes >= 3 else "info"
     only = distinct[0]
+    collapsed = (
+        " Every label is 0: class indices scaled like pixels (y / 255) or rounded down before the cast collapse to 0."
+        if only == 0 and what != "binary target"
+        else ""
+    )
     yield ctx.finding(
         severity,
         "label",
         f"All {len(rows)} labels of the batch given to audit() are the same {what}, {only:g}, while the network "
-        f"predicts {classes} classes: a batch of one class teaches the network to answer that class whatever the input.",
+        f"predicts {classes} classes: a batch of one class teaches the network to answer that class whatever the "
+        f"input.{collapsed}",
         "Check that the training data is shuffled (dataset.shuffle(...), shuffle=True) and that the labels are the "
-        "real ones; audit with a representative batch.",
+        "real ones (scale the images, not the labels); audit with a representative batch.",
         ["output:0"],
     )

@@ -8,6 +8,7 @@ from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.activations import ELEMENTWISE, activation_name
 from graphaudit.checks._shared.layers import Layer, entered_layer, is_glue, weight_layers
+from graphaudit.checks._shared.trunk import affine_kind
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
@@ -16,27 +17,42 @@ from graphaudit.findings import Finding
 _PERMUTING = frozenset({"transpose", "permute", "swapaxes", "swapdims", "movedim"})
 
 
-def _linear_successors(ctx: AuditContext, start: str, layers: dict[str, Layer]) -> list[tuple[str, bool]]:
-    """``(layer call, axes moved)`` for each weight layer *start*'s output reaches through shape glue only."""
+def _linear_successors(
+    ctx: AuditContext, start: str, layers: dict[str, Layer]
+) -> tuple[list[tuple[str, bool, tuple[str, ...]]], int]:
+    """The weight layers *start*'s output reaches through shape glue and affine maps only, and how many readers it has.
+
+    Each is ``(layer call, axes moved, affine maps between)``; the count is of what reads
+    *start*'s output, past shape glue and affine maps (a weight layer, an addition, the output...).
+    """
     graph = ctx.graph
-    found: list[tuple[str, bool]] = []
+    found: list[tuple[str, bool, tuple[str, ...]]] = []
     seen = {start}
-    frontier = [(start, False)]
+    frontier: list[tuple[str, bool, tuple[str, ...]]] = [(start, False, ())]
+    readers: set[str] = set()
     while frontier:
-        current, moved = frontier.pop(0)
+        current, moved, between = frontier.pop(0)
         for _, target, data in graph.out_edges(current, data=True):
             if data["kind"] != g.FLOWS or target in seen:
                 continue
             seen.add(target)
             if graph.nodes[target]["kind"] not in (g.CALL, g.OP):
+                readers.add(target)
                 continue
             entered = entered_layer(graph, target, current, layers)
             if entered is not None:
-                found.append((entered, moved))
+                readers.add(entered)
+                found.append((entered, moved, between))
             elif is_glue(graph, target):
                 permutes = graph.nodes[target].get("op_type") in _PERMUTING
-                frontier.append((target, moved or permutes))
-    return found
+                frontier.append((target, moved or permutes, between))
+            else:
+                affine = affine_kind(graph, target)
+                if affine is None:
+                    readers.add(target)
+                else:
+                    frontier.append((target, moved, (*between, affine)))
+    return found, len(readers)
 
 
 def _non_linear(ctx: AuditContext) -> bool:
@@ -47,6 +63,11 @@ def _non_linear(ctx: AuditContext) -> bool:
         for node, attrs in graph.nodes(data=True)
         if attrs["kind"] in (g.CALL, g.OP)
     )
+
+
+def _spatial(layer: Layer) -> bool:
+    """A convolution whose kernel spans more than one position (not a 1x1 projection, not a Dense)."""
+    return layer.kind == "conv" and any(k > 1 for k in layer.kernel)
 
 
 @register(
@@ -103,21 +124,31 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for call, first in layers.items():
         if not first.leaf:
             continue  # a Dense(activation=...) ends in its activation
-        for found, moved in _linear_successors(ctx, call, layers):
+        successors, readers = _linear_successors(ctx, call, layers)
+        if readers > 1:
+            continue  # its output is read elsewhere too (an FPN's lateral projection): a shared feature, not a stack
+        for found, moved, between in successors:
             second = layers[found]
             if second.cell_node == first.cell_node or moved or first.width == 1:
                 continue  # the second layer mixes another axis: a structured (Kronecker) factorisation
             if first.groups > 1 or second.groups > 1:
                 continue  # a depthwise-separable (or grouped) factorisation: Dense/1x1 with a depthwise conv
+            if between and not (_spatial(first) and _spatial(second)):
+                continue  # a 1x1 projection then a BatchNorm: a linear bottleneck by design (MobileNetV2)
             pair = (first.path, second.path)
             if pair in reported or ctx.spec.declares_linear(*pair):
                 continue
             reported.add(pair)
             one, two = (ctx.graph.nodes[layer.call]["class_name"] for layer in (first, second))
+            how = (
+                "shape operations only"
+                if not between
+                else f"{', '.join(dict.fromkeys(between))} and shape operations only (affine maps)"
+            )
             yield ctx.finding(
                 severity,
                 second.path,
-                f"'{first.path}' ({one}) feeds '{second.path}' ({two}) through shape operations only: with no "
+                f"'{first.path}' ({one}) feeds '{second.path}' ({two}) through {how}: with no "
                 "activation between them the two layers compute one linear map.",
                 f"Put the activation between '{first.path}' and '{second.path}' (construct() may define it and never call "
                 f"it); if the factorisation is meant, declare it: Spec(linear_connections=[({first.path!r}, "

@@ -19,7 +19,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Finds, in the traced pass, chains of weight layers (``Dense`` / convolutions) in which
         each layer's output goes through a sigmoid or a tanh (``nn.Sigmoid``, ``nn.Tanh``,
         ``Dense(activation="sigmoid")``, ``ops.tanh``...) straight into the next layer — through
-        shape operations only — and reports a warning for a chain of 4 such hidden activations
+        shape operations and poolings only, so a conv trunk ``conv → sigmoid → max pool → conv``
+        is a chain as a dense stack is — and reports a warning for a chain of 4 such hidden activations
         or more (a stack of 5 weight layers). A normalisation (BatchNorm, LayerNorm...), a
         residual addition or a gate (``x * sigmoid(g)``: squeeze-and-excitation, LSTM/GRU
         gates) between two layers breaks the chain: those are the designs that keep saturating

@@ -11,6 +11,15 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.schedule import LearningRates
 from graphaudit.findings import Finding
 
+#: Networks below this many trained parameters are not fine-tuned at the rates of large pretrained models.
+SMALL_NETWORK = 10_000_000
+#: The lowest plausible peak rate of a family for such a small network (a warning below it).
+SMALL_NETWORK_FLOOR = {"adam": 1e-5}
+
+
+def _trained_size(ctx: AuditContext) -> int:
+    return sum(int(p.size) for p in ctx.optimizer_parameters)
+
 
 @register("GA721", "learning-rate-out-of-range", severity="warning", also=("info",), needs=(LearningRates,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -33,6 +42,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         | Adadelta | 0.01 to 10 | 1e-4 to 100 |
 
         Other optimizers (LARS, which scales the rate per layer, FTRL, Thor...) are not judged.
+        For a network of fewer than 10M trained parameters an Adam-like rate below 1e-5 is a
+        warning: rates of 1e-6 are those of fine-tuning large pretrained models (RLHF and DPO
+        of language models of a billion parameters and more), not of training a small one.
 
     Why is this bad:
         A rate two orders of magnitude too large diverges or oscillates (Adam's step is about
@@ -63,9 +75,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     ranges = RANGES[family]
     schedules = ctx.need(LearningRates).schedules
+    small = family in SMALL_NETWORK_FLOOR and _trained_size(ctx) < SMALL_NETWORK
     for schedule in schedules:
         peak = schedule.peak
         low, high = ranges.plausible
+        if small:
+            low = SMALL_NETWORK_FLOOR[family]  # the fine-tuning rates of large pretrained models
         usual_low, usual_high = ranges.usual
         if not schedule.values or peak != peak:  # nothing read, or NaN (GA914's)
             continue
@@ -74,7 +89,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 continue
             severity, bounds, word = "info", ranges.usual, "usual"
         else:
-            severity, bounds, word = "warning", ranges.plausible, "plausible"
+            severity, bounds, word = "warning", (low, high), "plausible"
         if peak <= 0:
             continue  # a schedule that never rises above 0 is GA914's
         group = group_of_schedule(ctx, schedule)
@@ -82,6 +97,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         kind = "fixed learning rate" if schedule.kind == "fixed" else "peak learning rate"
         groups = f" for group {schedule.group} ({group.subject})" if len(schedules) > 1 else ""
         side = "above" if peak > bounds[1] else "below"
+        if small and peak < low:
+            word = f"plausible (for a network of {_trained_size(ctx) / 1e6:.2g}M parameters)"
         yield ctx.finding(
             severity,
             name,

@@ -1,8 +1,9 @@
 """Chains of weight layers joined by saturating activations (shared by GA309 and its probe confirmation GA310).
 
 A *saturating link* is a sigmoid or tanh (:data:`~graphaudit.checks._shared.activations.SATURATING`)
-that takes the output of one weight layer and feeds another, through shape glue only (see
-:mod:`~graphaudit.checks._shared.layers`): ``Dense → Sigmoid → Dense``, the ``activation`` of
+that takes the output of one weight layer and feeds another, through shape glue and poolings
+only (see :mod:`~graphaudit.checks._shared.layers`; a max or average pooling rescales nothing,
+so a conv trunk ``conv → sigmoid → pool → conv`` saturates as a dense stack does): ``Dense → Sigmoid → Dense``, the ``activation`` of
 ``nn.Dense(..., activation="tanh")`` included. A normalisation, a residual addition or a
 gating product between them breaks the link: they are exactly what keeps a deep stack of
 saturating units trainable. :func:`saturating_chains` returns the longest runs of links.
@@ -32,6 +33,7 @@ from graphaudit.checks._shared.layers import (
     weight_layers,
     weight_layers_of,
 )
+from graphaudit.checks._shared.trunk import is_pooling
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -65,13 +67,13 @@ def _links(graph: nx.MultiDiGraph, layers: dict[str, Layer]) -> dict[str, list[t
         name = activation_name(graph, node)
         if name not in SATURATING:
             continue
-        source = producer(graph, node)
+        source = producer(graph, node, through=lambda n: is_pooling(graph, n))
         if source is None or graph.nodes[source]["kind"] not in (g.CALL, g.OP):
             continue
         first = source if source in layers else enclosing_call(graph, source)
         if first not in layers or (source not in layers and enclosing_call(graph, node) != first):
             continue  # only a layer's own output (or its own activation), not an op computed inside it
-        for target in consumers(graph, node, layers):
+        for target in consumers(graph, node, layers, through=lambda n: is_pooling(graph, n)):
             if target in layers and target != first:
                 links.setdefault(first, []).append((target, node, name))
     return links

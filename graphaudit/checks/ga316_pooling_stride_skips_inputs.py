@@ -1,0 +1,82 @@
+"""GA316 pooling-stride-skips-inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.geometry import convolutions
+from graphaudit.checks._shared.trunk import poolings
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.trace import TracedPass
+from graphaudit.findings import Finding
+
+#: A pooling that divides the map by this much per side in one step, with convolutions after it, is info.
+FAST = 4
+
+
+@register("GA316", "pooling-stride-skips-inputs", severity="warning", also=("info",), needs=(TracedPass,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A pooling whose stride is larger than its window (inputs never read), or one that shrinks the map 4x or more at once.
+
+    What it does:
+        Reads the window and the stride of every pooling cell of the traced pass
+        (``nn.MaxPool2d``, ``nn.AvgPool2d``, 1-D and 3-D too). A stride larger than the window
+        in some dimension is a warning: the rows and columns between two windows are never
+        read (a 1x1 window, a deliberate subsampling, excepted). A pooling (not global) that divides the map by 4 or more per side in one step,
+        while convolutions with a kernel wider than 1 still follow it, is info.
+
+    Why is this bad:
+        ``MaxPool2d(kernel_size=2, stride=4)`` discards three quarters of its input: the
+        features of the skipped positions reach nothing, whatever the layers before them
+        learn. Pooling windows equal to or overlapping their stride is the design of every
+        CNN since AlexNet (3x3 windows with stride 2: Krizhevsky et al. 2012); the two
+        arguments swapped (``MaxPool2d(2, 4)`` for ``(4, 2)``) or a Keras ``pool_size`` ported
+        as ``stride`` give the skipping case. A single pooling that shrinks the map by 4 or
+        more per side (16x fewer positions) throws away resolution that the following
+        convolutions cannot recover; it is info because some designs do it on purpose.
+        Structure inefficiency is among NeuraLint's rule families (TOSEM'21).
+
+    Example:
+        ```python
+        nn.MaxPool2d(kernel_size=2, stride=4)
+        ```
+
+    Use instead:
+        ```python
+        nn.MaxPool2d(kernel_size=2, stride=2)           # or kernel_size=3, stride=2 (overlapping)
+        ```
+    """
+    pools = poolings(ctx)
+    convs = [c for c in convolutions(ctx) if c.spatial_kernel]
+    graph = ctx.graph
+    for pool in pools:
+        if pool.global_pool:
+            continue
+        decimates = all(w == 1 for w in pool.window)  # a 1x1 window: subsampling on purpose (ResNet's 1x1 shortcut)
+        skipped = [] if decimates else [d for d, (w, s) in enumerate(zip(pool.window, pool.stride)) if s > w]
+        order = graph.nodes[pool.node]["order"]
+        later = [c for c in convs if graph.nodes[c.layer.call]["order"] > order]
+        if skipped:
+            window, stride = "x".join(map(str, pool.window)), "x".join(map(str, pool.stride))
+            yield ctx.finding(
+                "warning",
+                pool.path,
+                f"'{pool.path}' ({pool.name}) has a {window} window and a stride of {stride}: the positions between its "
+                "windows are never read, and what the layers before it compute there reaches nothing.",
+                f"Make the stride at most the window (kernel_size={max(pool.stride)}, stride={max(pool.stride)}, or "
+                f"kernel_size={max(pool.window)}, stride={max(pool.window)}); check that kernel_size and stride were not "
+                "swapped.",
+                [pool.node],
+            )
+        elif later and min(s // max(o, 1) for s, o in zip(pool.size, pool.out)) >= FAST:
+            size, out = "x".join(map(str, pool.size)), "x".join(map(str, pool.out))
+            yield ctx.finding(
+                "info",
+                pool.path,
+                f"'{pool.path}' ({pool.name}) shrinks the map from {size} to {out} in one step, and {len(later)} "
+                f"convolution{'s' if len(later) > 1 else ''} with spatial kernels follow it (first '{later[0].layer.path}').",
+                "Downsample in steps of 2 (a stride-2 pooling or convolution per stage) so the following convolutions "
+                "see the detail they are meant to combine.",
+                [pool.node, later[0].layer.call],
+            )

@@ -1,0 +1,92 @@
+"""GA317 activation-after-activation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks._shared.activations import ELEMENTWISE, OUTPUT_RANGE, activation_name
+from graphaudit.checks._shared.layers import consumers, enclosing_call
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.trace import TracedPass
+from graphaudit.findings import Finding
+
+#: Activations that are the identity on a non-negative input.
+_IDENTITY_ON_POSITIVE = frozenset({"relu"})
+
+
+def _where(ctx: AuditContext, node: str) -> str:
+    """The cell path of a call, or of the cell whose construct ran an operation."""
+    attrs = ctx.graph.nodes[node]
+    if attrs["kind"] == g.CALL:
+        return attrs.get("path") or type(ctx.net).__name__
+    parent = enclosing_call(ctx.graph, node)
+    return (ctx.graph.nodes[parent].get("path") if parent else "") or type(ctx.net).__name__
+
+
+@register("GA317", "activation-after-activation", severity="info", needs=(TracedPass,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """An element-wise activation applied straight to the output of another (``relu(relu(x))``, ``ReLU → Sigmoid``).
+
+    What it does:
+        Finds, in the traced pass, an element-wise activation (``nn.ReLU``, ``nn.Tanh``,
+        ``ops.sigmoid``...) whose only reader, through shape operations, is another
+        element-wise activation, and reports it as info; one finding per network, listing
+        every such pair.
+
+    Why is this bad:
+        The second activation adds no capacity: ``relu(relu(x))`` is ``relu(x)``, a ReLU
+        after a sigmoid does nothing, and a sigmoid after a ReLU squeezes every value into
+        ``[0.5, 1)``. It is most often a port from Keras in which ``Dense(..., activation=
+        "relu")`` was followed by an explicit ``ReLU`` layer too, or an activation added to a
+        block that already ends in one. It is info: unlike a missing activation, a redundant
+        one does not change what the network can learn, except for the saturating pairs.
+        NeuraLint (TOSEM'21) lists redundant layers among its design-inefficiency rules.
+
+    Example:
+        ```python
+        nn.SequentialCell([nn.Dense(20, 64, activation="relu"), nn.ReLU(), nn.Dense(64, 10)])
+        ```
+
+    Use instead:
+        ```python
+        nn.SequentialCell([nn.Dense(20, 64, activation="relu"), nn.Dense(64, 10)])
+        ```
+    """
+    graph = ctx.graph
+    pairs: list[tuple[str, str, str, str]] = []
+    for node, attrs in sorted(graph.nodes(data=True), key=lambda item: item[1].get("order", 0)):
+        if attrs["kind"] not in (g.CALL, g.OP):
+            continue
+        first = activation_name(graph, node)
+        if first not in ELEMENTWISE or first == "exp":
+            continue
+        readers = consumers(graph, node)
+        if len(readers) != 1 or graph.nodes[readers[0]]["kind"] not in (g.CALL, g.OP):
+            continue
+        second = activation_name(graph, readers[0])
+        if second not in ELEMENTWISE or second == "exp":
+            continue
+        pairs.append((node, readers[0], first, second))
+    if not pairs:
+        return
+    shown = []
+    for node, reader, first, second in pairs[:4]:
+        low = OUTPUT_RANGE.get(first, (None, None))[0]
+        note = (
+            " (the identity there)"
+            if second in _IDENTITY_ON_POSITIVE and low is not None and low >= 0
+            else ""
+        )
+        shown.append(f"{first} at '{_where(ctx, node)}' then {second} at '{_where(ctx, reader)}'{note}")
+    more = f" (and {len(pairs) - 4} more)" if len(pairs) > 4 else ""
+    yield ctx.finding(
+        "info",
+        _where(ctx, pairs[0][1]),
+        f"An activation is applied to the output of another: {'; '.join(shown)}{more}.",
+        "Keep one activation per layer: remove the second (a Dense(activation=...) or a block that already ends in "
+        "its activation needs no extra nn.ReLU).",
+        [n for pair in pairs for n in pair[:2]],
+        subjects=tuple(dict.fromkeys(_where(ctx, pair[1]) for pair in pairs)),
+    )

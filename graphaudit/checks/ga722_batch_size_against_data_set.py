@@ -1,0 +1,73 @@
+"""GA722 batch-size-against-data-set."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.batching import batch_steps
+from graphaudit.checks._shared.data_findings import anchors
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.dataset import TrainingData
+from graphaudit.findings import Finding
+
+#: A data set from which one or two batches per epoch is a configuration error, not a small problem.
+MIN_ROWS = 256
+
+
+@register("GA722", "batch-size-against-data-set", severity="warning", also=("error",), needs=(TrainingData,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A batch size that leaves no batch, or one or two per epoch, of the training set.
+
+    What it does:
+        Reads the ``.batch(size, drop_remainder)`` steps of the training pipeline
+        (``dataset=``) and the number of rows each groups. An error when
+        ``drop_remainder=True`` and the batch is larger than the data: the pipeline yields no
+        batch at all. A warning when a data set of 256 rows or more makes at most two
+        batches per epoch (the batch size is half the data set or more).
+
+    Why is this bad:
+        With ``drop_remainder=True`` a batch larger than the data set is dropped whole: an
+        epoch has zero steps, and training "finishes" without one update. A batch holding the
+        whole data set makes one step per epoch: 100 epochs are 100 updates, and full-batch
+        training lands in sharp minima that generalise worse (Keskar et al., ICLR 2017, see
+        a generalisation gap from batches of 10% of the data). "Batch size too large" is
+        among the hyper-parameter problems of the MindSpore accuracy guide (§2), and the
+        batch size is a training-configuration fault AutoTrainer (ICSE'21) and DeepDiagnosis
+        (ICSE'22) trace problems back to. The 256-row floor keeps small problems (a few dozen
+        rows, where full-batch training is a reasonable choice) out.
+
+    Example:
+        ```python
+        train = ds.NumpySlicesDataset({"x": x, "label": y}).batch(60000)     # x has 60000 rows
+        ```
+
+    Use instead:
+        ```python
+        train = ds.NumpySlicesDataset({"x": x, "label": y}, shuffle=True).batch(64, drop_remainder=True)
+        ```
+    """
+    graph = ctx.need(TrainingData).graph
+    for step in batch_steps(graph):
+        if step.rows <= 0:
+            continue
+        if step.steps == 0:
+            yield ctx.finding(
+                "error",
+                step.path,
+                f"{step.path} groups {step.rows} rows into batches of {step.size} with drop_remainder=True: the "
+                "pipeline yields no batch, and an epoch makes no training step.",
+                f"Use a batch size below {step.rows} (32 to 256 is usual), or drop_remainder=False.",
+                anchors(ctx),
+            )
+        elif step.rows >= MIN_ROWS and step.steps <= 2:
+            yield ctx.finding(
+                "warning",
+                step.path,
+                f"{step.path} groups {step.rows} rows into batches of {step.size}: {step.steps} step"
+                f"{'s' if step.steps > 1 else ''} per epoch, so the network is updated {step.steps} time"
+                f"{'s' if step.steps > 1 else ''} per pass over the data (full-batch training, which generalises worse).",
+                f"Use mini-batches (32 to 256 rows: {step.rows // 32 or 1}+ steps per epoch), scaling the learning rate "
+                "with the batch size.",
+                anchors(ctx),
+            )
