@@ -368,9 +368,20 @@ def probe_dependencies(
     """
     arrays = [tensor_values(x).copy() if isinstance(x, Tensor) else None for x in inputs]
     try:
-        plan = Plan.of(arrays, sequence=sequence, mask=mask)
+        Plan.of(arrays, sequence=False)
     except ValueError as err:
         return str(err)
+    not_run: dict[str, str] = {}
+    for probes, kinds in ((sequence, ("future", "positions")), (mask is not None, ("padding",))):
+        if not probes:
+            continue
+        try:
+            Plan.of(arrays, sequence=kinds[0] == "future", mask=mask if kinds[0] == "padding" else None)
+        except ValueError as err:
+            not_run.update(dict.fromkeys(kinds, str(err)))
+    sequence = sequence and "future" not in not_run
+    mask = None if "padding" in not_run else mask
+    plan = Plan.of(arrays, sequence=sequence, mask=mask)
     params = unique(p for cell in cells.values() for p in cell.get_parameters())
     try:
         with preserved(list(cells.values()), params) as snapshot:
@@ -380,7 +391,9 @@ def probe_dependencies(
             if ms.get_context("mode") != ms.PYNATIVE_MODE:
                 ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
             with training_flags(net, False), _hooked(cells) as recorder:
-                return _probe(net, inputs, plan, recorder)
+                result = _probe(net, inputs, plan, recorder)
+                result.not_run.update(not_run)
+                return result
     except ValueError as err:
         return str(err)
     except Exception as err:
