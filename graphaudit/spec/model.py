@@ -58,6 +58,8 @@ class Spec:
     - ``linear_connections``: ``(source, target)`` pairs of weight layers (cell paths or
       globs) meant to compose into one linear map, with nothing non-linear between them (a
       low-rank factorisation, a projection); GA308 does not report them.
+    - ``causal``: the model is causal (a decoder): the output at a position may depend only on
+      the positions before it; the dependency probe's sequence probes run (GA341, GA342).
     - ``source``: the file the spec was loaded from, for messages (not compared by ``==``).
 
     Example:
@@ -75,6 +77,7 @@ class Spec:
     exhaustive_connections: bool = False
     calls: dict[str, int] = field(default_factory=dict)
     linear_connections: list[tuple[str, str]] = field(default_factory=list)
+    causal: bool = False
     source: str | None = field(default=None, compare=False)
 
     def is_frozen(self, name: str) -> bool:
@@ -184,6 +187,7 @@ class Spec:
                 "linear": listed(self.linear_connections),
             },
             "calls": self.calls,
+            "model": {"causal": self.causal},
         }
 
     def to_toml(self) -> str:
@@ -227,6 +231,8 @@ class Spec:
         out += [""]
         out += ["[calls]"]
         out += [f"{quote(path)} = {count}" for path, count in self.calls.items()]
+        if self.causal:  # written only when declared: older files stay byte for byte
+            out += ["", "[model]", "causal = true"]
         return "\n".join(out) + "\n"
 
     @classmethod

@@ -121,6 +121,7 @@ class Reader:
         "shared": ("parameters", "cells"),
         "connections": ("expected", "forbidden", "exhaustive", "linear"),
         "calls": (),
+        "model": ("causal",),
     }
     GROUP_KEYS: ClassVar[dict[str, str]] = {"parameters": "names", "cells": "paths"}
 
@@ -163,6 +164,14 @@ class Reader:
                 kwargs["exhaustive_connections"] = conns["exhaustive"]
         if "calls" in data:
             kwargs["calls"] = self._calls(self._table(data["calls"], ("calls",), None))
+        if "model" in data:
+            model = self._table(data["model"], ("model",), self.SECTIONS["model"])
+            if "causal" in model:
+                if not isinstance(model["causal"], bool):
+                    raise self._fail(
+                        ("model", "causal"), f"model.causal must be true or false, got {_type_name(model['causal'])}"
+                    )
+                kwargs["causal"] = model["causal"]
         return kwargs
 
     def _fail(self, path: KeyPath, problem: str) -> SpecError:

@@ -1,0 +1,185 @@
+"""What the dependency probe changes in the batch, and how it reads what moved (NumPy only).
+
+The probe (:mod:`graphaudit.capture.dependency`) runs the network on variants of the batch
+the user gave. This module builds them and measures them; it runs no MindSpore.
+
+The *primary* input is the first tensor of at least two dimensions (token ids ``(B, T)``,
+images ``(B, C, H, W)``, embeddings ``(B, T, C)``): only it is changed, plus the attention
+mask when one is named. Integer inputs are changed to other values already in the batch's
+range (token ids stay valid ids), float inputs get Gaussian noise of the input's own scale;
+the generator is NumPy's own, seeded, never the global one.
+
+A *role* says which samples and positions a variant changes (:class:`Change`). A
+:class:`Region` says where an output must not have moved; :func:`moved` measures the largest
+change there, relative to the output's largest value.
+
+Example:
+    >>> import numpy as np
+    >>> plan = Plan.of((np.arange(16, dtype=np.int32).reshape(2, 8),), sequence=True)
+    >>> plan.batch, plan.length, plan.cut, plan.positions("future")
+    (2, 8, 4, [5, 6])
+    >>> changed = plan.variant([Change(1, "all")])[0]
+    >>> bool((changed[0] == np.arange(8)).all()), bool((changed[1] != np.arange(8, 16)).all())
+    (True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Change", "Plan", "Region", "moved", "sequence_axis"]
+
+_SEED = 20260226
+
+
+@dataclass(frozen=True)
+class Change:
+    """Change sample *sample* of the primary input: ``"all"`` of it, its ``"future"`` (after the
+    cut, but for the last position), its ``"pads"`` (masked positions) or ``"roll"``: the positions before the cut rolled
+    by one (the tokens reordered, the rest left as it was)."""
+
+    sample: int
+    what: str
+
+
+@dataclass(frozen=True)
+class Region:
+    """Where an output must not move: samples, and (for sequences) the positions of each."""
+
+    samples: tuple[int, ...]
+    positions: tuple[int, ...] | None = None  # None: every position
+
+
+@dataclass
+class Plan:
+    """The batch as NumPy arrays, and the indices the probes work with."""
+
+    arrays: list[np.ndarray | None]
+    primary: int
+    batch: int
+    length: int = 0  # the sequence length T (0: not a sequence probe)
+    cut: int = 0  # positions <= cut are "the past"; (cut, T) the future
+    mask: int | None = None  # the index of the attention mask among the inputs
+    pads: tuple[int, ...] = ()  # the masked positions of sample 0
+    padded_by_probe: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, arrays: Sequence[np.ndarray | None], *, sequence: bool, mask: int | None = None) -> Plan:
+        """The plan for *arrays* (the batch), or raise ``ValueError`` saying why the probe cannot run."""
+        arrays = [None if a is None else np.array(a) for a in arrays]
+        primary = next((i for i, a in enumerate(arrays) if a is not None and a.ndim >= 2), None)
+        if primary is None:
+            raise ValueError("no input has a batch dimension and a second one (the probe changes that input)")
+        first = arrays[primary]
+        assert first is not None
+        plan = cls(arrays, primary, int(first.shape[0]))
+        if plan.batch < 2:
+            raise ValueError(f"the batch holds {plan.batch} sample: the probe needs 2 or more")
+        if sequence:
+            plan.length = int(first.shape[1])
+            if plan.length < 6:
+                raise ValueError(f"the sequence is {plan.length} positions long: the probes need 6 or more")
+            plan.cut = plan.length // 2
+        if mask is not None:
+            plan._pad(mask)
+        return plan
+
+    def _pad(self, mask: int) -> None:
+        values = self.arrays[mask]
+        if values is None or values.ndim != 2 or values.shape[0] != self.batch:
+            raise ValueError("the attention mask is not a (batch, length) tensor")
+        self.mask = mask
+        self.length = self.length or int(values.shape[1])
+        pads = tuple(int(i) for i in np.flatnonzero(values[0] == 0))
+        if not pads:  # no padding in the batch given: sample 0 is left-padded by a quarter
+            pads = tuple(range(max(1, self.length // 4)))
+            values = values.copy()
+            values[0, list(pads)] = 0
+            self.arrays[mask] = values
+            self.padded_by_probe = True
+        if len(pads) == self.length:
+            raise ValueError("sample 0 of the attention mask masks every position")
+        self.pads = pads
+
+    @property
+    def real(self) -> tuple[int, ...]:
+        """The positions of sample 0 that are not padding."""
+        return tuple(i for i in range(self.length) if i not in self.pads)
+
+    def positions(self, what: str) -> list[int]:
+        if what == "future":  # the last position is kept: what reaches it shows which cells mix positions
+            return list(range(self.cut + 1, self.length - 1))
+        if what == "pads":
+            return list(self.pads)
+        if what == "roll":
+            return list(range(self.cut))
+        return list(range(int(self.arrays[self.primary].shape[1])))  # type: ignore[union-attr]
+
+    def variant(self, changes: Sequence[Change]) -> list[np.ndarray | None]:
+        """The inputs with *changes* made to the primary input (a new list; the plan is unchanged)."""
+        arrays = list(self.arrays)
+        data = np.array(arrays[self.primary])
+        rng = np.random.default_rng(_SEED)
+        for change in changes:
+            where = self.positions(change.what)
+            if change.what == "roll":
+                data[change.sample, where] = np.roll(data[change.sample, where], 1, axis=0)
+            else:
+                data[change.sample, where] = _other_values(data[change.sample, where], data, rng)
+        arrays[self.primary] = data
+        return arrays
+
+    def rolls(self) -> bool:
+        """Whether rolling the positions before the cut of the last sample changes it (not all equal)."""
+        last = self.arrays[self.primary][self.batch - 1, : self.cut]  # type: ignore[index]
+        return bool((np.roll(last, 1, axis=0) != last).any())
+
+
+def _other_values(values: np.ndarray, batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    if np.issubdtype(batch.dtype, np.integer) or batch.dtype == np.bool_:
+        low, high = int(batch.min()), int(batch.max())
+        span = high - low + 1
+        if span < 2:
+            raise ValueError("every value of the input is the same: there is no other value to change it to")
+        shift = rng.integers(1, span, values.shape)
+        return ((values.astype(np.int64) - low + shift) % span + low).astype(batch.dtype)
+    scale = float(np.std(batch)) or 1.0
+    return (values + rng.normal(0.0, scale, values.shape)).astype(batch.dtype)
+
+
+def sequence_axis(shape: tuple[int, ...], length: int) -> int | None:
+    """The axis of a ``(B, ...)`` tensor that runs over the sequence: the first after the batch of size *length*."""
+    return next((axis for axis in range(1, len(shape)) if shape[axis] == length), None)
+
+
+def moved(before: np.ndarray, after: np.ndarray, region: Region, length: int) -> tuple[float, float] | None:
+    """``(largest change in region, largest |value|)`` of one ``(B, ...)`` output, or ``None`` when not comparable.
+
+    Non-finite values count as a change when only one side is finite. A tensor whose
+    second axis is also the batch (a ``(B, B)`` similarity matrix) pairs samples on purpose:
+    not comparable.
+    """
+    if before.shape != after.shape or before.ndim == 0 or before.shape[0] <= max(region.samples):
+        return None
+    if before.ndim > 1 and before.shape[1] == before.shape[0]:
+        return None
+    a = before[list(region.samples)].astype(np.float64)
+    b = after[list(region.samples)].astype(np.float64)
+    if region.positions is not None:
+        axis = sequence_axis(before.shape, length)
+        if axis is None:
+            return None
+        a = np.take(a, list(region.positions), axis=axis)
+        b = np.take(b, list(region.positions), axis=axis)
+    finite_a, finite_b = np.isfinite(a), np.isfinite(b)
+    both = finite_a & finite_b
+    change = float(np.abs(a - b)[both].max(initial=0.0))
+    if (finite_a != finite_b).any():
+        change = float("inf")
+    whole = before.astype(np.float64)
+    scale = float(np.abs(whole[np.isfinite(whole)]).max(initial=0.0))
+    return change, scale

@@ -1,0 +1,69 @@
+"""GA342 positions-ignored."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.dependency import subject_and_nodes
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.dependency import DependencyProbe, SequenceDependencies
+from graphaudit.findings import Finding
+
+
+@register("GA342", "positions-ignored", severity="warning", needs=(SequenceDependencies,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """The first layer that mixes a sequence's positions does not see their order.
+
+    What it does:
+        For a causal model, reorders the tokens before the middle of one sequence (in
+        inference mode) and finds the first cell whose output at the later positions moves;
+        a change to the tokens after the middle finds the first cell that mixes positions.
+        When the first cell that mixes positions does not see the reordering (it is a bag of
+        words: permuting its inputs permutes its outputs), the positional information never
+        reached it, and the finding names it.
+
+    Why is this bad:
+        Rotary embeddings applied to the wrong dimensions, position ids never passed, a
+        learned position table never read: the first attention layer sees a bag of words.
+        A causal model then learns order only from its mask, one layer late, and a
+        bidirectional one not at all. Nothing raises; the model is just worse. A warning:
+        a few models are built without positional information on purpose (NoPE).
+
+    Example:
+        ```python
+        def construct(self, ids):
+            x = self.tokens(ids)
+            p = self.positions(ops.arange(ids.shape[1]))    # computed, never added
+            for block in self.blocks:
+                x = block(x)
+        ```
+
+    Use instead:
+        ```python
+        def construct(self, ids):
+            x = self.tokens(ids) + self.positions(ops.arange(ids.shape[1]))[None]
+            for block in self.blocks:
+                x = block(x)
+        ```
+    """
+    sequence = ctx.need(SequenceDependencies)
+    dependence = sequence.positions
+    if dependence is None or not dependence.found:
+        return
+    subject, nodes = subject_and_nodes(dependence)
+    cut = ctx.need(DependencyProbe).result.cut
+    where = "the network" if subject == "(root)" else f"'{subject}'"
+    yield ctx.finding(
+        "warning",
+        subject,
+        f"{where[0].upper()}{where[1:]} is the first cell that mixes the positions of a sequence, but it does not "
+        f"see their order: reordering the tokens before position {cut} leaves its output at the later positions "
+        f"as it was (within {dependence.tolerance:.2g} of its largest value), while the reordered positions move "
+        f"by {dependence.effect:.0%}. The positional information (position embeddings, rotary angles, position "
+        "ids) does not reach it.",
+        f"Check that the position embedding is added to the token embedding (or the rotary embedding applied to "
+        f"the queries and keys) before {where}, and that position ids are passed down. If the model has no "
+        "positional information on purpose (NoPE), ignore this warning.",
+        nodes,
+    )
