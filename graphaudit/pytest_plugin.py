@@ -7,7 +7,10 @@ Installed with graphaudit (entry point ``pytest11``: ``graphaudit``), or loaded 
   writes ``Spec.from_net(net, inputs)`` to the file when it does not exist yet, and
   otherwise fails the test, listing every difference, when the network no longer matches
   it (see :func:`graphaudit.testing.assert_matches_snapshot`);
-- the option ``--graphaudit-update-snapshots``: rewrite every snapshot file instead.
+- the option ``--graphaudit-update-snapshots``: rewrite every snapshot file instead;
+- the configuration: ``graphaudit.audit()`` in the tests reads the ``[tool.graphaudit]`` table
+  of the rootdir's ``pyproject.toml`` (see :mod:`graphaudit.runner.config`), wherever the
+  tests change the working folder to.
 
 A relative path is taken from the folder of the test file. Commit the snapshot files: they
 are the reviewed design.
@@ -29,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +42,7 @@ import pytest
 if TYPE_CHECKING:
     from graphaudit.spec import Spec
 
-__all__ = ["OPTION", "design_snapshot", "pytest_addoption"]
+__all__ = ["OPTION", "design_snapshot", "pytest_addoption", "pytest_configure"]
 
 OPTION = "--graphaudit-update-snapshots"
 
@@ -64,6 +68,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="graphaudit: rewrite the design snapshot files of the design_snapshot fixture "
         "from the networks as they are now, instead of comparing with them.",
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point ``graphaudit.audit()`` at the rootdir's ``[tool.graphaudit]`` (unless one is named already).
+
+    Read as text, not parsed: loading the plugin stays free of graphaudit's imports.
+    """
+    pyproject = Path(config.rootpath) / "pyproject.toml"
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except OSError:
+        return
+    if "[tool.graphaudit" in text:
+        os.environ.setdefault("GRAPHAUDIT_CONFIG", str(pyproject))
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import group_parameters
+from graphaudit.checks._shared.grouping import group_parameters, one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.findings import Finding
@@ -58,7 +58,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             group.graph_nodes,
             subjects=group.names,
         )
-    for group in group_parameters(ctx, left_out, universe):
+    for group in one_group(ctx, left_out):  # one cause: the optimizer was built from too few
         they = group.pronouns()
         yield ctx.finding(
             "error",

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks._shared.sharing import network_node
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.optimizer import OptimizerView
@@ -42,25 +43,56 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     by_name = g.parameter_nodes_by_name(ctx.graph)
-    for param in ctx.optimizer_parameters:
-        if network_node(ctx, param) is not None:
-            continue
-        same_name = by_name.get(param.name, [])
-        if same_name:
-            message = (
-                f"the optimizer updates a Parameter named {param.name} that is not the network's {param.name}: "
-                "it was built from another instance of the network? The network's own weight is never updated."
-            )
-        else:
-            message = (
-                f"the optimizer updates a Parameter named {param.name} that the network does not hold at all: "
-                "its updates have no effect on the network."
-            )
+    foreign = [p for p in ctx.optimizer_parameters if network_node(ctx, p) is None]
+    namesakes = [p for p in foreign if by_name.get(p.name)]
+    strangers = [p for p in foreign if not by_name.get(p.name)]
+    if namesakes:
+        names = [p.name for p in namesakes]
+        one = len(names) == 1
         yield ctx.finding(
             "error",
-            param.name,
-            message,
+            _common_prefix(names),
+            f"the optimizer updates {_describe(names)} whose name{'' if one else 's'} the network's "
+            f"own {'parameter has' if one else 'parameters have'}, but {'it is' if one else 'they are'} "
+            f"{'another Parameter object' if one else 'other Parameter objects'}: the network's own "
+            f"{'weight is' if one else 'weights are'} never updated. Either the optimizer was built from "
+            "another instance of the network (a model re-created after the optimizer), or these cells "
+            "were replaced after the optimizer was built (a new head).",
+            "Build the optimizer from the network you train, after its last change: "
+            "nn.Optimizer(net.trainable_params(), ...) once the network (and any replaced head) is final.",
+            [node for p in namesakes for node in by_name[p.name][:1]],
+            subjects=names,
+        )
+    if strangers:
+        names = [p.name for p in strangers]
+        one = len(names) == 1
+        yield ctx.finding(
+            "error",
+            _common_prefix(names),
+            f"the optimizer updates {_describe(names)} that the network does not hold at all: "
+            f"{'its' if one else 'their'} updates have no effect on the network.",
             "Build the optimizer from the parameters of the network you train "
             "(nn.Optimizer(net.trainable_params(), ...)), after the network is created.",
-            same_name[:1] or [g.cell_node("")],
+            [g.cell_node("")],
+            subjects=names,
         )
+
+
+def _describe(names: list[str]) -> str:
+    if len(names) == 1:
+        return f"a Parameter named {names[0]}"
+    return f"{len(names)} Parameters ({listing(names)})"
+
+
+def _common_prefix(names: list[str]) -> str:
+    """The cell path all *names* are under (``(root)`` for none), or the one name."""
+    if len(names) == 1:
+        return names[0]
+    common = names[0].split(".")[:-1]
+    for name in names[1:]:
+        parts = name.split(".")[:-1]
+        same = 0
+        while same < min(len(common), len(parts)) and common[same] == parts[same]:
+            same += 1
+        common = common[:same]
+    return ".".join(common) or "(root)"

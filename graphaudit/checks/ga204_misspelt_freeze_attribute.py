@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from typing import Any
 
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 from graphaudit.suggest import close_matches
@@ -96,22 +98,31 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             p.requires_grad = False
         ```
     """
+    causes: dict[tuple[str, str], list[tuple[str, Any]]] = {}  # (attribute, value) -> parameters
     for node, param in ctx.parameters():
         try:
-            attributes = list(vars(param))
+            attributes = vars(param)
         except TypeError:
             continue
-        for attribute in attributes:
-            if not misspelt(attribute):
-                continue
-            value = repr(vars(param)[attribute])
-            value = value if len(value) <= 40 else value[:37] + "..."
+        for attribute, value in attributes.items():
+            if misspelt(attribute):
+                shown = repr(value)
+                causes.setdefault((attribute, shown if len(shown) <= 40 else shown[:37] + "..."), []).append(
+                    (node, param)
+                )
+    for (attribute, value), members in causes.items():
+        for group in one_group(ctx, [node for node, _ in members]):
+            they = group.pronouns()
+            still = sorted({bool(param.requires_grad) for _, param in members})
+            setting = "requires_grad" if len(members) == 1 else "requires_grad of each"
             yield ctx.finding(
                 "error",
-                ctx.subject_of(node),
-                f"{ctx.subject_of(node)}{ctx.named_as(node)} has an attribute {attribute!r} = {value}, which MindSpore ignores: "
-                f"requires_grad is still {param.requires_grad}.",
-                f"Set {ctx.subject_of(node)}.requires_grad instead of {attribute} (and build the optimizer from "
-                "net.trainable_params()).",
-                [node],
+                group.subject,
+                f"{group.describe('parameter')} {'has' if len(members) == 1 else 'have'} an attribute "
+                f"{attribute!r} = {value}, which MindSpore ignores: {they.possessive} requires_grad "
+                f"{they.be} still {' or '.join(map(str, still))}.",
+                f"Set {setting} instead of {attribute} (p.requires_grad = ...), and build the optimizer "
+                "from net.trainable_params().",
+                group.nodes,
+                subjects=group.names,
             )

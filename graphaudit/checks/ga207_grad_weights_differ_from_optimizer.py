@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import group_parameters, listing
+from graphaudit.checks._shared.grouping import listing, one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.gradients import DifferentiatedWeights
 from graphaudit.evidence.optimizer import OptimizerView
@@ -52,9 +52,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     updated = [p for p in ctx.optimizer_parameters if p.requires_grad]
     differentiated = {id(w) for w in weights}
     held = {id(p) for p in ctx.optimizer_parameters}
-    universe = [node for node, _ in ctx.parameters()]
     missing = [node for p in updated if id(p) not in differentiated and (node := ctx.parameter_node(p))]
-    for group in group_parameters(ctx, missing, universe):
+    for group in one_group(ctx, missing):  # one cause: the step differentiates another list
         they = group.pronouns()
         yield ctx.finding(
             "error",

@@ -88,7 +88,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         severity,
         path,
         f"The network is audited for training with a batch of one sample: '{path}' gets a tensor of shape "
-        f"{list(shape)}{others}, and {effect}.",
+        f"{list(shape)}{others}, and once it trains (in training mode, where BatchNorm normalises with the "
+        f"batch's statistics) {effect}.",
         "Audit (and train) with batches of several samples (at least 8 for BatchNorm statistics); if the batch must be "
         "1, use nn.GroupNorm or nn.LayerNorm instead of BatchNorm.",
         [c for c, _, _ in found],

@@ -54,46 +54,65 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     optimizer = ctx.optimizer
     rates: dict[int, ScheduledRate | None] = {}  # one reading per learning-rate object
     warming_up: list[tuple[str, ScheduledRate]] = []
+    causes: dict[str, list[Any]] = {"zero-gradient": [], "zero-rate": [], "rounding": []}
     for p in ctx.need(ProbeStep).parameters:
-        if not (p.in_optimizer and p.requires_grad and not p.changed):
-            continue
-        name, lr = p.subject, p.learning_rate
+        if not (p.in_optimizer and p.in_network and p.requires_grad and not p.changed):
+            continue  # an optimizer parameter the network does not hold is GA202's
+        lr = p.learning_rate
         now = _rate_of(ctx, optimizer, p.node, rates)
         if lr is None and now is not None:
             lr = now.value
         if not p.grad_zero and now is not None and now.warms_up:
             warming_up.append((p.node, now))
-            continue
-        severity = "error"
-        if p.grad_zero:
-            cause = "its gradient is exactly zero (see GA904)"
-            fix = (
-                f"Make {name} reach the loss (see GA904), or freeze it explicitly: requires_grad=False and "
-                "leave it out of the optimizer."
-            )
+        elif p.grad_zero:
+            causes["zero-gradient"].append(p)
         elif lr == 0.0:
-            cause = "its learning rate is 0"
-            fix = f"Give {name}'s parameter group a non-zero learning rate, or freeze it explicitly."
+            causes["zero-rate"].append(p)
         else:
-            severity = "warning"  # the step ran; the update vanished in float rounding
-            cause = (
-                f"its gradient (norm {_g(p.grad_norm)}, learning rate {_g(lr)}) gives an update below the float "
-                "resolution of its values. A gradient that is only rounding noise is what a bias followed "
-                "by BatchNorm or LayerNorm gets: the normalisation cancels it"
-            )
-            fix = (
-                f"If {name} is a bias right before a normalisation layer, build that layer without it "
-                "(has_bias=False); otherwise check the learning rate, loss scaling and gradient clipping."
-            )
-        yield ctx.finding(
-            severity,
-            name,
-            f"{name}{p.named_as} is in the optimizer with requires_grad=True, but one training step left it bit-identical: {cause}.",
-            fix,
-            (p.node,),
-        )
-
+            causes["rounding"].append((p, lr))
+    yield from _grouped(ctx, causes)
     yield from _warm_up(ctx, warming_up)
+
+
+def _grouped(ctx: AuditContext, causes: dict[str, list[Any]]) -> Iterator[Finding]:
+    """One finding per cause, whatever the number of parameters it left unchanged."""
+    for cause, members in causes.items():
+        probes = [m[0] if cause == "rounding" else m for m in members]
+        for group in one_group(ctx, [p.node for p in probes]):
+            they, what = group.pronouns(), group.describe("parameter")
+            severity = "error"
+            if cause == "zero-gradient":
+                why = f"{they.possessive} {'gradient is' if len(probes) == 1 else 'gradients are'} exactly zero (see GA904)"
+                fix = (
+                    f"Make {group.subject} reach the loss (see GA904), or freeze {they.object} explicitly: "
+                    "requires_grad=False and leave it out of the optimizer."
+                )
+            elif cause == "zero-rate":
+                why = f"{they.possessive} learning rate is 0"
+                fix = f"Give {group.subject}'s parameter group a non-zero learning rate, or freeze it explicitly."
+            else:
+                severity = "warning"  # the step ran; the update vanished in float rounding
+                norms = ", ".join(f"{_g(p.grad_norm)} at rate {_g(lr)}" for p, lr in members[:3])
+                why = (
+                    f"{they.possessive} gradient (norm {norms}{', ...' if len(members) > 3 else ''}) gives an "
+                    "update below the float resolution of the values. A gradient that is only rounding "
+                    "noise is what a bias followed by BatchNorm or LayerNorm gets: the normalisation cancels it"
+                )
+                fix = (
+                    f"If {group.subject} is a bias right before a normalisation layer, build that layer "
+                    "without it (has_bias=False); otherwise check the learning rate, loss scaling and "
+                    "gradient clipping."
+                )
+            named = probes[0].named_as if len(probes) == 1 else ""
+            yield ctx.finding(
+                severity,
+                group.subject,
+                f"{what}{named} {they.be} in the optimizer with requires_grad=True, but one training step "
+                f"left {they.object} bit-identical: {why}.",
+                fix,
+                group.nodes,
+                subjects=group.names,
+            )
 
 
 def _rate_of(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
 from graphaudit.findings import Finding
@@ -35,18 +36,24 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             return self.fc(x) + self.aux(x)
         ```
     """
-    for p in ctx.need(ProbeStep).parameters:
-        if not p.requires_grad or not p.grad_zero:
-            continue
+    dead = [
+        p.node
+        for p in ctx.need(ProbeStep).parameters
+        if p.requires_grad and p.grad_zero and p.in_network  # one the network does not hold is GA202's
+    ]
+    for group in one_group(ctx, dead):
+        they = group.pronouns()
+        one = len(group.names) == 1
         yield ctx.finding(
             "warning",
-            p.subject,
-            f"The gradient of {p.subject}{p.named_as} is exactly zero on the probe batch: the loss does not depend on it "
-            "(a dead branch: output unused, multiplied by zero, behind ops.stop_gradient, or a ReLU that "
-            "is never active)"
-            + ("; it is not even a parameter of the network." if not p.in_network else "."),
-            f"Connect the branch that uses {p.subject} to the loss; if it is meant to stay fixed set "
-            "requires_grad=False; if it only gets a gradient on some batches (a class-conditional "
-            "branch, embedding rows), probe with a batch that exercises it.",
-            (p.node,),
+            group.subject,
+            f"The {'gradient' if one else 'gradients'} of {group.describe('parameter')} {'is' if one else 'are'} "
+            "exactly zero on the probe "
+            f"batch: the loss does not depend on {they.object} (a dead branch: output unused, multiplied by "
+            "zero, behind ops.stop_gradient, or a ReLU that is never active).",
+            f"Connect the branch that uses {group.subject} to the loss; if {they.subject} {they.be} meant to "
+            "stay fixed set requires_grad=False; if it only gets a gradient on some batches (a "
+            "class-conditional branch, embedding rows), probe with a batch that exercises it.",
+            group.nodes,
+            subjects=group.names,
         )

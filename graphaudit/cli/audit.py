@@ -159,6 +159,29 @@ def add_parser(commands: Any, formatter: Any, epilog: str, add_target_options: A
     )
     audit.add_argument("--output", "-o", metavar="PATH", help="write the report there instead of to stdout")
     audit.add_argument(
+        "--select",
+        metavar="ID[,ID...]",
+        action="append",
+        help="report only these checks (IDs, prefixes such as GA2, or names; repeatable); replaces "
+        "[tool.graphaudit] select",
+    )
+    audit.add_argument(
+        "--ignore",
+        metavar="ID[,ID...]",
+        action="append",
+        help="never report these checks (repeatable), on top of [tool.graphaudit] ignore; what is "
+        "hidden is listed under SUPPRESSED",
+    )
+    config = audit.add_mutually_exclusive_group()
+    config.add_argument(
+        "--config",
+        metavar="FILE.toml",
+        help="read [tool.graphaudit] from FILE (default: the nearest pyproject.toml that has it)",
+    )
+    config.add_argument(
+        "--no-config", action="store_true", help="read no [tool.graphaudit] table: report every check"
+    )
+    audit.add_argument(
         "--show-not-run",
         action="store_true",
         help="list the checks that did not run, with what each needs (text format; JSON and SARIF "
@@ -225,6 +248,7 @@ def run(args: argparse.Namespace, evidence_options: list[Any]) -> int:
     if args.probe:
         options["probe"] = True if args.probe == 1 else args.probe
     options.update(evidence_keywords(args, evidence_options))
+    options.update(_configuration(args))
     report = graphaudit.audit(
         target.net, optimizer, inputs=inputs, loss_fn=target.loss_fn, spec=spec, **options
     )
@@ -242,6 +266,20 @@ def run(args: argparse.Namespace, evidence_options: list[Any]) -> int:
         text = report.text(audience="cli", not_run=args.show_not_run)
     write(text, args.output, f"{args.format} report")
     return EXIT_FINDINGS if report.of_severity(*FAIL_ON[args.fail_on]) else EXIT_CLEAN
+
+
+def _configuration(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``audit()`` keywords of ``--select``, ``--ignore``, ``--config`` and ``--no-config``."""
+    keywords: dict[str, Any] = {}
+    for flag in ("select", "ignore"):
+        given = getattr(args, flag)
+        if given:
+            keywords[flag] = [entry.strip() for text in given for entry in text.split(",") if entry.strip()]
+    if args.no_config:
+        keywords["config"] = False
+    elif args.config:
+        keywords["config"] = args.config
+    return keywords
 
 
 def _sarif(report: Any, target: Any, optimizer: Any, optimizer_factory: Any) -> str:

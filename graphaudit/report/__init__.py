@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from graphaudit.capture.structure import Structure
 
-__all__ = ["JSON_SCHEMA_VERSION", "NotRun", "Report"]
+__all__ = ["JSON_SCHEMA_VERSION", "NotRun", "Report", "Suppressed"]
 
 JSON_SCHEMA_VERSION = 2
 AUDIENCES = ("python", "cli")
@@ -76,6 +76,17 @@ class NotRun:
         }
 
 
+@dataclass(frozen=True)
+class Suppressed:
+    """A finding the configuration hides (``[tool.graphaudit]``, ``audit(ignore=...)``), and why."""
+
+    finding: Finding
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"finding": self.finding.to_dict(), "reason": self.reason}
+
+
 @dataclass
 class Report:
     """What :func:`graphaudit.audit` found.
@@ -100,6 +111,7 @@ class Report:
     structure: Structure | None = field(default=None, repr=False, compare=False)
     unwrapped: tuple[str, ...] = ()
     datasets: dict[str, nx.MultiDiGraph] = field(default_factory=dict, repr=False, compare=False)
+    suppressed: list[Suppressed] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.findings = sorted(self.findings, key=Finding.sort_key)
@@ -212,6 +224,8 @@ class Report:
             "not_run": [n.to_dict() for n in self.not_run],
             "findings": [f.to_dict() for f in self.findings],
         }
+        if self.suppressed:  # only when the configuration hid something
+            found["suppressions"] = [s.to_dict() for s in self.suppressed]
         if self.datasets:  # only when pipelines were audited: a network's report keeps its keys
             from graphaudit.graph.pipeline import pipeline_dict
 
@@ -241,6 +255,12 @@ class Report:
             if found:
                 lines.append(f"\n{severity.upper()}S")
                 lines += [_format(f) for f in found]
+        if self.suppressed:
+            ids = ", ".join(dict.fromkeys(s.finding.check_id for s in self.suppressed))
+            lines.append(
+                f"\nSUPPRESSED: {plural(len(self.suppressed), 'finding')} ({ids}) hidden by the "
+                "configuration (each with the reason: report.suppressed, JSON and SARIF)"
+            )
         if self.not_run and not not_run:
             how = _LIST_NOT_RUN[audience]
             lines.append(f"\nNOT RUN: {plural(len(self.not_run), 'check')} (what each needs: {how})")

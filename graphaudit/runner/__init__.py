@@ -19,17 +19,19 @@ Example:
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Iterable
 from typing import Any
 
 from graphaudit.checks import Check, all_checks
 from graphaudit.checks.context import AuditContext
-from graphaudit.errors import GraphAuditError, InternalError
+from graphaudit.errors import ArgumentTypeError, GraphAuditError, InternalError
 from graphaudit.evidence import EvidenceSet, all_options
 from graphaudit.evidence.dataset import pipeline_graphs
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.findings import Finding
 from graphaudit.report import NotRun, Report
+from graphaudit.runner.config import Config, configured, find_config, load_config
 from graphaudit.runner.merge import merge_confirmations
 from graphaudit.runner.request import build_request
 
@@ -46,6 +48,9 @@ def audit(
     spec: Any = None,
     mode: str | None = None,
     probe: bool | int = False,
+    select: Any = None,
+    ignore: Any = None,
+    config: Any = None,
     **options: Any,
 ) -> Report:
     """Run every check on *net* and return a :class:`~graphaudit.report.Report`.
@@ -65,6 +70,12 @@ def audit(
     ``graph_mode=True`` (GA712, GA713), ``peers=`` (GA801) and the rest shown in the signature;
     ``graphaudit checks`` lists what each check needs. The network, the optimizer and every
     global state are left exactly as they were.
+
+    What is reported follows the configuration (:mod:`graphaudit.runner.config`): the
+    ``[tool.graphaudit]`` table of the nearest ``pyproject.toml``, or *config* (a file path, a
+    :class:`~graphaudit.runner.config.Config`, or ``False`` for none), with *select* (check
+    IDs, prefixes such as ``"GA2"``, or names: only these are reported) and *ignore* (never
+    these) on top. A finding it hides is in ``report.suppressed`` with the reason.
 
     Example:
         >>> import graphaudit
@@ -87,7 +98,8 @@ def audit(
             probe=probe,
             options=options,
         )
-        return run_checks(EvidenceSet(request))
+        settings = _configuration(config).with_keywords(select=select, ignore=ignore)
+        return configured(run_checks(EvidenceSet(request)), settings)
     except GraphAuditError:
         raise
     except Exception as err:  # whatever escaped (a late kernel error...): still graphaudit's own error
@@ -95,6 +107,21 @@ def audit(
             f"the audit failed with {type(err).__name__}: {err}. The network was left as it was; if the "
             "error is not in your network's own code, this is a bug in graphaudit: please report it."
         ) from err
+
+
+def _configuration(config: Any) -> Config:
+    if config is None:
+        return find_config()
+    if config is False:
+        return Config(source="no configuration")
+    if isinstance(config, Config):
+        return config
+    if isinstance(config, (str, os.PathLike)):
+        return load_config(config)
+    raise ArgumentTypeError(
+        f"audit() expects config= to be a path to a pyproject.toml, a graphaudit.runner.config.Config or "
+        f"False, got {type(config).__name__}"
+    )
 
 
 def _with_options_in_signature() -> None:

@@ -2,7 +2,7 @@
 
 from mindspore import nn
 
-SUBJECT = "backbone.weight"
+SUBJECT = "backbone"
 
 
 class Net(nn.Cell):

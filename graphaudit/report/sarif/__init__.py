@@ -231,14 +231,18 @@ def to_sarif(
         locator = Locator(report, sources, optimizer_site)
     results = []
     uris = [artifact_uri] if artifact_uri is not None else []
-    for finding in report.findings:
+    hidden = {id(s.finding): s.reason for s in report.suppressed}
+    for finding in [*report.findings, *(s.finding for s in report.suppressed)]:
         site = locator.site(finding, checks.get(finding.check_id)) if locator is not None else None
         physical = fallback
         if site is not None:
             physical = _physical(uri_of(site.file) or site.file, site.line)
         if physical is not None:
             uris.append(physical["artifactLocation"]["uri"])
-        results.append(_result(report, finding, rule_index, physical))
+        result = _result(report, finding, rule_index, physical)
+        if id(finding) in hidden:  # SARIF viewers show it as suppressed, with the justification
+            result["suppressions"] = [{"kind": "external", "justification": hidden[id(finding)]}]
+        results.append(result)
     run: dict[str, Any] = {
         "tool": {
             "driver": {
