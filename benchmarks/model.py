@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from benchmarks.common import interleave, peak_rise_mib

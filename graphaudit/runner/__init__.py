@@ -75,19 +75,22 @@ def audit(
         >>> [f.check_id for f in report.findings]
         ['GA101']
     """
+    from graphaudit.capture.structure import gc_frozen
+
     try:
-        request = build_request(
-            net,
-            optimizer,
-            inputs=inputs,
-            label=label,
-            loss_fn=loss_fn,
-            spec=spec,
-            mode=mode,
-            probe=probe,
-            options=options,
-        )
-        return run_checks(EvidenceSet(request))
+        with gc_frozen():  # the collector would rescan the network's objects throughout the audit
+            request = build_request(
+                net,
+                optimizer,
+                inputs=inputs,
+                label=label,
+                loss_fn=loss_fn,
+                spec=spec,
+                mode=mode,
+                probe=probe,
+                options=options,
+            )
+            return run_checks(EvidenceSet(request))
     except GraphAuditError:
         raise
     except Exception as err:  # whatever escaped (a late kernel error...): still graphaudit's own error
