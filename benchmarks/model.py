@@ -1,23 +1,32 @@
-"""Measurements on a real model (mindcv, default resnet50): audit and render vs one forward pass.
+"""Measurements on a real model (mindcv, default resnet50): audit and render vs one forward pass, in both modes.
 
 Run inside worker subprocesses started by ``benchmarks/run.py``; each function builds the
 model itself, so that every measurement happens in a fresh interpreter.
 
-- ``forward``: ``net(x).asnumpy()`` in PyNative mode. PyNative dispatches kernels
+The network is measured in *training mode* (``net.set_train(True)``: what users audit, the
+network they are about to train; BatchNorm writes its moving statistics, which the audit must
+put back) and in *inference mode* (``Cell.training`` is ``False`` until ``set_train()``), every
+phase of both in one process, interleaved, each against a forward pass in the same mode.
+
+- ``forward:<mode>``: ``net(x).asnumpy()`` in PyNative mode. PyNative dispatches kernels
   asynchronously: without reading the output the timer would stop before the pass ends.
-- ``structure audit``: ``graphaudit.audit(net, optimizer)``, no inputs (a Momentum optimizer
-  over every trainable parameter).
-- ``full audit``: ``graphaudit.audit(net, optimizer, inputs=x, loss_fn=nn.CrossEntropyLoss())``:
+- ``structure``: ``graphaudit.audit(net, optimizer)``, no inputs (a Momentum optimizer
+  over every trainable parameter), inference mode.
+- ``full:<mode>``: ``graphaudit.audit(net, optimizer, inputs=x, loss_fn=nn.CrossEntropyLoss())``:
   the structure, one traced forward pass, the loss traced on its output (no label given:
   graphaudit makes a stand-in), and every static check.
-- ``render``: ``report.render("report.svg")`` of the full audit's report (Graphviz ``dot``
-  included); ``full audit + render`` is their sum, repeat by repeat.
+- ``render:<mode>``: ``report.render("report.svg")`` of that full audit's report (Graphviz
+  ``dot`` included); ``full+render:<mode>`` is their sum, repeat by repeat.
+
+Each run switches the mode with ``set_train`` first (a walk of the cells, about a
+millisecond, in forward and audit alike).
 """
 
 from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,40 +60,60 @@ def build(model: str, size: int) -> tuple[Any, Any, Any]:
     return net, optimizer, x
 
 
-def time_model(model: str, size: int, repeats: int) -> dict[str, Any]:
-    """Warm up, then time forward / structure audit / full audit / render, interleaved."""
+MODES = {"training": True, "inference": False}
+
+
+def time_model(model: str, size: int, repeats: int, modes: tuple[str, ...] = tuple(MODES)) -> dict[str, Any]:
+    """Warm up, then time forward / full audit / render in each of *modes*, and the structure audit, interleaved."""
     import graphaudit
 
     net, optimizer, x = build(model, size)
-    reports: list[Any] = []
+    reports: dict[str, Any] = {}
+    loss = loss_fn()
     with tempfile.TemporaryDirectory() as tmp:
         svg = Path(tmp) / "report.svg"
 
-        loss = loss_fn()
+        def structure() -> None:
+            net.set_train(False)
+            graphaudit.audit(net, optimizer)
 
-        def full() -> None:
-            reports.append(graphaudit.audit(net, optimizer, inputs=x, loss_fn=loss))
+        def forward(training: bool) -> Callable[[], None]:
+            def run() -> None:
+                net.set_train(training)
+                net(x).asnumpy()
 
-        def render() -> None:
-            reports[-1].render(svg)  # the report of the full audit just before
+            return run
 
-        runs = {
-            "forward": lambda: net(x).asnumpy(),
-            "structure": lambda: graphaudit.audit(net, optimizer),
-            "full": full,
-            "render": render,
-        }
+        def full(mode: str) -> Callable[[], None]:
+            def run() -> None:
+                net.set_train(MODES[mode])
+                reports[mode] = graphaudit.audit(net, optimizer, inputs=x, loss_fn=loss)
+
+            return run
+
+        def render(mode: str) -> Callable[[], None]:
+            return lambda: reports[mode].render(svg)  # the report of the full audit just before
+
+        runs: dict[str, Callable[[], Any]] = {"structure": structure}
+        for mode in modes:
+            runs[f"forward:{mode}"] = forward(MODES[mode])
+            runs[f"full:{mode}"] = full(mode)
+            runs[f"render:{mode}"] = render(mode)
         for run in runs.values():  # warm-up: kernels, check modules, caches, dot's first start
             run()
         seconds = interleave(runs, repeats)
-        report = reports[-1]
         drawn = svg.stat().st_size
-    seconds["full+render"] = [a + b for a, b in zip(seconds["full"], seconds["render"])]
+    net.set_train(False)
+    for mode in modes:
+        seconds[f"full+render:{mode}"] = [
+            a + b for a, b in zip(seconds[f"full:{mode}"], seconds[f"render:{mode}"])
+        ]
     return {
+        "modes": list(modes),
         "seconds": seconds,
-        "graph_nodes": report.graph.number_of_nodes(),
-        "graph_edges": report.graph.number_of_edges(),
-        "findings": len(report.findings),
+        "graph_nodes": {mode: report.graph.number_of_nodes() for mode, report in reports.items()},
+        "graph_edges": {mode: report.graph.number_of_edges() for mode, report in reports.items()},
+        "findings": {mode: len(report.findings) for mode, report in reports.items()},
         "svg_kib": drawn / 1024,
         "check_seconds": check_seconds(net, optimizer, x),
     }
@@ -138,8 +167,8 @@ def check_seconds(net: Any, optimizer: Any, x: Any) -> dict[str, dict[str, float
     return out
 
 
-def memory_model(model: str, size: int, phase: str) -> dict[str, Any]:
-    """Peak-RSS rise of *phase* (``forward`` or ``full``) run once in a fresh process, from the built model.
+def memory_model(model: str, size: int, phase: str, mode: str = "inference") -> dict[str, Any]:
+    """Peak-RSS rise of *phase* (``forward`` or ``full``) run once in a fresh process, from the built model in *mode*.
 
     Every graphaudit module is imported before (``import_mib``, the RSS that costs, is
     reported apart): graphaudit imports most of itself lazily, once per process.
@@ -151,6 +180,7 @@ def memory_model(model: str, size: int, phase: str) -> dict[str, Any]:
     from benchmarks.common import import_graphaudit
 
     net, optimizer, x = build(model, size)
+    net.set_train(MODES[mode])
     import_mib, failed = import_graphaudit()  # one-time imports are not the audit's memory
     runs = {
         "forward": lambda: net(x).asnumpy(),
@@ -159,6 +189,7 @@ def memory_model(model: str, size: int, phase: str) -> dict[str, Any]:
     rise, reset, _ = peak_rise_mib(runs[phase])
     result: dict[str, Any] = {
         "phase": phase,
+        "mode": mode,
         "peak_rise_mib": rise,
         "peak_reset": reset,
         "import_mib": import_mib,

@@ -3,10 +3,14 @@
 Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about timing is asserted):
 
 1. structure-only audit (``audit(net, optimizer)``) of mindcv resnet50 / one PyNative forward
-   pass (``1x3x224x224``, output read with ``.asnumpy()``). Target <= 0.02x.
+   pass (``1x3x224x224``, output read with ``.asnumpy()``), inference mode. Target <= 0.02x.
 2. full audit (``audit(net, optimizer, inputs=x, loss_fn=nn.CrossEntropyLoss())``: capture,
-   the traced pass and the loss traced on its output, every check) / forward pass. Target <= 1.2x.
-3. full audit + ``report.render("report.svg")`` / forward pass. Target <= 1.4x.
+   the traced pass and the loss traced on its output, every check) / forward pass, with the
+   network in training mode (``set_train(True)``: BatchNorm writes its moving statistics,
+   which the audit puts back) and in inference mode, both in one process, each against a
+   forward pass in the same mode (``benchmarks/model.py``). Targets <= 1.2x (training),
+   <= 1.1x (inference).
+3. full audit + ``report.render("report.svg")`` / forward pass, both modes. Target <= 1.4x.
 4. scaling on synthetic networks (stages of 100 ``Dense(4, 4)`` / activation cells: as many
    parameters as cells) of 1,000 / 10,000 / 50,000 cells: time and peak memory of the
    structure-only audit at each size / at the size before; and the same for the traced audit
@@ -17,9 +21,9 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
    ``max_nodes``=1,500 drawn nodes) / the audit of that network; target: the drawing is
    bounded (<= 1,500 drawn nodes), whatever the size of the graph.
 6. peak memory of a full audit / peak memory of a forward pass, each the rise of peak RSS
-   (``VmHWM``) over the freshly built model in a fresh process. Target <= 1.2x; and the rise
-   of a full audit run after one forward pass (what the audit adds to a process that already
-   ran one), target <= 0.2x.
+   (``VmHWM``) over the freshly built model in a fresh process, in training and in inference
+   mode. Target <= 1.2x; and the rise of a full audit run after one forward pass in the same
+   mode (what the audit adds to a process that already ran one), target <= 0.2x.
 7. transformer LM (``benchmarks/transformer.py``: 12 layers, hidden 256, 1x64 tokens, tied
    head): tracing overhead per traced operation (``op`` + ``call`` node), in microseconds,
    graphaudit's traced capture / bare no-op wrappers on the same entry points, same run.
@@ -33,7 +37,8 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
    wall time (subprocess) / ``python -c pass``; target < 0.5 s and MindSpore not imported.
 10. the multi-step probe (``benchmarks/probe.py``): ``audit(..., probe=1)`` and ``probe=5`` of
     mindcv resnet18 (``2x3x64x64``, a label, ``CrossEntropyLoss``) / one real training step
-    of the same network on the same batch (``TrainOneStepCell``). Information, no target.
+    of the same network on the same batch (``TrainOneStepCell``), same run. Target
+    ``probe=N`` <= N + 0.6 steps (N steps and one traced forward pass).
 
 Every group of measurements runs in a fresh subprocess (memory: one process per
 measurement). Within a group the phases are timed interleaved (forward, structure, full,
@@ -91,15 +96,19 @@ LM = {"layers": 12, "hidden": 256, "heads": 4, "ffn": 1024, "seq": 64, "vocab": 
 LLAMA = {"layers": 32, "hidden": 4096, "ffn": 11008, "vocab": 32000}
 TARGETS = {
     "structure": 0.02,
-    "full": 1.2,
-    "full+render": 1.4,
+    "full:training": 1.2,
+    "full+render:training": 1.4,
+    "full:inference": 1.1,
+    "full+render:inference": 1.4,
     "memory": 1.2,
     "warm_memory": 0.2,
     "per_op": 3.0,
     "lazy_time": 1.0,
     "lazy_mib": 16.0,
     "startup_s": 0.5,
+    "probe_extra_steps": 0.6,  # probe=N <= N + 0.6 training steps: N steps and one traced forward pass
 }
+MODES = ("training", "inference")
 EXIT_INVARIANT, EXIT_REFUSED = 1, 3
 
 
@@ -253,7 +262,10 @@ def measure(
             f"{model} memory",
             False,
             lambda: {
-                phase: worker("model-memory", {"model": model, "size": size, "phase": phase})
+                f"{phase}:{mode}": worker(
+                    "model-memory", {"model": model, "size": size, "phase": phase, "mode": mode}
+                )
+                for mode in MODES
                 for phase in ("forward", "full")
             },
         ),
@@ -399,43 +411,47 @@ def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     model = results["meta"]["model"]
     mt = results["model_time"]
     seconds = mt["seconds"]
-    forward = _med_min(seconds["forward"])
-    fwd_name = f"{model} forward"
+    forward = _med_min(seconds["forward:inference"])
     out.append(
         _row(
             f"1 {model} structure-only audit",
             "model_time",
             "s",
             _med_min(seconds["structure"]),
-            fwd_name,
+            f"{model} forward, inference",
             forward,
             TARGETS["structure"],
         )
     )
-    out.append(
-        _row(
-            f"2 {model} full audit (inputs, loss)",
-            "model_time",
-            "s",
-            _med_min(seconds["full"]),
-            fwd_name,
-            forward,
-            TARGETS["full"],
-            note="audit(net, optimizer, inputs=x, loss_fn=nn.CrossEntropyLoss())",
+    for mode in mt["modes"]:
+        forward = _med_min(seconds[f"forward:{mode}"])
+        fwd_name = f"{model} forward, {mode}"
+        out.append(
+            _row(
+                f"2 {model} full audit, {mode} mode",
+                "model_time",
+                "s",
+                _med_min(seconds[f"full:{mode}"]),
+                fwd_name,
+                forward,
+                TARGETS[f"full:{mode}"],
+                note="audit(net, optimizer, inputs=x, loss_fn=nn.CrossEntropyLoss()), net.set_train("
+                f"{mode == 'training'})",
+            )
         )
-    )
-    out.append(
-        _row(
-            f"3 {model} full audit + SVG render",
-            "model_time",
-            "s",
-            _med_min(seconds["full+render"]),
-            fwd_name,
-            forward,
-            TARGETS["full+render"],
-            note=f"render alone {statistics.median(seconds['render']):.2f} s, {mt['graph_nodes']} graph nodes",
+        out.append(
+            _row(
+                f"3 {model} full audit + SVG, {mode} mode",
+                "model_time",
+                "s",
+                _med_min(seconds[f"full+render:{mode}"]),
+                fwd_name,
+                forward,
+                TARGETS[f"full+render:{mode}"],
+                note=f"render alone {statistics.median(seconds[f'render:{mode}']):.2f} s, "
+                f"{mt['graph_nodes'][mode]} graph nodes",
+            )
         )
-    )
 
     st = results["scale_time"]
     phases = st["phases"]
@@ -501,32 +517,34 @@ def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     )
 
     mem = results["model_memory"]
-    fwd_mib = mem["forward"]["peak_rise_mib"]
-    out.append(
-        _row(
-            f"6 {model} full audit peak memory",
-            "model_memory",
-            "MiB",
-            (mem["full"]["peak_rise_mib"], None),
-            f"{model} forward",
-            (fwd_mib, None),
-            TARGETS["memory"],
-            note="fresh process each: peak RSS rise over the built model (graphaudit's modules imported "
-            f"before: {mem['full'].get('import_mib', 0):.1f} MiB once per process, not counted)",
+    for mode in MODES:
+        fwd_mib = mem[f"forward:{mode}"]["peak_rise_mib"]
+        full_mem = mem[f"full:{mode}"]
+        out.append(
+            _row(
+                f"6 {model} full audit peak memory, {mode}",
+                "model_memory",
+                "MiB",
+                (full_mem["peak_rise_mib"], None),
+                f"{model} forward, {mode}",
+                (fwd_mib, None),
+                TARGETS["memory"],
+                note="fresh process each: peak RSS rise over the built model (graphaudit's modules imported "
+                f"before: {full_mem.get('import_mib', 0):.1f} MiB once per process, not counted)",
+            )
         )
-    )
-    out.append(
-        _row(
-            f"6 {model} full audit after a forward pass",
-            "model_memory",
-            "MiB",
-            (mem["forward"]["warm_full_mib"], None),
-            f"{model} forward",
-            (fwd_mib, None),
-            TARGETS["warm_memory"],
-            note="extra peak RSS of the audit in a process that already ran the forward pass",
+        out.append(
+            _row(
+                f"6 {model} full audit after a forward, {mode}",
+                "model_memory",
+                "MiB",
+                (mem[f"forward:{mode}"]["warm_full_mib"], None),
+                f"{model} forward, {mode}",
+                (fwd_mib, None),
+                TARGETS["warm_memory"],
+                note="extra peak RSS of the audit in a process that already ran the forward pass",
+            )
         )
-    )
 
     out.extend(_transformer_rows(results["transformer"]))
     out.extend(_lazy_rows(results["lazy"]))
@@ -542,16 +560,17 @@ def _probe_rows(p: dict[str, Any]) -> list[dict[str, Any]]:
     name = f"{p['model']} training step"
     return [
         _row(
-            f"10 {p['model']} audit with {run}",
+            f"10 {p['model']} audit with probe={steps}",
             "probe",
             "s",
-            _med_min(seconds[run]),
+            _med_min(seconds[f"probe={steps}"]),
             name,
             step,
-            note="information: the cost in training steps of the same batch "
+            round(steps + TARGETS["probe_extra_steps"], 2),
+            note="the cost in training steps of the same batch: N steps and one traced forward pass "
             f"(full audit without a probe {statistics.median(seconds['full audit']):.2f} s)",
         )
-        for run in ("probe=1", f"probe={p['steps']}")
+        for steps in (1, p["steps"])
     ]
 
 

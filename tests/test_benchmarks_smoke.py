@@ -63,8 +63,11 @@ def test_benchmark_rows_on_toy_sizes(measured):
         assert row["group"] in results["groups"], row["item"]
     targets = {row["item"].split(" ", 1)[1]: row["target"] for row in table if row["target"]}
     assert targets["synthetic:20 structure-only audit"] == "<= 0.02x"
-    assert targets["synthetic:20 full audit (inputs, loss)"] == "<= 1.2x"
-    assert targets["synthetic:20 full audit + SVG render"] == "<= 1.4x"
+    assert targets["synthetic:20 full audit, training mode"] == "<= 1.2x"
+    assert targets["synthetic:20 full audit, inference mode"] == "<= 1.1x"
+    assert targets["synthetic:20 full audit + SVG, training mode"] == "<= 1.4x"
+    assert targets["synthetic:20 audit with probe=1"] == "<= 1.6x"
+    assert sum(item.startswith("6 synthetic:20 full audit") for item in items) == 4
     assert targets["LM tracing overhead per traced op"] == "<= 3x"
     text = run.format_table(results, table)
     assert "structure-only audit" in text and "load average (1/5/15 min) before" in text

@@ -270,12 +270,12 @@ def test_a_pass_failing_asynchronously_restores_what_ran_and_leaves_the_rest():
 def test_saving_a_parameter_does_not_wait_for_queued_kernels(dtype, monkeypatch):
     """A save before a write in the middle of a pass queues a copy; reading values would
     synchronise the PyNative executor and stop the pass's kernels overlapping Python."""
-    from graphaudit.capture.isolation import Snapshot, restore_values
+    from graphaudit.capture.isolation import Snapshot, copy_counter, restore_values
 
     param = Parameter(Tensor(np.array([1, 0, 1, 1])).astype(dtype), name="p")
     original = param.astype(ms.float32).asnumpy().copy()
     snapshot = Snapshot(cells=[], parameters=[param])
-    snapshot.copies_done = Parameter(Tensor(np.zeros((), np.int64)), name="done", requires_grad=False)
+    snapshot.copies_done = copy_counter()
 
     def no_sync(*args, **kwargs):
         raise AssertionError("save_parameter synchronised")

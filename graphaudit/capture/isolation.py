@@ -26,6 +26,7 @@ from graphaudit.capture.values import tensor_values
 
 __all__ = [
     "Snapshot",
+    "copy_counter",
     "device_copy",
     "fresh_random_primitives",
     "preserved",
@@ -187,6 +188,11 @@ def preserved_seed_counters() -> Iterator[None]:
             counters.update(saved)
 
 
+def copy_counter() -> Parameter:
+    """The counter of :attr:`Snapshot.copies_done` (made before a pass: making it synchronises)."""
+    return Parameter(Tensor(np.zeros((), np.int64)), name="graphaudit_copies_done", requires_grad=False)
+
+
 @dataclass
 class Snapshot:
     """What a forward pass may change, saved before it runs."""
@@ -219,9 +225,7 @@ class Snapshot:
         self.values[id(param)] = (param, saved)
         if isinstance(saved, Tensor):
             if self.copies_done is None:
-                self.copies_done = Parameter(
-                    Tensor(np.zeros((), np.int64)), name="graphaudit_copies_done", requires_grad=False
-                )
+                self.copies_done = copy_counter()
             ops.assign(self.copies_done, Tensor(len(self.values), ms.int64))
 
     def _saved_values(self) -> Iterator[tuple[Parameter, np.ndarray]]:
@@ -285,6 +289,7 @@ def preserved(cells: list[nn.Cell], parameters: list[Parameter]) -> Iterator[Sna
         ms_rng=ms.get_rng_state().asnumpy().copy(),
         np_rng=np.random.get_state(),
         py_rng=random.getstate(),
+        copies_done=copy_counter(),
     )
     for cell in cells:
         if cell.training:

@@ -86,20 +86,23 @@ def audit(
         >>> [f.check_id for f in report.findings]
         ['GA101']
     """
+    from graphaudit.capture.structure import gc_frozen
+
     try:
-        request = build_request(
-            net,
-            optimizer,
-            inputs=inputs,
-            label=label,
-            loss_fn=loss_fn,
-            spec=spec,
-            mode=mode,
-            probe=probe,
-            options=options,
-        )
-        settings = _configuration(config).with_keywords(select=select, ignore=ignore)
-        return configured(run_checks(EvidenceSet(request)), settings)
+        with gc_frozen():  # the collector would rescan the network's objects throughout the audit
+            request = build_request(
+                net,
+                optimizer,
+                inputs=inputs,
+                label=label,
+                loss_fn=loss_fn,
+                spec=spec,
+                mode=mode,
+                probe=probe,
+                options=options,
+            )
+            settings = _configuration(config).with_keywords(select=select, ignore=ignore)
+            return configured(run_checks(EvidenceSet(request)), settings)
     except GraphAuditError:
         raise
     except Exception as err:  # whatever escaped (a late kernel error...): still graphaudit's own error
