@@ -195,11 +195,20 @@ class Report:
             "not_run": [n.to_dict() for n in self.not_run],
             "findings": [f.to_dict() for f in self.findings],
         }
+        if self.compiled:  # only when the user compiles something: other reports keep their keys
+            found["compiled"] = self.compiled
         if self.datasets:  # only when pipelines were audited: a network's report keeps its keys
             from graphaudit.graph.pipeline import pipeline_dict
 
             found["datasets"] = {name: pipeline_dict(graph) for name, graph in self.datasets.items()}
         return found
+
+    @property
+    def compiled(self) -> list[dict[str, str]]:
+        """What the user compiles (``mindspore.jit``, GRAPH_MODE), traced as Python: ``{"path", "what", "how"}``."""
+        from graphaudit.graph.queries import compiled_cells
+
+        return compiled_cells(self.graph)
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """The report as JSON (``schema_version`` 2: the keys of :meth:`to_dict`)."""
@@ -214,6 +223,12 @@ class Report:
             if found:
                 lines.append(f"\n{severity.upper()}S")
                 lines += [_format(f) for f in found]
+        if self.compiled:
+            lines.append("\nCOMPILED (traced as the Python it runs)")
+            lines += [
+                f"  {c['path'] or '(root)'} ({c['what']}, {'@jit' if c['how'] == 'jit' else 'GRAPH_MODE'})"
+                for c in self.compiled
+            ]
         if self.not_run:
             lines.append("\nNOT RUN")
             by_reason: dict[str, list[NotRun]] = {}
