@@ -1,0 +1,241 @@
+"""The same bug gives the same finding however the network is written (issue 19, item 2).
+
+For every ``samples/<ID>/bad.py`` and ``good.py``, the findings (check ID, severity,
+subject) of the sample as written are compared with those of the same network written
+another way:
+
+- ``jit``: every ``construct`` the sample defines is compiled with ``mindspore.jit``;
+- ``graph_mode``: the script sets ``mindspore.set_context(mode=GRAPH_MODE)`` before it
+  builds the network;
+- ``with_loss``, ``train_step``, ``model``: the network is given in ``nn.WithLossCell``
+  (with its optimizer), in ``nn.TrainOneStepCell`` and in ``mindspore.train.Model``;
+- ``renamed``: every attribute the sample's cells set is renamed (``fc`` → ``fc_rn``); the
+  subjects are compared through the rename map.
+
+Only the checks that ran on both sides are compared; a form may lose what only another
+form gives (a ``TrainOneStepWithLossScaleCell`` is evidence of the step, a plain
+``WithLossCell`` is not), listed in :data:`EVIDENCE_OF_THE_FORM`. Where a transformation
+cannot apply to a sample the test is skipped with the reason, computed from the sample (no
+loss to wrap, no construct of its own...) or, for the few that need words, in
+:data:`CANNOT_APPLY`.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import mindspore as ms
+import pytest
+from mindspore import jit, nn
+
+import graphaudit
+from graphaudit.capture.unwrap import unwrap
+from graphaudit.checks import all_checks
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+CASES = [(check_id, which) for check_id in sorted(all_checks()) for which in ("bad", "good")]
+SUFFIX = "_rn"
+
+# Checks whose evidence is the form itself: a form that is not that one leaves them NOT RUN
+# (said in the report), which is not a changed finding.
+EVIDENCE_OF_THE_FORM = {"GA705", "GA706"}
+
+# (check ID, sample, transformation) -> why it cannot apply.
+CANNOT_APPLY: dict[tuple[str, str, str], str] = {}
+
+# (check ID, sample, transformation) -> a known difference, not fixed yet, and why.
+KNOWN_FAILURES: dict[tuple[str, str, str], str] = {}
+
+
+# -- loading a sample, transformed ----------------------------------------------------------
+def _load(check_id: str, which: str, source: str | None = None) -> ModuleType:
+    path = SAMPLES / check_id / f"{which}.py"
+    name = f"metamorphic_{check_id}_{which}_{abs(hash(source))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # as a script's classes are: importable by their module
+    if source is None:
+        spec.loader.exec_module(module)
+    else:
+        exec(compile(source, str(path), "exec"), module.__dict__)
+    return module
+
+
+def _own_cell_classes(module: ModuleType) -> list[type]:
+    return [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, nn.Cell) and value.__module__ == module.__name__
+    ]
+
+
+def _renamed_source(check_id: str, which: str) -> tuple[str, set[str]]:
+    """The sample's source with every attribute its cells assign (``self.X = ...``) renamed."""
+    source = (SAMPLES / check_id / f"{which}.py").read_text()
+    tree = ast.parse(source)
+    reserved = {*dir(nn.Cell), *dir(ms.Parameter), *dir(ms.Tensor)}
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for inner in ast.walk(node):
+                targets = inner.targets if isinstance(inner, ast.Assign) else []
+                if isinstance(inner, (ast.AnnAssign, ast.AugAssign)):
+                    targets = [inner.target]
+                for target in targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                        and not target.attr.startswith("_")
+                        and target.attr not in reserved
+                    ):
+                        names.add(target.attr)
+
+    class Rename(ast.NodeTransformer):
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            self.generic_visit(node)
+            if node.attr in names:
+                node.attr += SUFFIX
+            return node
+
+    return ast.unparse(Rename().visit(tree)), names
+
+
+# -- the forms -----------------------------------------------------------------------------
+def _split(kwargs: dict[str, Any]) -> tuple[Any, Any, Any, tuple[Any, ...], Any, dict[str, Any]] | str:
+    """(backbone, optimizer, loss_fn, data, label, other keywords) of a sample, or why it has none."""
+    kwargs = dict(kwargs)
+    setup = unwrap(kwargs.pop("net"), kwargs.pop("optimizer", None), kwargs.pop("loss_fn", None))
+    inputs = kwargs.pop("inputs", None)
+    label = kwargs.pop("label", None)
+    if setup.loss_inside:
+        return "the network computes its own loss: there is no (network, loss) pair to wrap"
+    if setup.loss_fn is None:
+        return "no loss is given: there is nothing to wrap the network with"
+    if inputs is None:
+        return "no inputs are given: the forms differ only in how the forward pass is called"
+    data = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    if setup.takes_label and label is None:
+        data, label = data[:-1], data[-1]
+    if label is None:
+        return "no label is given: a WithLossCell needs one"
+    if len(data) != 1:
+        return f"the network takes {len(data)} inputs; WithLossCell and Model pass one"
+    return setup.net, setup.optimizer, setup.loss_fn, data, label, kwargs
+
+
+def _wrapped(form: str, kwargs: dict[str, Any]) -> dict[str, Any] | str:
+    parts = _split(kwargs)
+    if isinstance(parts, str):
+        return parts
+    net, optimizer, loss_fn, data, label, rest = parts
+    if form != "with_loss" and optimizer is None:
+        return "no optimizer is given: TrainOneStepCell and Model need one"
+    if form == "with_loss":
+        return {"net": nn.WithLossCell(net, loss_fn), "optimizer": optimizer, "inputs": (*data, label), **rest}
+    if form == "train_step":
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), optimizer)
+        return {"net": step, "inputs": (*data, label), **rest}
+    from mindspore.train import Model
+
+    return {"net": Model(net, loss_fn, optimizer), "inputs": (*data, label), **rest}
+
+
+def _audit(kwargs: dict[str, Any]) -> graphaudit.Report:
+    kwargs = dict(kwargs)
+    return graphaudit.audit(kwargs.pop("net"), **kwargs)
+
+
+_BASELINE: dict[tuple[str, str], graphaudit.Report] = {}
+
+
+def _baseline(check_id: str, which: str) -> graphaudit.Report:
+    if (check_id, which) not in _BASELINE:
+        _BASELINE[check_id, which] = _audit(_load(check_id, which).build())
+    return _BASELINE[check_id, which]
+
+
+def _transformed(check_id: str, which: str, form: str) -> graphaudit.Report | str:
+    """The report of the sample written as *form*, or why *form* cannot apply to it."""
+    if form == "jit":
+        module = _load(check_id, which)
+        classes = [c for c in _own_cell_classes(module) if "construct" in vars(c)]
+        if not classes:
+            return "the network is built from MindSpore's own cells only: it has no construct of its own"
+        for kind in classes:
+            jit(kind)
+        return _audit(module.build())
+    if form == "graph_mode":
+        before = ms.get_context("mode")
+        ms.set_context(mode=ms.GRAPH_MODE)
+        try:
+            report = _audit(_load(check_id, which).build())
+            assert ms.get_context("mode") == ms.GRAPH_MODE, "the audit did not put the mode back"
+            return report
+        finally:
+            ms.set_context(mode=before)
+    if form == "renamed":
+        source, names = _renamed_source(check_id, which)
+        if not names:
+            return "the sample's cells set no attribute of their own: there is nothing to rename"
+        return _audit(_load(check_id, which, source).build())
+    kwargs = _wrapped(form, _load(check_id, which).build())
+    return kwargs if isinstance(kwargs, str) else _audit(kwargs)
+
+
+_RENAMED = re.compile(rf"(\w+){SUFFIX}\b")
+
+
+def _findings(report: graphaudit.Report, checks: set[str]) -> list[tuple[str, str, str]]:
+    return sorted(
+        (f.check_id, f.severity, _RENAMED.sub(r"\1", f.subject)) for f in report.findings if f.check_id in checks
+    )
+
+
+FORMS = ["jit", "graph_mode", "with_loss", "train_step", "model", "renamed"]
+# The forms every test run checks on every sample; the others are slow (measured in the
+# report of issue 19: the whole matrix is about 6 audits per sample).
+FAST_FORMS = {"jit"}
+
+
+def _params() -> list[Any]:
+    found = []
+    for check_id, which in CASES:
+        for form in FORMS:
+            marks: list[Any] = [] if form in FAST_FORMS else [pytest.mark.slow]
+            known = KNOWN_FAILURES.get((check_id, which, form))
+            if known:
+                marks.append(pytest.mark.xfail(reason=known, strict=True))
+            found.append(pytest.param(check_id, which, form, marks=marks, id=f"{check_id}-{which}-{form}"))
+    return found
+
+
+@pytest.mark.parametrize(("check_id", "which", "form"), _params())
+def test_the_same_network_written_another_way_gets_the_same_findings(check_id, which, form):
+    reason = CANNOT_APPLY.get((check_id, which, form))
+    if reason:
+        pytest.skip(reason)
+    transformed = _transformed(check_id, which, form)
+    if isinstance(transformed, str):
+        pytest.skip(transformed)
+    original = _baseline(check_id, which)
+    both = (set(original.checks_run) & set(transformed.checks_run)) - EVIDENCE_OF_THE_FORM
+    lost = set(original.checks_run) - set(transformed.checks_run) - EVIDENCE_OF_THE_FORM
+    assert not lost, f"written as {form}, these checks no longer run: {transformed.skipped}"
+    assert _findings(transformed, both) == _findings(original, both), (
+        f"{check_id} {which}.py written as {form}:\n{transformed}\n\nas written:\n{original}"
+    )
+
+
+def test_renaming_renames_what_the_cells_set():
+    source, names = _renamed_source("GA401", "bad")
+    assert names == {"body", "score"}
+    assert "self.score_rn(self.body_rn(x))" in source
+
