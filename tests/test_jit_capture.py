@@ -208,3 +208,65 @@ def test_ms_jit_and_the_mode_are_restored_even_when_the_pass_fails(monkeypatch, 
         graphaudit.to_networkx(SigmoidHead(), inputs=(X,))
         assert os.environ.get("MS_JIT") == before
         assert ms.get_context("mode") == mode
+
+
+# -- GA712 / GA713 compile exactly what the user compiles ----------------------------------
+class TriedOutside(nn.Cell):
+    """Python only graph mode refuses (try/except) outside the @jit block; the block compiles."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.block = JitBlock()
+        self.head = nn.Dense(8, 1)
+
+    def construct(self, x):
+        try:
+            h = self.block(x)
+        except ValueError:
+            h = x[:, :8]
+        return self.head(h).squeeze(-1)
+
+
+class TriedInside(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Dense(16, 8)
+
+    @jit
+    def construct(self, x):
+        try:
+            h = self.fc(x)
+        except ValueError:
+            h = x[:, :8]
+        return h
+
+
+class Outer(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = TriedInside()
+        self.head = nn.Dense(8, 1)
+
+    def construct(self, x):
+        return self.head(self.inner(x)).squeeze(-1)
+
+
+def _graph_mode_audit(net):
+    optimizer = nn.SGD(net.trainable_params(), 0.01)
+    return graphaudit.audit(
+        net, optimizer, inputs=(X,), label=Y, loss_fn=nn.BCEWithLogitsLoss(), graph_mode=True
+    )
+
+
+def test_ga712_does_not_compile_what_the_user_runs_as_python():
+    """Before: the whole network was compiled in GRAPH_MODE, and its Python-only try/except reported."""
+    report = _graph_mode_audit(TriedOutside())
+    assert {"GA712", "GA713"} <= set(report.checks_run), report.skipped
+    assert not _loud(report, "GA712", "GA713"), str(report)
+
+
+def test_ga712_reports_a_jit_block_that_does_not_compile():
+    report = _graph_mode_audit(Outer())
+    (finding,) = report.by_check("GA712")
+    assert finding.subject == "inner" and "does not compile with mindspore.jit" in finding.message, finding
+    assert os.environ.get("MS_JIT") is None or os.environ.get("MS_JIT") != "0"
