@@ -98,11 +98,28 @@ def _renamed_source(check_id: str, which: str) -> tuple[str, set[str]]:
                     ):
                         names.add(target.attr)
 
+    # A name that is also a keyword's text (activation="relu") keeps its name: the text
+    # means something to MindSpore there.
+    names -= {
+        k.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for k in node.keywords
+        if isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
+    }
+    word = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names))) + r")\b") if names else None
+
     class Rename(ast.NodeTransformer):
         def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
             self.generic_visit(node)
             if node.attr in names:
                 node.attr += SUFFIX
+            return node
+
+        def visit_Constant(self, node: ast.Constant) -> ast.AST:
+            # Paths and globs in text (Spec(frozen=["backbone.*"]), "head" in p.name) follow.
+            if word is not None and isinstance(node.value, str):
+                node.value = word.sub(lambda m: m.group(1) + SUFFIX, node.value)
             return node
 
     return ast.unparse(Rename().visit(tree)), names
@@ -139,7 +156,12 @@ def _wrapped(form: str, kwargs: dict[str, Any]) -> dict[str, Any] | str:
     if form != "with_loss" and optimizer is None:
         return "no optimizer is given: TrainOneStepCell and Model need one"
     if form == "with_loss":
-        return {"net": nn.WithLossCell(net, loss_fn), "optimizer": optimizer, "inputs": (*data, label), **rest}
+        return {
+            "net": nn.WithLossCell(net, loss_fn),
+            "optimizer": optimizer,
+            "inputs": (*data, label),
+            **rest,
+        }
     if form == "train_step":
         step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), optimizer)
         return {"net": step, "inputs": (*data, label), **rest}
@@ -195,7 +217,9 @@ _RENAMED = re.compile(rf"(\w+){SUFFIX}\b")
 
 def _findings(report: graphaudit.Report, checks: set[str]) -> list[tuple[str, str, str]]:
     return sorted(
-        (f.check_id, f.severity, _RENAMED.sub(r"\1", f.subject)) for f in report.findings if f.check_id in checks
+        (f.check_id, f.severity, _RENAMED.sub(r"\1", f.subject))
+        for f in report.findings
+        if f.check_id in checks
     )
 
 
@@ -238,4 +262,3 @@ def test_renaming_renames_what_the_cells_set():
     source, names = _renamed_source("GA401", "bad")
     assert names == {"body", "score"}
     assert "self.score_rn(self.body_rn(x))" in source
-

@@ -310,5 +310,7 @@ def run_in_graph_mode(
                 else:
                     train.compile(*args)
             except Exception as err:
-                return GraphModeResult(_failure("the training step", err), worst, scale, count, mismatch, how=how)
+                return GraphModeResult(
+                    _failure("the training step", err), worst, scale, count, mismatch, how=how
+                )
         return GraphModeResult(None, worst, scale, count, mismatch, train is not None, how)

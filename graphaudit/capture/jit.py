@@ -89,7 +89,9 @@ def compiled_boundaries(cell: nn.Cell) -> tuple[str, tuple[str, ...]]:
         compiled = is_jit_compiled(own)
     else:
         # MindSpore's own cells (an optimizer's construct is @jit) are not the user's choice.
-        compiled = not type(cell).__module__.startswith("mindspore.") and _class_construct_compiled(type(cell))
+        compiled = not type(cell).__module__.startswith("mindspore.") and _class_construct_compiled(
+            type(cell)
+        )
     return ("jit" if compiled else ""), _class_jit_functions(type(cell))
 
 

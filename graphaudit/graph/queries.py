@@ -93,7 +93,9 @@ def compiled_cells(graph: nx.MultiDiGraph) -> list[dict[str, str]]:
         if data["kind"] != CELL:
             continue
         if data.get("compiled"):
-            found.append({"path": data["path"], "what": f"{data['class_name']}.construct", "how": data["compiled"]})
+            found.append(
+                {"path": data["path"], "what": f"{data['class_name']}.construct", "how": data["compiled"]}
+            )
         found.extend({"path": data["path"], "what": name, "how": "jit"} for name in compiled_functions(data))
     return found
 
