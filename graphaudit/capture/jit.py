@@ -37,11 +37,12 @@ import os
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mindspore import nn
+if TYPE_CHECKING:  # checks read python_function(): importing this module stays light
+    from mindspore import nn
 
-__all__ = ["compiled_boundaries", "is_jit_compiled", "jit_disabled", "unwrap_jit_cell"]
+__all__ = ["compiled_boundaries", "is_jit_compiled", "jit_disabled", "python_function", "unwrap_jit_cell"]
 
 _VARIABLE = "MS_JIT"
 
@@ -50,6 +51,27 @@ def is_jit_compiled(function: Any) -> bool:
     """Whether *function* (a function or a bound method) is one ``mindspore.jit`` made."""
     function = getattr(function, "__func__", function)
     return bool(getattr(function, "__wrapped_by_jit__", False))
+
+
+def python_function(function: Any) -> Any:
+    """The function the user wrote behind a ``jit`` wrapper (its code, file and lines), else *function*.
+
+    What reads a ``construct``'s code (its names, its source, its file) reads this: a
+    ``@jit`` method's own ``__code__`` is MindSpore's wrapper.
+
+    Example:
+        >>> from mindspore import jit
+        >>> def double(x):
+        ...     return x * 2
+        >>> python_function(jit(double)) is double
+        True
+    """
+    while is_jit_compiled(function):
+        inner = getattr(getattr(function, "__func__", function), "__wrapped__", None)
+        if inner is None:
+            break
+        function = inner
+    return function
 
 
 @contextmanager
@@ -72,6 +94,8 @@ def jit_disabled() -> Iterator[None]:
 
 def unwrap_jit_cell(value: Any) -> Any:
     """The cell behind ``jit(cell)`` (the compiled ``construct`` bound to *cell*), else *value*."""
+    from mindspore import nn
+
     owner = getattr(value, "__self__", None)
     if isinstance(value, types.MethodType) and isinstance(owner, nn.Cell) and is_jit_compiled(value):
         return owner
@@ -119,7 +143,7 @@ def _class_jit_functions(kind: type) -> tuple[str, ...]:
 
 
 def _called_jit_globals(function: types.FunctionType) -> set[str]:
-    inner = getattr(function, "__wrapped__", function)  # a @jit method: read the code it wraps
+    inner = python_function(function)  # a @jit method: read the code it wraps
     code, namespace = inner.__code__, inner.__globals__
     names: set[str] = set()
     stack = [code]
