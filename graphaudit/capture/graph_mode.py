@@ -102,6 +102,7 @@ class GraphModeResult:
     compared: int = 0  # tensors compared
     mismatch: str = ""  # a structural difference (count, shape, dtype), if any
     training_checked: bool = False
+    how: str = "graph-mode"  # what was compiled: the whole network in GRAPH_MODE, or the user's "jit" code
 
 
 @contextmanager
@@ -251,8 +252,20 @@ def run_in_graph_mode(
     label: Any = None,
     returns_loss: bool = False,
     train_cell: Any = None,
+    jit_boundaries: bool = False,
 ) -> GraphModeResult:
-    """Compile and compare *net* in GRAPH_MODE (see the module docstring); everything is put back."""
+    """Compile and compare *net* in GRAPH_MODE (see the module docstring); everything is put back.
+
+    With *jit_boundaries* (a PyNative script that compiles parts of the network with
+    ``mindspore.jit``) exactly those parts are compiled, as the user runs them: the network
+    runs in PyNative with ``MS_JIT=0`` (all Python) and then as written (what ``jit``
+    compiles, compiled), and the training step runs once in PyNative, its ``jit`` parts
+    compiled with their gradients; compiling the whole network in GRAPH_MODE would check
+    code the user never compiles.
+    """
+    from graphaudit.capture.jit import jit_disabled
+
+    how = "jit" if jit_boundaries else "graph-mode"
     train = None
     params = unique(
         [
@@ -276,20 +289,28 @@ def run_in_graph_mode(
         with training_flags(net, False):
             if ms.get_context("mode") != ms.PYNATIVE_MODE:
                 ms.set_context(mode=ms.PYNATIVE_MODE)
-            expected = net(*_copies(inputs))
-            synchronize()
-            ms.set_context(mode=ms.GRAPH_MODE)
+            with jit_disabled():
+                expected = net(*_copies(inputs))
+                synchronize()
+            if not jit_boundaries:
+                ms.set_context(mode=ms.GRAPH_MODE)
             try:
                 got = net(*_copies(inputs))
                 synchronize()
             except Exception as err:
-                return GraphModeResult(_failure("the forward pass", err))
+                return GraphModeResult(_failure("the forward pass", err), how=how)
             worst, scale, count, mismatch = _compare(expected, got)
         train = _train_cell(train_cell, net, loss_fn, optimizer, returns_loss)
         if train is not None:
             args = _copies(inputs) if returns_loss or label is None else (*_copies(inputs), label)
             try:
-                train.compile(*args)
+                if jit_boundaries:
+                    train(*args)  # one real step, put back by restored_in_place
+                    synchronize()
+                else:
+                    train.compile(*args)
             except Exception as err:
-                return GraphModeResult(_failure("the training step", err), worst, scale, count, mismatch)
-        return GraphModeResult(None, worst, scale, count, mismatch, train is not None)
+                return GraphModeResult(
+                    _failure("the training step", err), worst, scale, count, mismatch, how=how
+                )
+        return GraphModeResult(None, worst, scale, count, mismatch, train is not None, how)

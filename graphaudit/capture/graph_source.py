@@ -23,6 +23,8 @@ import re
 import textwrap
 from typing import Any
 
+from graphaudit.capture.jit import python_function
+
 __all__ = ["Located", "cell_at", "locate"]
 
 Located = tuple[str | None, str | None, int | None, str]  # cell node, file, line, code
@@ -35,7 +37,7 @@ def _span_of(kind: type) -> tuple[str, int, int] | None:
     of a file loaded by path, which ``inspect.getsourcelines(kind)`` cannot find)."""
     spans = []
     for value in vars(kind).values():
-        function = getattr(value, "__func__", value)
+        function = python_function(getattr(value, "__func__", value))
         code = getattr(function, "__code__", None)
         if code is None:
             continue
@@ -78,7 +80,7 @@ def _resolve(cell: Any, path: str) -> Any:
 
 def _statement(cell: Any, kind: str | None) -> tuple[str, int, str] | None:
     """Where *cell*'s ``construct`` holds a node of ast class *kind* (else its ``def`` line)."""
-    construct = getattr(type(cell), "construct", None)
+    construct = python_function(getattr(type(cell), "construct", None))
     try:
         source, first = inspect.getsourcelines(construct)
         path = os.path.abspath(construct.__code__.co_filename)

@@ -27,7 +27,13 @@ _SCALARS = (bool, int, float, str, type(None))
 
 
 def check_cell(net: Any, *, argument: str = "net", function: str = "to_networkx") -> nn.Cell:
-    """Return *net* if it is a ``nn.Cell``; raise a :class:`NotACellError` saying what to pass."""
+    """Return *net* if it is a ``nn.Cell``; raise a :class:`NotACellError` saying what to pass.
+
+    ``jit(cell)`` (the cell's compiled ``construct``, bound to it) stands for the cell.
+    """
+    from graphaudit.capture.jit import unwrap_jit_cell
+
+    net = unwrap_jit_cell(net)
     if isinstance(net, nn.Cell):
         return net
     got = type(net).__name__

@@ -25,6 +25,7 @@ from mindspore import nn
 
 from graphaudit.capture.inputs import check_cell, describe_inputs, normalize_inputs
 from graphaudit.capture.isolation import preserved, synchronize
+from graphaudit.capture.jit import jit_disabled
 from graphaudit.capture.loss import TracedLoss, loss_calls, unheld_label
 from graphaudit.capture.structure import Structure, add_structure
 from graphaudit.capture.trace import Tracer
@@ -111,7 +112,8 @@ def capture(
             tracer = Tracer(graph, structure, snapshot.save_parameter, frozenset(id(c) for c in expand))
             if ms.get_context("mode") != ms.PYNATIVE_MODE:
                 ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
-            with tracing(cells) as run:
+            # What the user compiles with mindspore.jit runs as the Python it is, to be seen.
+            with jit_disabled(), tracing(cells) as run:
                 output = run(tracer, net, args)
             # Outside the session: an error a kernel raises asynchronously (CPU kernels check
             # their inputs late) surfaces here, with nothing of graphaudit's on the stack.

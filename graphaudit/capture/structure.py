@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import mindspore as ms
 import networkx as nx
 from mindspore import Parameter, nn
 
 from graphaudit import graph as g
+from graphaudit.capture.jit import compiled_boundaries
 
 __all__ = ["Structure", "add_structure", "gc_frozen", "gc_paused"]
 
@@ -130,6 +132,8 @@ def _add_structure(graph: nx.MultiDiGraph, net: nn.Cell) -> Structure:
     param_paths: dict[str, list[str]] = {}
     child_edges: list[tuple[str, int, str]] = []
     queue: deque[tuple[nn.Cell, str, tuple[int, ...]]] = deque([(net, "", ())])
+    # A script in GRAPH_MODE compiles the network it calls as a whole.
+    whole = "graph-mode" if ms.get_context("mode") == ms.GRAPH_MODE else ""
 
     while queue:
         cell, path, ancestors = queue.popleft()
@@ -146,6 +150,7 @@ def _add_structure(graph: nx.MultiDiGraph, net: nn.Cell) -> Structure:
         found.cell_nodes[id(cell)] = node
         found.cells[node] = cell
         cell_paths[node] = [path]
+        compiled, jit_functions = compiled_boundaries(cell)
         graph.add_node(
             node,
             kind=g.CELL,
@@ -155,6 +160,8 @@ def _add_structure(graph: nx.MultiDiGraph, net: nn.Cell) -> Structure:
             training=bool(cell.training),
             n_children=sum(1 for c in cell._cells.values() if c is not None),
             n_params=sum(1 for p in cell._params.values() if p is not None),
+            compiled=(whole or compiled) if cell is net else compiled,
+            jit_functions=g.to_json_list(jit_functions),
         )
         for attr, param in cell._params.items():
             if param is None:

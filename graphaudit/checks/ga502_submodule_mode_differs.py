@@ -15,7 +15,9 @@ from graphaudit.findings import Finding
 @functools.cache
 def reads_training(cls: type) -> bool:
     """Whether a class's own ``construct`` looks at ``self.training`` (a custom mode-dependent cell)."""
-    construct = vars(cls).get("construct")
+    from graphaudit.capture.jit import python_function
+
+    construct = python_function(vars(cls).get("construct"))
     code = getattr(construct, "__code__", None)
     return code is not None and "training" in code.co_names
 

@@ -56,11 +56,14 @@ def fresh_cell_attributes() -> frozenset[str]:
 
 
 def _code_objects(cls: type) -> Iterator[types.CodeType]:
+    from graphaudit.capture.jit import python_function
+
     for value in vars(cls).values():
         if isinstance(value, (staticmethod, classmethod)):
             value = value.__func__
         if isinstance(value, property):
             value = value.fget
+        value = python_function(value)  # a @jit method: the code the user wrote
         code = getattr(value, "__code__", None)
         if isinstance(code, types.CodeType):
             yield code

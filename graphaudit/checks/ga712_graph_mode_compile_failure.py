@@ -22,6 +22,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         compile failure on the cell whose code holds the failing line, with the file, the
         line, and MindSpore's own sentence (not its C++ stack). The context is put back and
         MindSpore's ``analyze_fail.ir`` dump is written to a temporary folder, then deleted.
+        When a PyNative script compiles parts of the network with ``mindspore.jit``, exactly
+        those parts are compiled, as the script runs them (the forward pass and one training
+        step), not the whole network.
 
     Why is this bad:
         ``construct`` is compiled from its Python source under MindSpore's static-graph
@@ -61,13 +64,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     )
     cell = ctx.structure.cells.get(node)
     owner = f"{path} ({type(cell).__name__})" if cell is not None else path
+    compiled = "with mindspore.jit" if run.result.how == "jit" else "in GRAPH_MODE"
+    instead = "remove its @jit" if run.result.how == "jit" else "train in PyNative mode"
     yield ctx.finding(
         "error",
         path,
-        f"{failure.stage[0].upper()}{failure.stage[1:]} does not compile in GRAPH_MODE: in {owner}{where}, "
+        f"{failure.stage[0].upper()}{failure.stage[1:]} does not compile {compiled}: in {owner}{where}, "
         f"MindSpore says {failure.error}: {failure.summary}",
         "Rewrite that line within MindSpore's static-graph syntax (see 'Static Graph Syntax Support' in "
         "MindSpore's documentation): define every variable on every branch, no try/except or generators, "
-        "no Python-side state changed in construct; or train in PyNative mode.",
+        f"no Python-side state changed in construct; or {instead}.",
         (node,),
     )

@@ -21,7 +21,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         With ``graph_mode=True``, runs the network in inference mode (``set_train(False)``:
         no Dropout, BatchNorm on its moving statistics) once in PyNative and once in
         ``GRAPH_MODE`` on copies of the traced batch, and reports a difference above 1e-3
-        of the largest output value, or outputs of other shapes or dtypes.
+        of the largest output value, or outputs of other shapes or dtypes. When a PyNative
+        script compiles parts of the network with ``mindspore.jit``, the network runs as
+        written (those parts compiled) and as Python (``MS_JIT=0``).
 
     Why is this bad:
         Graph mode compiles ``construct``; code whose meaning depends on Python running it
@@ -60,10 +62,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         f"the outputs differ by up to {result.max_difference:.3g} (the largest output value is {result.scale:.3g}: "
         f"{relative:.2%}, above {TOLERANCE:g})"
     )
+    compiled = "with its mindspore.jit code compiled" if result.how == "jit" else "in GRAPH_MODE"
     yield ctx.finding(
         "warning",
         "(root)",
-        f"{type(ctx.net).__name__} computes another output in GRAPH_MODE than in PyNative on the same batch: "
+        f"{type(ctx.net).__name__} computes another output {compiled} than in PyNative on the same batch: "
         f"{detail}. Code whose meaning depends on running line by line (in-place writes through an alias, "
         "Python state changed in construct) compiles to something else.",
         "Look in construct for in-place writes on a tensor that another name also refers to (x[i] = ..., "

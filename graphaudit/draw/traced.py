@@ -32,6 +32,7 @@ from graphaudit.draw.tree import (
     Item,
     Tree,
     cell_parents,
+    compiled_badge,
     lca,
     nest,
     out_nodes,
@@ -73,6 +74,7 @@ def _call_items(
         second = attrs["class_name"] + (
             f" · {human_count(total)}{' shared' if shared else ''} params" if total else ""
         )
+        second += compiled_badge(graph.nodes[cell]) if cell in graph else ""
         tooltip = [f"call {attrs['index']} of {count}: {path or '(network)'}", second]
         if count > 1:
             name += f" (call {attrs['index']}/{count})"

@@ -210,7 +210,9 @@ def _structure(graph: nx.MultiDiGraph, params: str, flagged: set[str]) -> Tree:
     for order, (cell, parent) in enumerate(parents.items()):
         attrs = graph.nodes[cell]
         total = totals[cell]
-        second = attrs["class_name"] + (f" · {human_count(total)} params" if total else "")
+        second = (
+            attrs["class_name"] + (f" · {human_count(total)} params" if total else "") + compiled_badge(attrs)
+        )
         items[cell] = Item(
             cell,
             g.CELL,
@@ -254,6 +256,19 @@ def _traced_to_cells(graph: nx.MultiDiGraph, represents: dict[str, list[str]]) -
         for node, _ in g.nodes_of_kind(graph, kind):
             if root in represents:
                 represents.setdefault(node, [root])
+
+
+def compiled_badge(attrs: dict[str, Any]) -> str:
+    """`` · @jit`` (or `` · GRAPH_MODE``, `` · @jit f``) for a cell node the user compiles, else ``""``.
+
+    Example:
+        >>> compiled_badge({"compiled": "jit", "jit_functions": '["rel_bias"]'})
+        ' · @jit · @jit rel_bias'
+    """
+    how = attrs.get("compiled", "")
+    badge = {"jit": " · @jit", "graph-mode": " · GRAPH_MODE"}.get(how, "")
+    functions = g.compiled_functions(attrs) if attrs.get("kind") == g.CELL else []
+    return badge + (f" · @jit {', '.join(functions)}" if functions else "")
 
 
 def root_class(graph: nx.MultiDiGraph) -> str:

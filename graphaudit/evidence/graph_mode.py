@@ -19,7 +19,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 from graphaudit.evidence.network import NetworkGraph
@@ -29,6 +29,18 @@ if TYPE_CHECKING:
     from graphaudit.capture.graph_mode import GraphModeResult
 
 __all__ = ["GraphModeRun"]
+
+
+def _compiles_parts(graph: Any) -> bool:
+    """The user compiles parts of the network with ``mindspore.jit`` in a PyNative script.
+
+    A script in GRAPH_MODE compiles the whole network (its root is marked ``graph-mode``); so
+    does the check when the user compiles nothing: it asks whether the network would compile.
+    """
+    from graphaudit.graph.queries import compiled_cells
+
+    compiled = compiled_cells(graph)
+    return bool(compiled) and not any(c["how"] == "graph-mode" for c in compiled)
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,7 @@ class GraphModeRun(Evidence):
         from graphaudit.capture.graph_mode import run_in_graph_mode
         from graphaudit.capture.lossscale import find_train_cell
 
+        graph = have.need(NetworkGraph).graph
         result = run_in_graph_mode(
             request.net,
             request.inputs,
@@ -69,6 +82,7 @@ class GraphModeRun(Evidence):
             label=request.label,
             returns_loss=request.loss_inside,
             train_cell=find_train_cell(request.given),
+            jit_boundaries=_compiles_parts(graph),
         )
         failure = result.failure
         if failure is None:

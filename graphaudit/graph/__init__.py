@@ -32,6 +32,8 @@ from graphaudit.graph.ids import (
 from graphaudit.graph.queries import (
     calls_of,
     cell_nodes_by_path,
+    compiled_cells,
+    compiled_functions,
     edges_of_kind,
     node_paths,
     nodes_of_kind,
@@ -77,6 +79,8 @@ __all__ = [
     "calls_of",
     "cell_node",
     "cell_nodes_by_path",
+    "compiled_cells",
+    "compiled_functions",
     "edges_of_kind",
     "input_node",
     "node_paths",

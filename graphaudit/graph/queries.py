@@ -27,6 +27,8 @@ from graphaudit.graph.schema import CELL, EDGE_KINDS, INVOKES, NODE_KINDS, OWNS,
 __all__ = [
     "calls_of",
     "cell_nodes_by_path",
+    "compiled_cells",
+    "compiled_functions",
     "edges_of_kind",
     "node_paths",
     "nodes_of_kind",
@@ -62,6 +64,40 @@ def shape_json(shape: Iterable[int]) -> str:
         '[2, 3]'
     """
     return "[" + ", ".join(str(int(d)) for d in shape) + "]"
+
+
+def compiled_functions(cell: dict[str, Any]) -> list[str]:
+    """The ``jit`` functions the code of a cell node (its attribute dict) calls.
+
+    Example:
+        >>> compiled_functions({"kind": "cell", "jit_functions": '["relative_bias"]'})
+        ['relative_bias']
+    """
+    return list(json.loads(cell.get("jit_functions", "[]")))
+
+
+def compiled_cells(graph: nx.MultiDiGraph) -> list[dict[str, str]]:
+    """What the user compiles: ``{"path", "what", "how"}`` per compiled ``construct`` or ``jit`` function.
+
+    ``how`` is ``"jit"`` (``mindspore.jit``) or ``"graph-mode"`` (the network called in a
+    script set to ``GRAPH_MODE``); ``what`` is ``Class.construct`` or the function's name.
+
+    Example:
+        >>> import graphaudit
+        >>> from mindspore import nn
+        >>> compiled_cells(graphaudit.to_networkx(nn.Dense(4, 2)))
+        []
+    """
+    found = []
+    for _, data in sorted(graph.nodes(data=True), key=lambda item: str(item[1].get("path", ""))):
+        if data["kind"] != CELL:
+            continue
+        if data.get("compiled"):
+            found.append(
+                {"path": data["path"], "what": f"{data['class_name']}.construct", "how": data["compiled"]}
+            )
+        found.extend({"path": data["path"], "what": name, "how": "jit"} for name in compiled_functions(data))
+    return found
 
 
 def node_paths(graph: nx.MultiDiGraph, node: str) -> list[str]:

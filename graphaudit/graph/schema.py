@@ -11,7 +11,12 @@ Node kinds
     One per ``nn.Cell`` *object* in the network tree. A cell reachable under several paths
     (``nn.SequentialCell([block] * 3)``) is still one node. Attributes: ``path`` (the first
     path, ``""`` for the root), ``paths`` (JSON list of every path), ``class_name``,
-    ``module``, ``training`` (bool), ``n_children``, ``n_params`` (direct parameters).
+    ``module``, ``training`` (bool), ``n_children``, ``n_params`` (direct parameters),
+    ``compiled`` (``"jit"`` when the user compiles its ``construct`` with ``mindspore.jit``,
+    ``"graph-mode"`` on the network when the script runs in ``GRAPH_MODE``, else ``""``),
+    ``jit_functions`` (JSON list of the ``jit`` functions its class's code calls; read it
+    with :func:`~graphaudit.graph.queries.compiled_functions`). The traced pass runs what
+    they compile as Python (``MS_JIT=0``), so it is part of the graph.
 ``parameter``
     One per ``Parameter`` *object*: a tied parameter is one node owned by several cells.
     Attributes: ``name`` (``Parameter.name``), ``path`` / ``paths`` (attribute paths),

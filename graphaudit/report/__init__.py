@@ -226,11 +226,20 @@ class Report:
         }
         if self.suppressed:  # only when the configuration hid something
             found["suppressions"] = [s.to_dict() for s in self.suppressed]
+        if self.compiled:  # only when the user compiles something: other reports keep their keys
+            found["compiled"] = self.compiled
         if self.datasets:  # only when pipelines were audited: a network's report keeps its keys
             from graphaudit.graph.pipeline import pipeline_dict
 
             found["datasets"] = {name: pipeline_dict(graph) for name, graph in self.datasets.items()}
         return found
+
+    @property
+    def compiled(self) -> list[dict[str, str]]:
+        """What the user compiles (``mindspore.jit``, GRAPH_MODE), traced as Python: ``{"path", "what", "how"}``."""
+        from graphaudit.graph.queries import compiled_cells
+
+        return compiled_cells(self.graph)
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """The report as JSON (``schema_version`` 2: the keys of :meth:`to_dict`)."""
@@ -261,6 +270,12 @@ class Report:
                 f"\nSUPPRESSED: {plural(len(self.suppressed), 'finding')} ({ids}) hidden by the "
                 "configuration (each with the reason: report.suppressed, JSON and SARIF)"
             )
+        if self.compiled:
+            lines.append("\nCOMPILED (traced as the Python it runs)")
+            lines += [
+                f"  {c['path'] or '(root)'} ({c['what']}, {'@jit' if c['how'] == 'jit' else 'GRAPH_MODE'})"
+                for c in self.compiled
+            ]
         if self.not_run and not not_run:
             how = _LIST_NOT_RUN[audience]
             lines.append(f"\nNOT RUN: {plural(len(self.not_run), 'check')} (what each needs: {how})")

@@ -67,13 +67,16 @@ def _anchors(obj: Any) -> Iterator[tuple[str, int, bool]]:
     A class's methods know their file and line even when its module is not in ``sys.modules``
     (a file imported by path), where :func:`inspect.getsourcefile` cannot find it.
     """
+    from graphaudit.capture.jit import python_function
+
+    obj = python_function(obj)  # a @jit function: where the user wrote it
     code = getattr(obj, "__code__", None)
     if code is not None:
         yield code.co_filename, code.co_firstlineno, False
         return
     if isinstance(obj, type):
         for member in vars(obj).values():
-            function = getattr(member, "__func__", getattr(member, "fget", member))
+            function = python_function(getattr(member, "__func__", getattr(member, "fget", member)))
             method = getattr(function, "__code__", None)
             if method is not None and getattr(function, "__qualname__", "").startswith(
                 obj.__qualname__ + "."
