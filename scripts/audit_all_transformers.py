@@ -229,7 +229,9 @@ def sweep_shims() -> Iterator[None]:
     Mamba's initial time steps: NumPy values), and ``mint.topk`` (MoE routing: ``ops.topk``
     over the last axis, the same values and indices), ``mint.einsum`` (:func:`einsum`),
     ``one_hot`` (OneHotExt) and the ``conv1d``/``conv2d`` of ``mint`` (Conv2DExt, on the
-    ``ops.conv2d`` kernel).
+    ``ops.conv2d`` kernel, also inside ``mint.nn.Conv1d``/``Conv2d``), ``Tensor.fill_`` (a
+    NumPy write), ``mint.stack``, ``mint.nonzero``, ``mint.normal``, ``mint.bitwise_xor`` and
+    ``mint.log``/``expm1`` on integer tensors (cast to float32 first, as the Ascend kernel does).
     """
     import mindspore as ms
     import numpy as np
@@ -282,6 +284,42 @@ def sweep_shims() -> Iterator[None]:
     }.items():
         patches.set(mint, name, function)
     patches.set(mint, "einsum", einsum)
+    _inplace("fill_", lambda t, value: np.full(t.shape, _number(value)))
+    from mindspore.mint.nn.layer import conv as mint_conv
+    from mindspore.ops.operations import NonZero
+
+    def floating(function: Any) -> Any:
+        def call(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+            if not ops.is_floating_point(input):  # Log/Expm1 have no integer CPU kernel
+                input = input.astype(ms.float32)
+            return function(input, *args, **kwargs)
+
+        return call
+
+    def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+        found = NonZero()(input)
+        return tuple(found[:, i] for i in range(found.shape[1])) if as_tuple else found
+
+    for name, function in {
+        "stack": lambda tensors, dim=0: ops.stack(tuple(tensors), dim),
+        "log": floating(ops.log),
+        "expm1": floating(ops.expm1),
+        "normal": lambda mean=0.0, std=1.0, size=None, *, generator=None: Tensor(
+            rng.normal(_number(mean), _number(std), _shape(tuple(size) if size is not None else (1,))),
+            ms.float32,
+        ),
+        "nonzero": nonzero,
+        "bitwise_xor": lambda input, other: ops.bitwise_xor(input, other),
+    }.items():
+        patches.set(mint, name, function)
+    patches.set(Tensor, "nonzero", lambda self, *, as_tuple=False: nonzero(self, as_tuple=as_tuple))
+    for name, function in {
+        "conv2d_ext_op": conv2d,
+        "conv2d_padding_op": conv2d,
+        "conv1d_ext_op": conv1d,
+        "conv1d_padding_op": conv1d,
+    }.items():
+        patches.set(mint_conv, name, function)
     functional = mint.nn.functional
     for name, function in {"one_hot": one_hot, "conv1d": conv1d, "conv2d": conv2d}.items():
         patches.set(functional, name, function)

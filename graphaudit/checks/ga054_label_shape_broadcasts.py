@@ -22,12 +22,17 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         For an element-wise loss of MindSpore (a regression loss or a binary cross-entropy; a
         custom cell may reshape both arguments) whose traced run succeeded, compares the shape of the network's first output with the label's: when they
         differ and broadcasting them gives a shape that is not the output's (``(N, 1)`` and
-        ``(N,)`` give ``(N, N)``), reports an error.
+        ``(N,)`` give ``(N, N)``), or the label is broadcast over an axis of the output (an
+        ``(N, 1)`` label against an ``(N, 3)`` output), reports an error. (Losses that refuse
+        to broadcast, such as ``BCEWithLogitsLoss`` or ``SmoothL1Loss`` on MindSpore 2.10,
+        raise instead: GA060.)
 
     Why is this bad:
         The loss compares every prediction with every label of the batch, not each with its
         own: the mean over the ``N x N`` grid pulls every prediction to the batch's mean label.
-        Nothing fails; the model learns the mean. On MindSpore 2.10 ``nn.MSELoss()`` on
+        Nothing fails; the model learns the mean. A label broadcast over the output's columns
+        fits every column to the same target: a 3-output regressor trained on one target
+        column learns three copies of it. On MindSpore 2.10 ``nn.MSELoss()`` on
         ``(4, 1)`` and ``(4,)`` returns a finite number. It is a tensor-compatibility bug of the
         kind NeuraLint (TOSEM'21) checks statically, found here on the real shapes.
 
@@ -46,7 +51,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     reading = read_label(ctx)
     target = loss_target(ctx)
     loss = ctx.need(LossTrace)
-    if reading is None or target is None or target.family not in ("regression", "bce") or loss.graph is None:
+    if (
+        reading is None
+        or target is None
+        or target.family not in ("regression", "bce", "divergence")
+        or loss.graph is None
+    ):
         return
     if not target.builtin:
         return  # a custom loss cell may reshape both (logits.reshape(-1)): only MindSpore's losses are sure
@@ -59,13 +69,26 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         combined = tuple(np.broadcast_shapes(output, label))
     except ValueError:
         return  # the loss cannot run on these: it raises, loudly
-    if combined == output:
+    if combined != output:
+        yield ctx.finding(
+            "error",
+            "label",
+            f"{target.name} compares the output of shape {list(output)} with a label of shape {list(label)}: they "
+            f"broadcast to {list(combined)}, so every prediction is compared with every label of the batch, not "
+            "with its own.",
+            "Give the label the output's shape (y.reshape(output_shape)), or squeeze the output's unit axis.",
+            ["output:0"],
+        )
         return
+    padded = (1,) * (len(output) - len(label)) + label
+    spread = [axis for axis, (o, y) in enumerate(zip(output, padded)) if y == 1 and o > 1]
     yield ctx.finding(
         "error",
         "label",
-        f"{target.name} compares the output of shape {list(output)} with a label of shape {list(label)}: they broadcast "
-        f"to {list(combined)}, so every prediction is compared with every label of the batch, not with its own.",
-        "Give the label the output's shape (y.reshape(output_shape)), or squeeze the output's unit axis.",
+        f"{target.name} compares the output of shape {list(output)} with a label of shape {list(label)}: the label "
+        f"is broadcast along axis {', '.join(map(str, spread))} of the output, so all {output[spread[0]]} output "
+        f"values of that axis are fitted to the same target.",
+        "Give one target per output value (a label of the output's shape), or make the head output what the "
+        f"label holds (a width of {padded[spread[-1]]} along axis {spread[-1]}).",
         ["output:0"],
     )

@@ -52,7 +52,7 @@ _FAMILIES: Final = {
 class LossTarget:
     """What family a loss belongs to, and where it keeps the classes."""
 
-    family: str  # "bce", "ce", "nll" or "regression"
+    family: str  # "bce", "ce", "nll", "regression" or "divergence" (KLDivLoss)
     expects: str | None  # the lossflow expectation of a classification loss
     name: str  # the loss cell's class name: the subject of the loss findings
     evidence: str
@@ -80,6 +80,11 @@ def _loss_target(ctx: AuditContext) -> LossTarget | None:
         family, evidence = (
             "regression",
             f"nn.{type(loss.loss_fn).__name__} compares the output with targets of its shape",
+        )
+    if family is None and _builtin_name(loss.loss_fn, frozenset({"KLDivLoss"})) is not None:
+        family, evidence = (
+            "divergence",
+            "nn.KLDivLoss compares the output with target probabilities of its shape",
         )
     if family is None:
         return None
