@@ -81,9 +81,17 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         activation of its own through the traced pass and reports a warning when it reaches
         another such layer through shape operations only: ``reshape``, ``view``, ``flatten``,
         transposes and permutes, ``squeeze``, ``cast``, ``x[...]``, and the cells ``nn.Flatten``,
-        ``nn.Identity`` and ``nn.Dropout``. Anything that computes — an activation, a
-        normalisation, a pooling, an addition, a product — ends the search. Two pairs are not
-        reported: a grouped or depthwise convolution next to another convolution or a ``Dense``
+        ``nn.Identity`` and ``nn.Dropout``. Two convolutions with kernels wider than 1 are also
+        followed through *affine* maps — a BatchNorm, an average pooling, a nearest or bilinear
+        resize, a padding — since they still compose into one (larger) convolution: a conv
+        trunk without activations (a Keras ``Conv2D`` ported without ``activation="relu"``).
+        Anything else that computes — an activation, a LayerNorm, a max pooling, an addition,
+        a product — ends the search. A first layer whose output is read by anything besides
+        the second one is not reported: its output is a shared feature, not half of a stack
+        (an FPN's lateral 1x1 projection feeds both its 3x3 smoothing convolution and the
+        top-down sum: mindocr's DBNet), and neither is a 1x1 projection that reaches another
+        layer through a BatchNorm (MobileNetV2's linear bottleneck, linear by design). Other
+        pairs not reported: a grouped or depthwise convolution next to another convolution or a ``Dense``
         (a separable convolution, PVTv2's ``fc1 → depthwise conv`` feed-forward, is a
         factorisation by design); pairs in which the second layer mixes another axis than the
         first — a transpose between them (MLP-Mixer's token and channel mixing), or a first layer

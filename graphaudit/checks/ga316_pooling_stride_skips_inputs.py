@@ -53,7 +53,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for pool in pools:
         if pool.global_pool:
             continue
-        decimates = all(w == 1 for w in pool.window)  # a 1x1 window: subsampling on purpose (ResNet's 1x1 shortcut)
+        decimates = all(
+            w == 1 for w in pool.window
+        )  # a 1x1 window: subsampling on purpose (ResNet's 1x1 shortcut)
         skipped = [] if decimates else [d for d, (w, s) in enumerate(zip(pool.window, pool.stride)) if s > w]
         order = graph.nodes[pool.node]["order"]
         later = [c for c in convs if graph.nodes[c.layer.call]["order"] > order]
