@@ -34,6 +34,9 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
 10. the multi-step probe (``benchmarks/probe.py``): ``audit(..., probe=1)`` and ``probe=5`` of
     mindcv resnet18 (``2x3x64x64``, a label, ``CrossEntropyLoss``) / one real training step
     of the same network on the same batch (``TrainOneStepCell``). Information, no target.
+11. the dependency probe (``benchmarks/dependency.py``): its passes on mindcv resnet18
+    (``2x3x64x64``, the batch probe) and on a GPT-style decoder (``2x64`` tokens, every probe)
+    / one PyNative forward pass of the same batch. Target <= 2x (issue 26).
 
 Every group of measurements runs in a fresh subprocess (memory: one process per
 measurement). Within a group the phases are timed interleaved (forward, structure, full,
@@ -99,6 +102,7 @@ TARGETS = {
     "lazy_time": 1.0,
     "lazy_mib": 16.0,
     "startup_s": 0.5,
+    "dependency": 2.0,
 }
 EXIT_INVARIANT, EXIT_REFUSED = 1, 3
 
@@ -109,7 +113,7 @@ class Refused(SystemExit):
 
 # -- workers: one measurement each, in a fresh interpreter ------------------------------------
 def run_worker(name: str, params: dict[str, Any]) -> Any:
-    from benchmarks import llama, model, probe, scaling, startup, transformer
+    from benchmarks import dependency, llama, model, probe, scaling, startup, transformer
 
     workers: dict[str, Callable[..., Any]] = {
         "model-time": model.time_model,
@@ -121,6 +125,7 @@ def run_worker(name: str, params: dict[str, Any]) -> Any:
         "lazy-audit": llama.lazy_audit,
         "startup": startup.time_startup,
         "probe-time": probe.time_probe,
+        "dependency-time": dependency.time_dependency,
     }
     return workers[name](**params)
 
@@ -278,6 +283,18 @@ def measure(
                 "probe-time",
                 {"model": probe_model, "size": probe_size, "repeats": probe_repeats, "steps": probe_steps},
             ),
+        ),
+        *(
+            (
+                f"dependency_{kind}",
+                f"dependency probe ({kind})",
+                True,
+                lambda kind=kind: worker(
+                    "dependency-time",
+                    {"kind": kind, "size": probe_size, "repeats": probe_repeats, "model": probe_model},
+                ),
+            )
+            for kind in ("cnn", "decoder")
         ),
         (
             "scale_time",
@@ -533,7 +550,25 @@ def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     out.extend(_startup_rows(results["startup"]))
     if "probe" in results:
         out.extend(_probe_rows(results["probe"]))
+    for kind in ("cnn", "decoder"):
+        if f"dependency_{kind}" in results:
+            out.append(_dependency_row(results[f"dependency_{kind}"]))
     return out
+
+
+def _dependency_row(d: dict[str, Any]) -> dict[str, Any]:
+    seconds = d["seconds"]
+    return _row(
+        f"11 dependency probe, {d['model']}",
+        f"dependency_{d['kind']}",
+        "s",
+        _med_min(seconds["dependency probe"]),
+        "forward pass (inference)",
+        _med_min(seconds["forward"]),
+        TARGETS["dependency"],
+        note=f"{d['passes']} passes; found: {', '.join(d['found'] or []) or 'nothing'}"
+        + (f"; failed: {d['failure']}" if d.get("failure") else ""),
+    )
 
 
 def _probe_rows(p: dict[str, Any]) -> list[dict[str, Any]]:

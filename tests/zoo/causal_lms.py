@@ -36,8 +36,8 @@ MODELS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "phi": ("PhiForCausalLM", "PhiConfig", {"num_key_value_heads": 4}),
     "opt": ("OPTForCausalLM", "OPTConfig", {"ffn_dim": 64, "word_embed_proj_dim": 32}),
     "gpt_neox": ("GPTNeoXForCausalLM", "GPTNeoXConfig", {}),
-    "bloom": ("BloomForCausalLM", "BloomConfig", {"n_head": 4, "n_layer": 2}),
-    "falcon": ("FalconForCausalLM", "FalconConfig", {"new_decoder_architecture": False}),
+    "bloom": ("BloomForCausalLM", "BloomConfig", {"n_head": 4, "n_layer": 2, "use_cache": False}),
+    "falcon": ("FalconForCausalLM", "FalconConfig", {"new_decoder_architecture": False, "use_cache": False}),
     "stablelm": ("StableLmForCausalLM", "StableLmConfig", {}),
     "olmo": ("OlmoForCausalLM", "OlmoConfig", {}),
 }
