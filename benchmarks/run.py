@@ -39,6 +39,9 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
     mindcv resnet18 (``2x3x64x64``, a label, ``CrossEntropyLoss``) / one real training step
     of the same network on the same batch (``TrainOneStepCell``), same run. Target
     ``probe=N`` <= N + 0.6 steps (N steps and one traced forward pass).
+11. the dependency probe (``benchmarks/dependency.py``): its passes on mindcv resnet18
+    (``2x3x64x64``, the batch probe) and on a GPT-style decoder (``2x64`` tokens, every probe)
+    / one PyNative forward pass of the same batch. Target <= 2x (issue 26).
 
 Every group of measurements runs in a fresh subprocess (memory: one process per
 measurement). Within a group the phases are timed interleaved (forward, structure, full,
@@ -107,6 +110,7 @@ TARGETS = {
     "lazy_mib": 16.0,
     "startup_s": 0.5,
     "probe_extra_steps": 0.6,  # probe=N <= N + 0.6 training steps: N steps and one traced forward pass
+    "dependency": 2.0,
 }
 MODES = ("training", "inference")
 EXIT_INVARIANT, EXIT_REFUSED = 1, 3
@@ -118,7 +122,7 @@ class Refused(SystemExit):
 
 # -- workers: one measurement each, in a fresh interpreter ------------------------------------
 def run_worker(name: str, params: dict[str, Any]) -> Any:
-    from benchmarks import llama, model, probe, scaling, startup, transformer
+    from benchmarks import dependency, llama, model, probe, scaling, startup, transformer
 
     workers: dict[str, Callable[..., Any]] = {
         "model-time": model.time_model,
@@ -130,6 +134,7 @@ def run_worker(name: str, params: dict[str, Any]) -> Any:
         "lazy-audit": llama.lazy_audit,
         "startup": startup.time_startup,
         "probe-time": probe.time_probe,
+        "dependency-time": dependency.time_dependency,
     }
     return workers[name](**params)
 
@@ -290,6 +295,18 @@ def measure(
                 "probe-time",
                 {"model": probe_model, "size": probe_size, "repeats": probe_repeats, "steps": probe_steps},
             ),
+        ),
+        *(
+            (
+                f"dependency_{kind}",
+                f"dependency probe ({kind})",
+                True,
+                lambda kind=kind: worker(
+                    "dependency-time",
+                    {"kind": kind, "size": probe_size, "repeats": probe_repeats, "model": probe_model},
+                ),
+            )
+            for kind in ("cnn", "decoder")
         ),
         (
             "scale_time",
@@ -551,7 +568,25 @@ def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     out.extend(_startup_rows(results["startup"]))
     if "probe" in results:
         out.extend(_probe_rows(results["probe"]))
+    for kind in ("cnn", "decoder"):
+        if f"dependency_{kind}" in results:
+            out.append(_dependency_row(results[f"dependency_{kind}"]))
     return out
+
+
+def _dependency_row(d: dict[str, Any]) -> dict[str, Any]:
+    seconds = d["seconds"]
+    return _row(
+        f"11 dependency probe, {d['model']}",
+        f"dependency_{d['kind']}",
+        "s",
+        _med_min(seconds["dependency probe"]),
+        "forward pass (inference)",
+        _med_min(seconds["forward"]),
+        TARGETS["dependency"],
+        note=f"{d['passes']} passes; found: {', '.join(d['found'] or []) or 'nothing'}"
+        + (f"; failed: {d['failure']}" if d.get("failure") else ""),
+    )
 
 
 def _probe_rows(p: dict[str, Any]) -> list[dict[str, Any]]:

@@ -214,7 +214,9 @@ def _first_moving(
     for index, (before, after) in enumerate(zip(base, other)):
         if before.path != after.path:
             return None  # another call sequence: the cells cannot be matched
-        outputs = _relative([_numpy(t) for t in before.outputs], [_numpy(t) for t in after.outputs], regions, length)
+        outputs = _relative(
+            [_numpy(t) for t in before.outputs], [_numpy(t) for t in after.outputs], regions, length
+        )
         if outputs > tolerance:
             return index
     return None
@@ -230,10 +232,14 @@ def _entry(
     for before, after in zip(base[start:], other[start:]):
         if before.path != after.path:
             return None
-        outputs = _relative([_numpy(t) for t in before.outputs], [_numpy(t) for t in after.outputs], regions, length)
+        outputs = _relative(
+            [_numpy(t) for t in before.outputs], [_numpy(t) for t in after.outputs], regions, length
+        )
         if outputs <= tolerance:
             continue
-        inputs = _relative([_numpy(t) for t in before.inputs], [_numpy(t) for t in after.inputs], regions, length)
+        inputs = _relative(
+            [_numpy(t) for t in before.inputs], [_numpy(t) for t in after.inputs], regions, length
+        )
         if inputs <= tolerance:
             return before.path
     return None
@@ -257,7 +263,9 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: _Recorde
     sequence, padding, last = plan.cut > 0, plan.mask is not None, plan.batch - 1
     base, base_calls = runner.run(plan.arrays)
     if not any(np.isfinite(a).any() for a in base):
-        raise ValueError("the output on the batch given is not finite (NaN or infinite): nothing can be compared")
+        raise ValueError(
+            "the output on the batch given is not finite (NaN or infinite): nothing can be compared"
+        )
     dtypes = list(runner.dtypes)
     floor = ULP_FACTOR * _ulp(dtypes)
     rolls = sequence and plan.rolls()
@@ -301,10 +309,20 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: _Recorde
             "the tokens before the middle of the last sample are all the same: reordering them changes nothing"
         )
     elif sequence:
-        results["positions"] = _positions(plan, runner, base, base_calls, (mixed, mixed_calls), results, floor, tolerance)
+        results["positions"] = _positions(
+            plan, runner, base, base_calls, (mixed, mixed_calls), results, floor, tolerance
+        )
     return DependencyResult(
-        results, not_run, runner.passes, noise, ",".join(sorted(set(dtypes))),
-        plan.batch, plan.length, plan.cut, plan.pads, plan.padded_by_probe,
+        results,
+        not_run,
+        runner.passes,
+        noise,
+        ",".join(sorted(set(dtypes))),
+        plan.batch,
+        plan.length,
+        plan.cut,
+        plan.pads,
+        plan.padded_by_probe,
     )
 
 
@@ -335,8 +353,9 @@ def _positions(
     else:
         mixing_calls = calls
     after = [Region((last,), tuple(range(plan.cut, length)))]
-    stays, effect = _relative(base, outputs, after, length), _relative(
-        base, outputs, [Region((last,), tuple(range(plan.cut)))], length
+    stays, effect = (
+        _relative(base, outputs, after, length),
+        _relative(base, outputs, [Region((last,), tuple(range(plan.cut)))], length),
     )
     bound = floor if stays > floor else tolerance()
     reaches_last = [Region((0,), (length - 1,))]

@@ -160,16 +160,20 @@ def moved(before: np.ndarray, after: np.ndarray, region: Region, length: int) ->
     """``(largest change in region, largest |value|)`` of one ``(B, ...)`` output, or ``None`` when not comparable.
 
     Non-finite values count as a change when only one side is finite. A tensor whose
-    second axis is also the batch (a ``(B, B)`` similarity matrix) pairs samples on purpose:
-    not comparable.
+    second axis is as long as the batch may pair samples on purpose (a ``(B, B)`` similarity
+    matrix: entry *i, j* depends on samples *i* and *j*): only its entries between the
+    region's samples are compared.
     """
     if before.shape != after.shape or before.ndim == 0 or before.shape[0] <= max(region.samples):
         return None
+    samples = list(region.samples)
+    a = before[samples].astype(np.float64)
+    b = after[samples].astype(np.float64)
     if before.ndim > 1 and before.shape[1] == before.shape[0]:
-        return None
-    a = before[list(region.samples)].astype(np.float64)
-    b = after[list(region.samples)].astype(np.float64)
-    if region.positions is not None:
+        if region.positions is not None:
+            return None
+        a, b = a[:, samples], b[:, samples]
+    elif region.positions is not None:
         axis = sequence_axis(before.shape, length)
         if axis is None:
             return None

@@ -136,10 +136,14 @@ class DependencyProbe(Evidence):
             causal = recognised_causal(cells)
         keyword = request.option("mask_input")
         if keyword is not None and not isinstance(keyword, str):
-            raise ArgumentError(f'mask_input= takes the name of an argument, e.g. "attention_mask"; got {keyword!r}')
+            raise ArgumentError(
+                f'mask_input= takes the name of an argument, e.g. "attention_mask"; got {keyword!r}'
+            )
         mask = None if keyword is None else _mask_index(request, cells, keyword)
         assert request.inputs is not None  # TracedPass is there
-        result = probe_dependencies(request.net, request.inputs, cells, sequence=causal is not None, mask=mask)
+        result = probe_dependencies(
+            request.net, request.inputs, cells, sequence=causal is not None, mask=mask
+        )
         if isinstance(result, str):
             return Missing(f"the dependency probe could not run: {result}")
         return cls(result, causal, keyword)
