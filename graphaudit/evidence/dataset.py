@@ -68,6 +68,13 @@ def count_option(request: AuditRequest, name: str, default: int, minimum: int) -
     return number
 
 
+def _pipeline(name: str, value: Any) -> Any:
+    """*value* when it is a ``mindspore.dataset`` pipeline (the check of ``dataset=``, ``eval_dataset=``)."""
+    from graphaudit.capture.dataset import check_dataset
+
+    return check_dataset(value, name)
+
+
 @dataclass(frozen=True)
 class _Data:
     """A captured pipeline, its label column and the columns that feed the network (not a kind itself)."""
@@ -119,6 +126,7 @@ class TrainingData(_Data, Evidence):
             flag="--dataset",
             metavar="MODULE:FACTORY",
             cli_value="reference",
+            parse=_pipeline,
         ),
         Option(
             "label_column",
@@ -149,6 +157,7 @@ class EvaluationData(_Data, Evidence):
             flag="--eval-dataset",
             metavar="MODULE:FACTORY",
             cli_value="reference",
+            parse=_pipeline,
         ),
     )
 

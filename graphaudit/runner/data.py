@@ -76,13 +76,17 @@ def audit_dataset(
     keywords work for ``graphaudit.audit(net, optimizer, dataset=train_ds, ...)``, with
     ``dataset_batches=`` for *batches*.
     """
+    if train_ds is None:
+        from graphaudit.capture.dataset import check_dataset
+
+        check_dataset(train_ds, "train_ds")  # None would skip the data checks
     options: dict[str, Any] = {"dataset": train_ds, "dataset_batches": batches}
     given = {
         "eval_dataset": eval_dataset,
         "num_classes": num_classes,
         "label_column": label_column,
         "missing_value": missing_value,
-        "imbalanced": imbalanced or None,
+        "imbalanced": None if imbalanced is False else imbalanced,
     }
     options |= {k: v for k, v in given.items() if v is not None}
     try:
