@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphaudit.findings import SEVERITIES, Finding, plural, severity_rank
+from graphaudit.findings import SEVERITIES, Finding, plural, printable, severity_rank
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -206,9 +206,13 @@ class Report:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def text(self, *, audience: str = "python") -> str:
-        """The report as text; *audience* words the checks not run for ``"python"`` or ``"cli"``."""
+        """The report as text; *audience* words the checks not run for ``"python"`` or ``"cli"``.
+
+        Every name and message is escaped (:func:`~graphaudit.findings.printable`): a newline
+        or a terminal escape in a cell name shows as ``\\n`` / ``\\u001b`` and cannot forge a line.
+        """
         inside = f" (inside {' > '.join(self.unwrapped)})" if self.unwrapped else ""
-        lines = [f"graphaudit report for {self.network}{inside}: {self.summary()}"]
+        lines = [printable(f"graphaudit report for {self.network}{inside}: ") + self.summary()]
         for severity in SEVERITIES:
             found = self.of_severity(severity)
             if found:
@@ -221,9 +225,9 @@ class Report:
                 by_reason.setdefault(n.why(audience), []).append(n)
             for why, checks in by_reason.items():
                 if len(checks) == 1:
-                    lines.append(f"  {checks[0].text(audience)}")
+                    lines.append(f"  {printable(checks[0].text(audience))}")
                 else:
-                    lines.append(f"  {', '.join(n.check_id for n in checks)} need {why}")
+                    lines.append(printable(f"  {', '.join(n.check_id for n in checks)} need {why}"))
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -262,8 +266,8 @@ class Report:
 
 
 def _format(finding: Finding) -> str:
-    also = f"\n      subjects: {', '.join(finding.subjects)}" if len(finding.subjects) > 1 else ""
+    also = f"\n      subjects: {printable(', '.join(finding.subjects))}" if len(finding.subjects) > 1 else ""
     return (
-        f"  {finding.check_id} {finding.name}  {finding.subject}{also}\n"
-        f"      {finding.message}\n      fix: {finding.fix}"
+        f"  {finding.check_id} {finding.name}  {printable(finding.subject)}{also}\n"
+        f"      {printable(finding.message)}\n      fix: {printable(finding.fix)}"
     )
