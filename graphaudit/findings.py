@@ -19,12 +19,49 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
-__all__ = ["FAIL_ON", "SEVERITIES", "Finding", "Severity", "plural", "severity_rank"]
+__all__ = ["FAIL_ON", "SEVERITIES", "Finding", "Severity", "plural", "printable", "severity_rank"]
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 # What fails a run at each ``fail_on`` level (graphaudit audit --fail-on, AuditCallback(fail_on=)).
 FAIL_ON: dict[str, tuple[Severity, ...]] = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
+
+
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(value: object, *, newlines: bool = False) -> str:
+    """*value* as text a terminal or a log shows as written: every non-printable character escaped.
+
+    A newline in a cell name would start a line of its own (a forged ``OK: ...``), ``\\r``
+    would overwrite one, an ESC byte would drive the terminal, a direction override
+    (U+202E) would reorder what is shown. Each character that is not printable
+    (:meth:`str.isprintable`: controls, format and separator characters other than the
+    space) is written as its escape, ``\\n``, ``\\x1b`` as ``\\u001b``, ``\\u202e``: escapes that
+    JSON and TOML strings read back as the same character. With *newlines*, ``\\n`` is kept
+    (text made of several lines, each already escaped).
+
+    Example:
+        >>> print(printable("head\\nOK: no findings\\x1b[2J\\u202e"))
+        head\\nOK: no findings\\u001b[2J\\u202e
+        >>> printable("a\\nb", newlines=True) == "a\\nb"
+        True
+    """
+    text = str(value)
+    if text.isprintable():
+        return text
+    out = []
+    for char in text:
+        if char.isprintable() or (newlines and char == "\n"):
+            out.append(char)
+        elif char in _NAMED_ESCAPES:
+            out.append(_NAMED_ESCAPES[char])
+        elif ord(char) > 0xFFFF:  # as a JSON string writes it: a surrogate pair
+            high, low = divmod(ord(char) - 0x10000, 0x400)
+            out.append(f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}")
+        else:
+            out.append(f"\\u{ord(char):04x}")
+    return "".join(out)
 
 
 def severity_rank(severity: str) -> int:
@@ -110,4 +147,6 @@ class Finding:
         }
 
     def __str__(self) -> str:
-        return f"{self.check_id} {self.name} [{self.severity}] {self.subject}: {self.message} Fix: {self.fix}"
+        return printable(
+            f"{self.check_id} {self.name} [{self.severity}] {self.subject}: {self.message} Fix: {self.fix}"
+        )

@@ -40,7 +40,7 @@ from graphaudit.capture.optimizer import optimizer_state_parameters
 from graphaudit.capture.step import ParameterProbe, check_step_arguments, measure_step
 from graphaudit.checks import all_checks
 from graphaudit.errors import ProbeInputError, ProbeStepError
-from graphaudit.findings import Finding, severity_rank
+from graphaudit.findings import Finding, printable, severity_rank
 
 __all__ = [
     "PROBE_CHECKS",
@@ -98,7 +98,7 @@ class ProbeResult:
         for p in self.parameters:
             grad = "-" if p.grad_norm is None else f"{p.grad_norm:12.4g}"
             rows.append(
-                f"{p.name:<40} {'y' if p.requires_grad else 'n':>2} {'y' if p.in_optimizer else 'n':>3} "
+                f"{printable(p.name):<40} {'y' if p.requires_grad else 'n':>2} {'y' if p.in_optimizer else 'n':>3} "
                 f"{p.max_abs_change:12.4g} {grad:>12}"
             )
         return "\n".join(rows)

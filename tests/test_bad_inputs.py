@@ -26,6 +26,7 @@ from mindspore import Tensor, nn
 from nets import Raises, tensor
 
 import graphaudit
+import graphaudit.errors
 from graphaudit import Spec
 from graphaudit.testing import assert_clean, assert_matches_spec
 
@@ -96,6 +97,15 @@ IE = graphaudit.InputError
 FE = graphaudit.ForwardError
 SE = graphaudit.SpecError
 GE = graphaudit.GraphAuditError
+AT = graphaudit.errors.ArgumentTypeError
+
+
+def _pipeline() -> Any:
+    import mindspore.dataset as ds
+
+    x = np.arange(16, dtype=np.float32).reshape(8, 2)
+    return ds.NumpySlicesDataset({"x": x, "label": np.arange(8) % 2}, shuffle=False).batch(4)
+
 
 CASES: list[Case] = [
     # ---------------------------------------------------------------- not a network
@@ -534,6 +544,52 @@ CASES: list[Case] = [
         GE,
         "allow='GA999': there is no check 'GA999'",
         "did you mean",
+    ),
+    # ---------------------------------------------------------------- arguments of other entry points
+    Case(
+        "audit-dataset-none",
+        "`audit_dataset(None)`",
+        lambda t: graphaudit.audit_dataset(None),
+        AT,
+        "train_ds= expects a mindspore.dataset pipeline",
+        "mindspore.dataset.Dataset",
+    ),
+    Case(
+        "dataset-list",
+        "`audit(net, dataset=[1, 2])`",
+        lambda t: graphaudit.audit(Net(), dataset=[1, 2]),
+        AT,
+        "dataset= expects a mindspore.dataset pipeline",
+        "ds.NumpySlicesDataset",
+    ),
+    Case(
+        "spec-keyword-misspelt",
+        '`Spec(frozn=["backbone.*"])`',
+        lambda t: Spec(frozn=["backbone.*"]),
+        AT,
+        "Spec() got an unexpected keyword argument 'frozn'",
+        "did you mean 'frozen'?",
+    ),
+    Case(
+        "graph-mode-str",
+        '`audit(net, inputs=x, graph_mode="no")`',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), graph_mode="no"),
+        AT,
+        "graph_mode= takes True or False, got 'no' (str)",
+    ),
+    Case(
+        "strict-load-str",
+        '`audit(net, checkpoint=..., strict_load="no")`',
+        lambda t: graphaudit.audit(Net(), checkpoint={}, strict_load="no"),
+        AT,
+        "strict_load= takes True or False, got 'no' (str)",
+    ),
+    Case(
+        "imbalanced-str",
+        '`audit_dataset(train_ds, imbalanced="maybe")`',
+        lambda t: graphaudit.audit_dataset(_pipeline(), imbalanced="maybe"),
+        AT,
+        "imbalanced= takes True or False, got 'maybe' (str)",
     ),
 ]
 

@@ -151,3 +151,45 @@ def test_a_pipeline_that_fails_is_reported_as_the_reason_checks_did_not_run(tmp_
     assert "the pipeline failed while graphaudit read batch 1" in report.skipped["GA003"]
     with pytest.raises(SamplingError):
         sample_pipeline(capture_pipeline(data, "train"), 1)
+
+
+def _endless(rows_passed_every: int | None) -> ds.Dataset:
+    def rows():
+        i = 0
+        while True:
+            yield np.array([i], np.float32), np.array(i % 2, np.int32)
+            i += 1
+
+    def keep(x):
+        return rows_passed_every is not None and int(x[0]) % rows_passed_every == 0
+
+    return ds.GeneratorDataset(rows, ["x", "label"], shuffle=False).filter(keep, input_columns=["x"]).batch(2)
+
+
+def test_an_endless_source_behind_a_filter_passing_nothing_stops_at_the_time_bound():
+    data = _endless(None)
+    predicate = data.children[0].predicate
+    start = time.perf_counter()
+    with pytest.raises(
+        SamplingError, match=r"stopped after \d+\.\d s \(dataset_seconds=1\) without a single batch"
+    ):
+        sample_pipeline(capture_pipeline(data, "train"), 4, seconds=1.0, progress=False)
+    assert time.perf_counter() - start < 30  # a bound, not a measurement: before, it never returned
+    assert data.children[0].predicate is predicate  # the user's filter is left as it was
+    report = graphaudit.audit_dataset(data, seconds=1.0)
+    assert "without a single batch coming out of the pipeline" in report.skipped["GA012"]
+
+
+def test_the_rows_a_filter_reads_are_bounded_and_what_was_sampled_is_kept():
+    sample = sample_pipeline(capture_pipeline(_endless(1000), "train"), 8, max_rows=5000, progress=False)
+    assert sample.batches == 2 and not sample.complete  # rows 0..3000 passed, 4 rows
+    assert sample.stopped == "stopped after its filters read 5001 rows (dataset_max_rows=5000)"
+    assert "dataset_max_rows=5000" in sample.describe()
+
+
+@pytest.mark.parametrize(
+    ("keyword", "value"), [("dataset_seconds", 0), ("dataset_seconds", "soon"), ("dataset_max_rows", 0)]
+)
+def test_sampling_bounds_are_checked(keyword, value):
+    with pytest.raises(graphaudit.GraphAuditError, match=keyword):
+        graphaudit.audit(nn.Dense(1, 2), dataset=numbered().batch(10), **{keyword: value})

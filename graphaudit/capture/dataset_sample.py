@@ -12,8 +12,14 @@ NumPy and Python, which Python transforms may draw from, are put back afterwards
 
 Sampling stops after *batches* batches (``32 * batches`` rows for a pipeline without
 ``batch``), at the end of the data (``complete``: the whole epoch was seen), or when the
-sampled arrays exceed :data:`MAX_BYTES`. When it takes over a second, a progress line is
-written to standard error every second.
+sampled arrays exceed :data:`MAX_BYTES`. It is bounded in time and in rows read: it stops
+after *seconds* (:data:`MAX_SECONDS`) and once the pipeline's ``filter`` steps have read
+*max_rows* rows (:data:`MAX_ROWS`; an endless source behind a filter that passes nothing would
+otherwise be read forever), keeping what was sampled so far and saying why it stopped
+(``Sample.stopped``); when nothing was sampled by then it is a :class:`SamplingError`. A
+filter's predicate is given the bound in the iterator's own copy of the pipeline; the user's
+objects are left as they were. When it takes over a second, a progress line is written to
+standard error every second.
 
 Example:
     >>> import numpy as np
@@ -42,10 +48,23 @@ import numpy as np
 from graphaudit.capture.dataset import Pipeline, kept_caches, walk
 from graphaudit.graph import pipeline as gp
 
-__all__ = ["MAX_BYTES", "SHUFFLE_CAP", "Sample", "SamplingError", "first_line", "sample_pipeline"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_ROWS",
+    "MAX_SECONDS",
+    "SHUFFLE_CAP",
+    "Sample",
+    "SamplingError",
+    "first_line",
+    "sample_pipeline",
+]
 
 SHUFFLE_CAP = 1024
 MAX_BYTES = 256 * 1024 * 1024
+#: How long sampling may take, in seconds (``dataset_seconds=``).
+MAX_SECONDS = 60.0
+#: How many rows the pipeline's filters may read while sampling (``dataset_max_rows=``).
+MAX_ROWS = 1_000_000
 ROWS_PER_UNBATCHED = 32
 PROGRESS_AFTER = 1.0
 
@@ -93,7 +112,59 @@ class Sample:
     def describe(self) -> str:
         """How much was sampled, in words: "the first 8 batches (256 rows)" or "all 40 rows"."""
         unit = f"{self.batches} batch{'es' if self.batches != 1 else ''} ({self.rows} rows)"
-        return f"all {unit} of one epoch" if self.complete else f"the first {unit}"
+        stopped = f", {self.stopped}" if self.stopped else ""
+        return f"all {unit} of one epoch" if self.complete else f"the first {unit}{stopped}"
+
+
+class _BoundReached(Exception):
+    """Raised inside a filter's predicate (in the iterator's copy) when sampling must stop."""
+
+
+class _Bound:
+    """The limits of one sampling: a deadline, and the rows the pipeline's filters may read."""
+
+    def __init__(self, seconds: float, max_rows: int) -> None:
+        self.seconds, self.max_rows = seconds, max_rows
+        self.start = time.perf_counter()
+        self.rows_read = 0
+        self.reached = ""
+
+    def check(self) -> None:
+        if self.reached:
+            raise _BoundReached(self.reached)
+        elapsed = time.perf_counter() - self.start
+        if elapsed > self.seconds:
+            self.reached = f"stopped after {elapsed:.1f} s (dataset_seconds={self.seconds:g})"
+        elif self.rows_read > self.max_rows:
+            self.reached = (
+                f"stopped after its filters read {self.rows_read} rows (dataset_max_rows={self.max_rows})"
+            )
+        if self.reached:
+            raise _BoundReached(self.reached)
+
+    def guard(self, predicate: Any) -> Any:
+        def bounded_predicate(*row: Any) -> Any:
+            self.rows_read += 1
+            self.check()
+            return predicate(*row)
+
+        return bounded_predicate
+
+
+@contextmanager
+def _bounded_filters(root: Any, bound: _Bound) -> Iterator[None]:
+    """While the iterator is made (MindSpore copies the pipeline then), every filter's predicate is bounded."""
+    swapped = []
+    try:
+        for obj in walk(root):
+            predicate = getattr(obj, "predicate", None)
+            if type(obj).__name__ == "FilterDataset" and callable(predicate):
+                swapped.append((obj, predicate))
+                obj.predicate = bound.guard(predicate)
+        yield
+    finally:
+        for obj, predicate in swapped:
+            obj.predicate = predicate
 
 
 def first_line(err: BaseException) -> str:
@@ -206,8 +277,13 @@ def sample_pipeline(
     label: str = "the data",
     progress: bool = True,
     max_bytes: int = MAX_BYTES,
+    seconds: float = MAX_SECONDS,
+    max_rows: int = MAX_ROWS,
 ) -> Sample:
-    """Sample up to *batches* batches of *pipeline* (see the module docstring); raise :class:`SamplingError`."""
+    """Sample up to *batches* batches of *pipeline* (see the module docstring); raise :class:`SamplingError`.
+
+    Sampling stops after *seconds*, or once the pipeline's filters have read *max_rows* rows.
+    """
     one_shot = _one_shot_source(pipeline)
     if one_shot is not None:
         raise SamplingError(
@@ -219,19 +295,27 @@ def sample_pipeline(
     columns: dict[str, list[np.ndarray]] = {}
     pulled, size, stopped, complete = 0, 0, "", False
     start = time.perf_counter()
+    bound = _Bound(seconds, max_rows)
     after = PROGRESS_AFTER if progress else float("inf")
     with kept_caches(walk(pipeline.root)), _random_states_kept(), _Progress(label, wanted, after) as shown:
         try:
             chosen, capped = _to_iterate(pipeline)
-            iterator = chosen.create_dict_iterator(num_epochs=1, output_numpy=True)
+            with _bounded_filters(chosen, bound):
+                iterator = chosen.create_dict_iterator(num_epochs=1, output_numpy=True)
         except Exception as err:
             raise SamplingError(f"MindSpore could not start the pipeline: {first_line(err)}") from err
         try:
             while pulled < wanted:
                 try:
+                    bound.check()
                     row = next(iterator)
                 except StopIteration:
                     complete = True
+                    break
+                except Exception:
+                    if not bound.reached:
+                        raise
+                    stopped = bound.reached
                     break
                 for name, value in row.items():
                     array = np.asarray(value)
@@ -248,5 +332,11 @@ def sample_pipeline(
             ) from err
         finally:
             iterator.stop()
+    if stopped and not pulled:
+        raise SamplingError(
+            f"sampling {stopped} without a single {'batch' if batched else 'row'} coming out of the pipeline "
+            "(a filter that passes nothing?); give more with dataset_seconds= / dataset_max_rows=, or check the "
+            "pipeline's filters"
+        )
     rows = sum(len(a) if batched and np.ndim(a) else 1 for a in next(iter(columns.values()), []))
     return Sample(columns, pulled, rows, batched, complete, time.perf_counter() - start, capped, stopped)

@@ -67,6 +67,7 @@ from graphaudit.capture.step_run import (
     TrainingStep,
     cells_of,
     check_step_arguments,
+    closed_grad_graphs,
     preserved_cell_grad_flags,
     restored_in_place,
     step_error,
@@ -264,6 +265,7 @@ def measure_steps(
     requires_grad = {id(p): bool(p.requires_grad) for p in subjects}
 
     with ExitStack() as stack:
+        stack.enter_context(closed_grad_graphs())
         stack.enter_context(preserved_seed_counters())
         stack.enter_context(preserved_cell_grad_flags(cells))
         stack.enter_context(preserved(cells, all_params))  # flags, mode, random states
@@ -374,7 +376,7 @@ def _run(
         # Every step overflowed: measure the gradients once more at scale 1 (no update), so that
         # GA903 tells gradients that are NaN at any scale from a scale float16 cannot hold.
         try:
-            _, grads = ms.value_and_grad(step.target, None, weights)(*args)
+            _, grads = step.plain_gradients(args, weights)
             last = (*last[:3], [tensor_bytes(g) for g in grads], 1.0)
         except Exception as err:
             raise step_error(net, data, err, "the gradients at loss scale 1") from err

@@ -34,6 +34,7 @@ __all__ = [
     "TrainingStep",
     "cells_of",
     "check_step_arguments",
+    "closed_grad_graphs",
     "preserved_cell_grad_flags",
     "restored_in_place",
     "step_error",
@@ -55,6 +56,26 @@ def preserved_cell_grad_flags(cells: list[nn.Cell]) -> Iterator[None]:
         for cell, flag in saved:
             if vars(cell).get("requires_grad") != flag and flag is not None:
                 cell.requires_grad = flag
+
+
+@contextmanager
+def closed_grad_graphs() -> Iterator[None]:
+    """Leave no differentiated graph open in MindSpore's PyNative grad executor.
+
+    A failing step is contained (:class:`_Contained`), so this is the last resort, for an
+    exception that reaches a ``value_and_grad`` from outside the contained call (a
+    ``KeyboardInterrupt`` delivered while MindSpore records): left open, the graph would take
+    in the user's next training step. ``clear_res()`` closes it, at the price of restarting
+    the random generators of the network's Dropout kernels (MindSpore keeps them in its
+    kernel cache, out of reach).
+    """
+    executor = ms.common.api._pynative_executor
+    was_open = executor.grad_flag()
+    try:
+        yield
+    finally:
+        if executor.grad_flag() and not was_open:
+            executor.clear_res()
 
 
 @contextmanager
@@ -141,6 +162,38 @@ def step_error(net: nn.Cell, args: tuple[Any, ...], err: Exception, stage: str) 
     )
 
 
+class _Contained(nn.Cell):
+    """``target(*inputs)``, differentiated; an exception raised inside is kept, not let out of the call.
+
+    An exception that escapes a PyNative ``value_and_grad`` (the user's ``construct`` raising,
+    a ``KeyboardInterrupt``) leaves MindSpore's grad executor with that call's graph open: its
+    grad flag stays set and the cell stays marked as the top cell, so the user's next training
+    step is recorded into the stale graph (BatchNorm's statistics and the weights then differ
+    from a run that was never audited). ``_pynative_executor.clear_res()`` closes it but also
+    drops the kernels, and with them the state of every Dropout's random generator. So the
+    exception is caught here, inside the differentiated call, which then ends normally on a
+    zero; :meth:`raise_failure` raises it again once the executor has closed the graph.
+    """
+
+    def __init__(self, target: Any) -> None:
+        super().__init__(auto_prefix=False)
+        self._target = target
+        self._failure: list[BaseException] = []
+
+    def construct(self, *inputs: Any) -> Any:
+        try:
+            return self._target(*inputs)
+        except BaseException as err:  # re-raised by raise_failure, after the graph is closed
+            self._failure.append(err)
+            return ms.ops.zeros((), ms.float32)
+
+    def raise_failure(self) -> None:
+        if self._failure:
+            failure = self._failure.pop()
+            self._failure.clear()
+            raise failure
+
+
 class TrainingStep:
     """One training step as the setup runs it: gradients (scaled as the train cell scales them), the update."""
 
@@ -161,20 +214,28 @@ class TrainingStep:
             spread = not returns_loss and len(spread_label(loss_fn, None, label)) > 1
             self.target = net if returns_loss else StepLoss(net, loss_fn, spread=spread)
         self.weights = weights
+        self._contained = _Contained(self.target)
+
+    def plain_gradients(self, args: tuple[Any, ...], weights: list[Any] | None = None) -> tuple[Any, Any]:
+        """``(loss, gradients)`` of the target, unscaled (see :class:`_Contained` for a step that raises)."""
+        loss, grads = ms.value_and_grad(self._contained, None, weights or self.weights)(*args)
+        self._contained.raise_failure()
+        return loss, grads
 
     def gradients(self, args: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...], float]:
         """``(loss, gradients with the train cell's scaling undone where it undoes it, scale)``."""
         scale = scale_value(self.train) if self.train is not None else 1.0
         if scale == 1.0:
-            loss, grads = ms.value_and_grad(self.target, None, self.weights)(*args)
+            loss, grads = self.plain_gradients(args)
             return loss, tuple(grads), scale
-        target, sens = self.target, Tensor(np.float32(scale))
+        target, sens = self._contained, Tensor(np.float32(scale))
 
         def scaled(*inputs: Any) -> Any:
             loss = target(*inputs)
             return loss * ms.ops.cast(sens, loss.dtype), loss
 
         (_, loss), grads = ms.value_and_grad(scaled, None, self.weights, has_aux=True)(*args)
+        target.raise_failure()
         if self.skips:  # TrainOneStepWithLossScaleCell divides them back before the optimizer
             inverse = ms.ops.reciprocal(sens)
             grads = [g * ms.ops.cast(inverse, g.dtype) for g in grads]

@@ -38,6 +38,7 @@ from graphaudit.cli import audit, checks, compare, render, spec
 from graphaudit.cli.exits import EPILOG, EXIT_CLEAN, EXIT_FINDINGS, EXIT_FORWARD, EXIT_INTERNAL, EXIT_USAGE
 from graphaudit.cli.targets import Target, load_target, make_tensor, parse_tensor_spec, tensor_spec_arg
 from graphaudit.errors import CLIError, ForwardError, GraphAuditError
+from graphaudit.findings import printable
 from graphaudit.version import __version__
 
 __all__ = [
@@ -142,10 +143,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except ForwardError as err:
-        print(f"graphaudit: error: the network failed to run: {err.text('cli')}", file=sys.stderr)
+        print(
+            printable(f"graphaudit: error: the network failed to run: {err.text('cli')}", newlines=True),
+            file=sys.stderr,
+        )
         return EXIT_FORWARD
     except GraphAuditError as err:
-        print(f"graphaudit: error: {err.text('cli')}", file=sys.stderr)
+        print(printable(f"graphaudit: error: {err.text('cli')}", newlines=True), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("graphaudit: interrupted", file=sys.stderr)

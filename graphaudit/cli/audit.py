@@ -38,7 +38,7 @@ from graphaudit.cli.targets import (
     unwrapped,
 )
 from graphaudit.errors import CLIError
-from graphaudit.findings import FAIL_ON
+from graphaudit.findings import FAIL_ON, printable
 
 __all__ = ["add_evidence_options", "add_parser", "evidence_keywords", "run"]
 
@@ -303,4 +303,4 @@ def _draw(report: Any, path: str, fmt: str, option: str, depth: int | None) -> N
         render.render_report(report, path, format=fmt, depth=depth)
     except OSError as err:
         raise CLIError(f"cannot write {option} {path}: {err}") from err
-    print(f"graphaudit: wrote the {fmt.upper()} rendering to {path}", file=sys.stderr)
+    print(printable(f"graphaudit: wrote the {fmt.upper()} rendering to {path}"), file=sys.stderr)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from graphaudit.errors import CLIError
+from graphaudit.findings import printable
 
 __all__ = ["DRAWING_FORMATS", "check_writable", "drawing_format", "render_module", "write"]
 
@@ -29,7 +30,13 @@ _SUFFIXES = {"gv": "dot", "htm": "html"}
 
 
 def write(text: str, output: str | None, what: str, stdout: TextIO | None = None) -> None:
-    """Print *text* (``output`` ``None`` or ``-``), or write it to the file *output*, creating its folder."""
+    """Print *text* (``output`` ``None`` or ``-``), or write it to the file *output*, creating its folder.
+
+    Every non-printable character but the newline is escaped
+    (:func:`~graphaudit.findings.printable`; a JSON, SARIF or TOML string reads its escape back
+    as the same character): nothing written drives the terminal or reorders what it shows.
+    """
+    text = printable(text, newlines=True)
     if not text.endswith("\n"):
         text += "\n"
     if output is None or output == "-":
@@ -44,7 +51,7 @@ def write(text: str, output: str | None, what: str, stdout: TextIO | None = None
         path.write_text(text, encoding="utf-8")
     except OSError as err:
         raise CLIError(f"cannot write the {what} to {output}: {err}") from err
-    print(f"graphaudit: wrote the {what} to {output}", file=sys.stderr)
+    print(printable(f"graphaudit: wrote the {what} to {output}"), file=sys.stderr)
 
 
 def drawing_format(path: str, fmt: str | None, option: str) -> str:

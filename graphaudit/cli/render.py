@@ -14,6 +14,7 @@ from graphaudit.cli.exits import EXIT_CLEAN
 from graphaudit.cli.output import DRAWING_FORMATS, check_writable, drawing_format, render_module
 from graphaudit.cli.targets import data_inputs, load_target, unwrapped
 from graphaudit.errors import CLIError
+from graphaudit.findings import printable
 
 __all__ = ["add_parser", "run"]
 
@@ -55,5 +56,5 @@ def run(args: argparse.Namespace) -> int:
         written = render.render_graph(graph, args.output, format=fmt, depth=args.depth)
     except OSError as err:
         raise CLIError(f"cannot write {args.output}: {err}") from err
-    print(f"graphaudit: wrote the drawing to {written}", file=sys.stderr)
+    print(printable(f"graphaudit: wrote the drawing to {written}"), file=sys.stderr)
     return EXIT_CLEAN

@@ -10,6 +10,7 @@ from graphaudit.cli.exits import EXIT_CLEAN
 from graphaudit.cli.output import write
 from graphaudit.cli.targets import data_inputs, load_target, unwrapped
 from graphaudit.errors import CLIError
+from graphaudit.findings import printable
 
 __all__ = ["add_parser", "run_snapshot"]
 
@@ -59,5 +60,5 @@ def run_snapshot(args: argparse.Namespace) -> int:
         spec.save(args.output)
     except OSError as err:
         raise CLIError(f"cannot write the spec to {args.output}: {err}") from err
-    print(f"graphaudit: wrote the design spec to {args.output}", file=sys.stderr)
+    print(printable(f"graphaudit: wrote the design spec to {args.output}"), file=sys.stderr)
     return EXIT_CLEAN

@@ -34,12 +34,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from graphaudit.errors import GraphAuditError, InternalError
+from graphaudit.errors import ArgumentTypeError, GraphAuditError, InternalError
 
 if TYPE_CHECKING:
     from graphaudit.spec import Spec
@@ -53,6 +53,7 @@ __all__ = [
     "Requirement",
     "all_kinds",
     "all_options",
+    "boolean",
 ]
 
 E = TypeVar("E", bound="Evidence")
@@ -77,7 +78,11 @@ class Option:
     ``flag`` is the ``graphaudit audit`` option (``None``: Python only); ``cli_value`` says
     how the command line turns the flag's text into the keyword's value: ``"text"`` as it
     is, ``"paths"`` a list of file paths, ``"reference"`` a ``MODULE:FACTORY`` that is
-    imported and called, ``"flag"`` a switch (``True`` when given).
+    imported and called, ``"flag"`` a switch (``True`` when given). ``parse`` checks (and
+    converts) the value once, at the door, for ``audit()`` and the command line alike: it
+    takes the option's name and the value and raises an
+    :class:`~graphaudit.errors.ArgumentTypeError` naming the option. A ``"flag"`` option is
+    a boolean unless it says otherwise.
     """
 
     name: str
@@ -85,6 +90,31 @@ class Option:
     flag: str | None = None
     metavar: str = "VALUE"
     cli_value: str = "text"
+    parse: Callable[[str, Any], Any] | None = None
+
+    def check(self, value: Any) -> Any:
+        """*value*, checked by ``parse`` (a switch must be ``True`` or ``False``)."""
+        parse = self.parse if self.parse is not None else boolean if self.cli_value == "flag" else None
+        return value if parse is None or value is None else parse(self.name, value)
+
+
+def boolean(name: str, value: Any) -> bool:
+    """*value* when it is a boolean (``numpy.bool_`` included); anything else is refused.
+
+    ``"no"`` is true in Python, so a string, a number or any other object would silently
+    switch the option on.
+
+    Example:
+        >>> boolean("graph_mode", True)
+        True
+        >>> boolean("graph_mode", "no")
+        Traceback (most recent call last):
+        ...
+        graphaudit.errors.ArgumentTypeError: graph_mode= takes True or False, got 'no' (str).
+    """
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise ArgumentTypeError(f"{name}= takes True or False, got {value!r} ({type(value).__name__}).")
 
 
 @dataclass(frozen=True)

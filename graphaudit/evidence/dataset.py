@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_BATCHES",
+    "DEFAULT_MAX_ROWS",
+    "DEFAULT_SECONDS",
     "LABEL_NAMES",
     "DataSample",
     "EvalSample",
@@ -50,6 +52,10 @@ __all__ = [
 ]
 
 DEFAULT_BATCHES = 8
+#: Sampling stops after this many seconds (``dataset_seconds=``)...
+DEFAULT_SECONDS = 60.0
+#: ...or once the pipeline's filters have read this many rows (``dataset_max_rows=``).
+DEFAULT_MAX_ROWS = 1_000_000
 #: Column names taken for the label when ``label_column=`` is not given (any case).
 LABEL_NAMES = ("label", "labels", "target", "targets", "y", "class", "class_id", "category")
 
@@ -66,6 +72,13 @@ def count_option(request: AuditRequest, name: str, default: int, minimum: int) -
     if number < minimum:
         raise ArgumentError(f"{name}= must be at least {minimum}, got {number}.")
     return number
+
+
+def _pipeline(name: str, value: Any) -> Any:
+    """*value* when it is a ``mindspore.dataset`` pipeline (the check of ``dataset=``, ``eval_dataset=``)."""
+    from graphaudit.capture.dataset import check_dataset
+
+    return check_dataset(value, name)
 
 
 @dataclass(frozen=True)
@@ -119,6 +132,7 @@ class TrainingData(_Data, Evidence):
             flag="--dataset",
             metavar="MODULE:FACTORY",
             cli_value="reference",
+            parse=_pipeline,
         ),
         Option(
             "label_column",
@@ -149,6 +163,7 @@ class EvaluationData(_Data, Evidence):
             flag="--eval-dataset",
             metavar="MODULE:FACTORY",
             cli_value="reference",
+            parse=_pipeline,
         ),
     )
 
@@ -157,11 +172,23 @@ class EvaluationData(_Data, Evidence):
         return cls._capture(request, "eval_dataset", "eval")
 
 
-def _sample(data: _Data, batches: int, label: str) -> Sample | Missing:
+def _seconds(name: str, value: Any) -> float:
+    try:
+        seconds = float(value)
+        if isinstance(value, bool) or not seconds > 0:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{name}= takes a number of seconds > 0, got {value!r}.") from None
+    return seconds
+
+
+def _sample(request: AuditRequest, data: _Data, batches: int, label: str) -> Sample | Missing:
     from graphaudit.capture.dataset_sample import SamplingError, sample_pipeline
 
+    seconds = _seconds("dataset_seconds", request.option("dataset_seconds", DEFAULT_SECONDS))
+    max_rows = count_option(request, "dataset_max_rows", DEFAULT_MAX_ROWS, 1)
     try:
-        return sample_pipeline(data.pipeline, batches, label=label)
+        return sample_pipeline(data.pipeline, batches, label=label, seconds=seconds, max_rows=max_rows)
     except SamplingError as err:
         return Missing(str(err))
 
@@ -181,6 +208,20 @@ class DataSample(Evidence):
             "dataset_batches",
             f"how many batches of dataset= to sample for the checks that measure values ({DEFAULT_BATCHES}; 0: none)",
             flag="--dataset-batches",
+            metavar="N",
+        ),
+        Option(
+            "dataset_seconds",
+            f"how long sampling may take, in seconds ({DEFAULT_SECONDS:g}); what was sampled by then is used",
+            flag="--dataset-seconds",
+            metavar="SECONDS",
+            parse=_seconds,
+        ),
+        Option(
+            "dataset_max_rows",
+            f"how many rows the pipeline's filters may read while sampling ({DEFAULT_MAX_ROWS}): an endless "
+            "source behind a filter that passes nothing stops there",
+            flag="--dataset-max-rows",
             metavar="N",
         ),
         Option(
@@ -207,7 +248,7 @@ class DataSample(Evidence):
         if batches == 0:
             return Missing("sampling is turned off (dataset_batches=0)")
         data = have.need(TrainingData)
-        sample = _sample(data, batches, "the training data")
+        sample = _sample(request, data, batches, "the training data")
         if isinstance(sample, Missing):
             return sample
         return cls(sample, data.label_column, data.features, missing)
@@ -233,7 +274,7 @@ class EvalSample(Evidence):
         if count_option(request, "dataset_batches", DEFAULT_BATCHES, 0) == 0:
             return Missing("sampling is turned off (dataset_batches=0)")
         data = have.need(EvaluationData)
-        sample = _sample(data, 1, "the evaluation data")
+        sample = _sample(request, data, 1, "the evaluation data")
         if isinstance(sample, Missing):
             return sample
         return cls(sample, data.label_column, data.features)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphaudit.findings import SEVERITIES, Finding, plural, severity_rank
+from graphaudit.findings import SEVERITIES, Finding, plural, printable, severity_rank
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -249,7 +249,9 @@ class Report:
         """The report as text; *audience* words the checks not run for ``"python"`` or ``"cli"``.
 
         The checks that did not run take one line saying how to list them, unless *not_run*
-        asks for the list (what each needs and how to give it, grouped by reason).
+        asks for the list (what each needs and how to give it, grouped by reason). Every name
+        and message is escaped (:func:`~graphaudit.findings.printable`): a newline or a
+        terminal escape in a cell name shows as ``\\n`` / ``\\u001b`` and cannot forge a line.
 
         Example:
             >>> import graphaudit
@@ -258,7 +260,7 @@ class Report:
             NOT RUN: ... checks (what each needs: report.not_run, or report.text(not_run=True))
         """
         inside = f" (inside {' > '.join(self.unwrapped)})" if self.unwrapped else ""
-        lines = [f"graphaudit report for {self.network}{inside}: {self.summary()}"]
+        lines = [printable(f"graphaudit report for {self.network}{inside}: ") + self.summary()]
         for severity in SEVERITIES:
             found = self.of_severity(severity)
             if found:
@@ -273,7 +275,9 @@ class Report:
         if self.compiled:
             lines.append("\nCOMPILED (traced as the Python it runs)")
             lines += [
-                f"  {c['path'] or '(root)'} ({c['what']}, {'@jit' if c['how'] == 'jit' else 'GRAPH_MODE'})"
+                printable(
+                    f"  {c['path'] or '(root)'} ({c['what']}, {'@jit' if c['how'] == 'jit' else 'GRAPH_MODE'})"
+                )
                 for c in self.compiled
             ]
         if self.not_run and not not_run:
@@ -286,9 +290,9 @@ class Report:
                 by_reason.setdefault(n.why(audience), []).append(n)
             for why, checks in by_reason.items():
                 if len(checks) == 1:
-                    lines.append(f"  {checks[0].text(audience)}")
+                    lines.append(f"  {printable(checks[0].text(audience))}")
                 else:
-                    lines.append(f"  {', '.join(n.check_id for n in checks)} need {why}")
+                    lines.append(printable(f"  {', '.join(n.check_id for n in checks)} need {why}"))
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -330,12 +334,12 @@ def _format(finding: Finding) -> str:
     subjects = finding.subjects
     also = ""
     if len(subjects) > 1:
-        shown = ", ".join(subjects[:SUBJECTS_SHOWN])
+        shown = printable(", ".join(subjects[:SUBJECTS_SHOWN]))
         more = len(subjects) - SUBJECTS_SHOWN
         also = f"\n      subjects: {shown}" + (
             f" and {more} more ({len(subjects)} in all)" if more > 0 else ""
         )
     return (
-        f"  {finding.check_id} {finding.name}  {finding.subject}{also}\n"
-        f"      {finding.message}\n      fix: {finding.fix}"
+        f"  {finding.check_id} {finding.name}  {printable(finding.subject)}{also}\n"
+        f"      {printable(finding.message)}\n      fix: {printable(finding.fix)}"
     )

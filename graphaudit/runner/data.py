@@ -30,7 +30,14 @@ import networkx as nx
 from graphaudit.checks import all_checks
 from graphaudit.errors import GraphAuditError, InternalError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet
-from graphaudit.evidence.dataset import DEFAULT_BATCHES, EvaluationData, TrainingData, pipeline_graphs
+from graphaudit.evidence.dataset import (
+    DEFAULT_BATCHES,
+    DEFAULT_MAX_ROWS,
+    DEFAULT_SECONDS,
+    EvaluationData,
+    TrainingData,
+    pipeline_graphs,
+)
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.report import Report
 from graphaudit.runner import run_checks
@@ -61,6 +68,8 @@ def audit_dataset(
     label_column: str | None = None,
     imbalanced: bool = False,
     missing_value: float | None = None,
+    seconds: float = DEFAULT_SECONDS,
+    max_rows: int = DEFAULT_MAX_ROWS,
 ) -> Report:
     """Run the data-pipeline checks on *train_ds* (and *eval_dataset*) and return a :class:`~graphaudit.report.Report`.
 
@@ -74,15 +83,26 @@ def audit_dataset(
     (or ``labels``, ``target``, ``y``...); ``imbalanced=True`` declares the class imbalance
     intended; *missing_value* a marker of missing entries (e.g. ``-999``). The same
     keywords work for ``graphaudit.audit(net, optimizer, dataset=train_ds, ...)``, with
-    ``dataset_batches=`` for *batches*.
+    ``dataset_batches=`` for *batches*. Sampling stops after *seconds*, or once the
+    pipeline's filters have read *max_rows* rows (``dataset_seconds=``,
+    ``dataset_max_rows=``), with what was sampled by then.
     """
-    options: dict[str, Any] = {"dataset": train_ds, "dataset_batches": batches}
+    if train_ds is None:
+        from graphaudit.capture.dataset import check_dataset
+
+        check_dataset(train_ds, "train_ds")  # None would skip the data checks
+    options: dict[str, Any] = {
+        "dataset": train_ds,
+        "dataset_batches": batches,
+        "dataset_seconds": seconds,
+        "dataset_max_rows": max_rows,
+    }
     given = {
         "eval_dataset": eval_dataset,
         "num_classes": num_classes,
         "label_column": label_column,
         "missing_value": missing_value,
-        "imbalanced": imbalanced or None,
+        "imbalanced": None if imbalanced is False else imbalanced,
     }
     options |= {k: v for k, v in given.items() if v is not None}
     try:

@@ -80,16 +80,22 @@ def _probe_steps(probe: Any) -> int:
 
 
 def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """*options*, when every key is an ``audit()`` keyword declared by an evidence kind."""
+    """*options*, when every key is an ``audit()`` keyword declared by an evidence kind.
+
+    Each value is checked by its :class:`~graphaudit.evidence.Option` (a switch must be a
+    boolean), once, here.
+    """
     known = all_options()
-    for name in options:
+    checked = {}
+    for name, value in options.items():
         if name not in known:
             keywords = [*inspect.signature(_audit_keywords).parameters, *known]
             raise ArgumentTypeError(
                 f"audit() got an unexpected keyword argument {name!r}{did_you_mean(name, keywords)} "
                 f"(its keywords are {', '.join(keywords)})"
             )
-    return dict(options)
+        checked[name] = known[name][1].check(value)
+    return checked
 
 
 def _audit_keywords(

@@ -16,13 +16,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from typing import TYPE_CHECKING, Any, Union
 
-from graphaudit.errors import SpecError
+from graphaudit.errors import ArgumentTypeError, SpecError
 from graphaudit.spec.diff import diff_designs
 from graphaudit.spec.patterns import matches_any
 from graphaudit.spec.toml_read import Reader, read_toml
 from graphaudit.spec.toml_write import pair_list, quote, string_list
+from graphaudit.suggest import did_you_mean
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -79,6 +81,19 @@ class Spec:
     linear_connections: list[tuple[str, str]] = field(default_factory=list)
     causal: bool = False
     source: str | None = field(default=None, compare=False)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Spec:
+        # The keywords are checked before the generated __init__ sees them, so that a
+        # misspelt one gets the "did you mean" a misspelt key of a spec file gets.
+        fields = [f.name for f in dataclass_fields(cls)]
+        unknown = [name for name in kwargs if name not in fields]
+        if unknown:
+            name = unknown[0]
+            raise ArgumentTypeError(
+                f"Spec() got an unexpected keyword argument {name!r}{did_you_mean(name, fields)} "
+                f"(its fields are {', '.join(fields)})"
+            )
+        return super().__new__(cls)
 
     def is_frozen(self, name: str) -> bool:
         """Whether the design declares parameter *name* frozen.
