@@ -15,7 +15,7 @@ import inspect
 import sys
 from pathlib import Path
 
-from graphaudit.checks import FAMILIES, Check, all_checks
+from graphaudit.checks import FAMILIES, FAMILY_RANGES, Check, all_checks
 
 __all__ = ["DOC_PATH", "checks_markdown"]
 
@@ -48,11 +48,13 @@ def checks_markdown() -> str:
         f"| [{c.check_id}](#{c.check_id.lower()}-{c.name}) | `{c.name}` | {_severities(c)} | {_needs(c)} |"
         for c in checks.values()
     ]
-    for digit, family in FAMILIES.items():
-        members = [c for c in checks.values() if c.check_id[2] == digit]
+    families = [(digit, f"GA{digit}xx", name) for digit, name in FAMILIES.items()]
+    families += [(f"{first}-{last}", f"GA{first}-GA{last}", name) for first, last, name in FAMILY_RANGES]
+    for key, heading, family in families:
+        members = [c for c in checks.values() if c.family_key == key]
         if not members:
             continue
-        lines += ["", f"## GA{digit}xx: {family}"]
+        lines += ["", f"## {heading}: {family}"]
         for check in members:
             summary, _, body = inspect.cleandoc(check.doc).partition("\n")
             lines += ["", f"### {check.check_id} {check.name}", "", summary.strip(), ""]

@@ -46,7 +46,7 @@ from graphaudit.findings import SEVERITIES, Finding, Severity, severity_rank
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["FAMILIES", "REQUIRED_DOC_SECTIONS", "Check", "all_checks", "find_check", "register"]
+__all__ = ["FAMILIES", "FAMILY_RANGES", "REQUIRED_DOC_SECTIONS", "Check", "all_checks", "find_check", "register"]
 
 CheckFunction = Callable[["AuditContext"], Iterable[Finding]]
 
@@ -62,6 +62,9 @@ FAMILIES = {
     "8": "distributed consistency",
     "9": "probe step (one real training step, confirmed from the numbers)",
 }
+
+#: Families that own a range of IDs inside a digit's family: (first, last, name), ID digits only.
+FAMILY_RANGES = (("950", "979", "training watch (watchpoints on a real training run)"),)
 
 REQUIRED_DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead")
 _ID = re.compile(r"^GA[0-9]\d\d$")
@@ -89,7 +92,12 @@ class Check:
 
     @property
     def family(self) -> str:
-        return FAMILIES[self.check_id[2]]
+        return family_of(self.check_id)[1]
+
+    @property
+    def family_key(self) -> str:
+        """The family's key: its digit (``"2"``), or its ID range (``"950-979"``)."""
+        return family_of(self.check_id)[0]
 
     @property
     def doc(self) -> str:
@@ -121,6 +129,20 @@ class Check:
                     f"{', '.join(self.severities)}: declare it with register(..., also=(...))"
                 )
         return found
+
+
+def family_of(check_id: str) -> tuple[str, str]:
+    """The key and name of the family of *check_id*: a range of :data:`FAMILY_RANGES`, else its digit's.
+
+    Example:
+        >>> family_of("GA201")[1], family_of("GA950")
+        ('optimizer coverage and freezing', ('950-979', 'training watch (watchpoints on a real training run)'))
+    """
+    number = check_id[2:]
+    for first, last, name in FAMILY_RANGES:
+        if first <= number <= last:
+            return f"{first}-{last}", name
+    return check_id[2], FAMILIES[check_id[2]]
 
 
 def _reads(kind: type[Evidence], name: str) -> bool:
