@@ -12,8 +12,6 @@ from graphaudit.evidence.training import TrainingRun
 from graphaudit.findings import Finding
 
 RISE = 0.10  # a rise this much above the start, beyond the noise, is divergence
-BOUNCE = 0.5  # step-to-step noise above half the loss itself is oscillation
-GROWTH = 2.0  # ... or noise that grew this much since the start
 
 
 @register("GA951", "loss-diverging", severity="error", also=("warning",), needs=(TrainingRun,))
@@ -24,8 +22,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Compares the median loss of the last fifth of the watched run with that of the first
         fifth, against the run's own step-to-step noise (see ``docs/watch.md``): a loss that
         ended more than 10% and three standard errors above where it started is diverging
-        (error); one that did not fall beyond its noise while that noise is more than half
-        the loss, or grew twice as large as at the start, is oscillating (warning).
+        (error); one that did not fall beyond its noise while that noise, at the end, is
+        more than half the loss itself is oscillating (warning).
 
     Why is this bad:
         The accuracy guide (§2, learning rate too large): "学习率过大，会导致loss震荡，不能收敛
@@ -54,9 +52,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if rise > max(3 * curve.standard_error, RISE * abs(curve.head)):
         yield ctx.finding("error", "(root)", f"The training loss diverged: it rose {what}.", fix, (g.cell_node(""),))
         return
-    no_progress = curve.fall < 3 * curve.standard_error
-    bouncing = curve.sigma_tail > BOUNCE * abs(curve.tail) or curve.sigma_tail > GROWTH * max(curve.sigma_head, 1e-12)
-    if no_progress and bouncing and curve.sigma_tail > 0:
+    if curve.oscillates:
         yield ctx.finding(
             "warning",
             "(root)",

@@ -11,8 +11,6 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun
 from graphaudit.findings import Finding
 
-BOUNCE = 0.5  # the oscillation bound of GA951: a noisier loss is GA951's
-
 
 @register("GA952", "loss-flat", severity="warning", needs=(TrainingRun,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -44,8 +42,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     curve = loss_curve(record.losses)
     if curve is None or not record.finished or len(curve.losses) < len(record.losses):
         return
-    if curve.sigma_tail > BOUNCE * abs(curve.tail):
-        return  # oscillating: GA951
+    if curve.oscillates:
+        return  # GA951's
     if abs(curve.fall) >= 3 * curve.standard_error:
         return  # it fell (or rose: GA951)
     yield ctx.finding(

@@ -10,7 +10,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun, WatchedValidation
 from graphaudit.findings import Finding
 
-STILL_FALLING = 0.01  # a relative fall per evaluation above this is still learning
+STILL_FALLING = 0.03  # a relative fall per evaluation (and over the last epoch) above this is still learning
 LAST = 2  # the last this many evaluations all fell
 
 
@@ -20,8 +20,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
     What it does:
         At the end of a watched run, when each of the last 2 evaluations lowered the
-        validation loss by more than 1% and the training loss (its mean per epoch) fell by
-        more than 1% over the last epoch, it reports "too few epochs".
+        validation loss by more than 3% and the training loss (its mean per epoch) fell by
+        more than 3% over the last epoch, it reports "too few epochs".
 
     Why is this bad:
         The accuracy guide (§2, too few epochs): "epoch过小，模型未训练到最优解就停止了训练，容

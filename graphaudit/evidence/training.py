@@ -41,7 +41,11 @@ _RUN = "train with graphaudit.Watch() (Model.train) or graphaudit.watch(net, opt
 
 @dataclass
 class Sample:
-    """One sampled step: per parameter (in :attr:`RunRecord.parameters` order) the norms, ``None`` when unknown."""
+    """One sampled step: per parameter (in :attr:`RunRecord.parameters` order) the norms, ``None`` when unknown.
+
+    ``weight_norms`` are of the weights before the step's update, ``update_norms`` of the
+    update, ``grad_norms`` of the gradients the optimizer got, ``values`` the weights after.
+    """
 
     step: int
     weight_norms: list[float]

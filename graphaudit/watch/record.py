@@ -93,7 +93,7 @@ class Recorder:
         now = [_values(p) for p in self.params]
         sample = Sample(
             step,
-            [float(np.linalg.norm(w)) for w in now],
+            [float(np.linalg.norm(b)) for b in before],
             [float(np.linalg.norm(w - b)) if w.shape == b.shape else None for w, b in zip(now, before)],
             values=[w[pos].tolist() for w, pos in zip(now, self._positions)],
         )

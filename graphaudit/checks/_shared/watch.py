@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
 __all__ = [
+    "BOUNCE",
     "FAR_ABOVE_NOISE_SCALE",
     "MIN_STEPS",
     "MIN_WINDOW",
@@ -40,6 +41,8 @@ __all__ = [
 #: The fewest finite losses the loss rules judge.
 MIN_STEPS = 20
 MIN_WINDOW = 5
+#: Step-to-step noise above this fraction of the loss itself, with no fall beyond it, is oscillation.
+BOUNCE = 0.5
 #: A batch this many times the simple noise scale spends ~this many times the examples (McCandlish et al. 2018, eq. 2.12).
 FAR_ABOVE_NOISE_SCALE = 10.0
 
@@ -64,6 +67,11 @@ class LossCurve:
     def standard_error(self) -> float:
         """Of :attr:`fall`: the two medians' standard errors combined."""
         return 1.2533 * self.sigma * math.sqrt(2.0 / self.window)
+
+    @property
+    def oscillates(self) -> bool:
+        """No fall beyond the noise, and at the end a noise above :data:`BOUNCE` times the loss."""
+        return self.fall < 3 * self.standard_error and self.sigma_tail > BOUNCE * abs(self.tail) > 0
 
 
 def _sigma(values: Sequence[float]) -> float:
