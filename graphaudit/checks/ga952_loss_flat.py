@@ -11,6 +11,8 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun
 from graphaudit.findings import Finding
 
+SMALL_FALL = 0.05  # and a fall under 5% of the starting loss: a slow start that already fell more is not flat
+
 
 @register("GA952", "loss-flat", severity="warning", needs=(TrainingRun,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -19,8 +21,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     What it does:
         At the end of a watched run of 20 steps or more, compares the median loss of its
         last fifth with that of its first fifth; when the fall is within three standard
-        errors of the run's own step-to-step noise (``docs/watch.md``) and the loss is not
-        oscillating (GA951), the loss stayed flat from the start.
+        errors of the run's own step-to-step noise (``docs/watch.md``), under 5% of the
+        starting loss, and the loss is not oscillating (GA951), the loss stayed flat from
+        the start.
 
     Why is this bad:
         The accuracy guide (§2, learning rate too small): "学习率过小，会导致loss收敛慢" — a
@@ -44,7 +47,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     if curve.oscillates:
         return  # GA951's
-    if abs(curve.fall) >= 3 * curve.standard_error:
+    if abs(curve.fall) >= 3 * curve.standard_error or curve.fall > SMALL_FALL * abs(curve.head):
         return  # it fell (or rose: GA951)
     yield ctx.finding(
         "warning",

@@ -127,10 +127,11 @@ class Watch(Callback):
         from graphaudit.watch.drift import RankDrift
 
         params = run_context.original_args()
-        optimizer = getattr(params, "optimizer", None)
-        self._network = getattr(params, "network", None) or params.train_network
+        train_network = params.train_network
+        optimizer = getattr(params, "optimizer", None) or getattr(train_network, "optimizer", None)
+        self._network = getattr(params, "network", None) or train_network
         self._loss_fn = getattr(params, "loss_fn", None)
-        watched = list(optimizer.parameters) if optimizer is not None else params.train_network.trainable_params()
+        watched = list(optimizer.parameters) if optimizer is not None else train_network.trainable_params()
         dataset = getattr(params, "train_dataset", None)
         batch = dataset.get_batch_size() if dataset is not None else None
         self._recorder = self.session.start(self._network, optimizer, watched, batch)

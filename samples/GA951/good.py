@@ -1,4 +1,4 @@
-"""GA951 good: SGD at 0.1: the loss falls and stays finite."""
+"""GA951 good: SGD at 0.1: the loss falls."""
 
 import mindspore as ms
 import numpy as np

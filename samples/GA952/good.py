@@ -1,4 +1,4 @@
-"""GA952 good: SGD at 0.1: the loss falls and stays finite."""
+"""GA952 good: SGD at 0.1: the loss falls well beyond its noise."""
 
 import mindspore as ms
 import numpy as np

@@ -1,4 +1,4 @@
-"""GA957 good: SGD at 0.1: the loss falls and stays finite."""
+"""GA957 good: SGD at 0.1."""
 
 import mindspore as ms
 import numpy as np

@@ -1,4 +1,4 @@
-"""GA959 good: SGD at 0.1: the loss falls and stays finite."""
+"""GA959 good: SGD at 0.1: the gradients stay the same order."""
 
 import mindspore as ms
 import numpy as np
