@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from graphaudit.runner import audit
     from graphaudit.runner.data import audit_dataset
     from graphaudit.spec import Spec
+    from graphaudit.watch import Watch, WatchFailed, watch
 
 __all__ = [
     "AuditCallback",
@@ -56,12 +57,15 @@ __all__ = [
     "Report",
     "Spec",
     "SpecError",
+    "Watch",
+    "WatchFailed",
     "__version__",
     "audit",
     "audit_dataset",
     "render",
     "summarize",
     "to_networkx",
+    "watch",
 ]
 
 # Loaded on first use, so that `import graphaudit` and `graphaudit --help` do not import MindSpore.
@@ -74,6 +78,9 @@ _LAZY = {
     "Report": "graphaudit.report",
     "Spec": "graphaudit.spec",
     "summarize": "graphaudit.graph.summary",
+    "Watch": "graphaudit.watch",
+    "WatchFailed": "graphaudit.watch",
+    "watch": "graphaudit.watch",
 }
 
 

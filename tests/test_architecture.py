@@ -59,6 +59,17 @@ ALLOWED = {
         "graphaudit.draw",
         "graphaudit.fingerprint",
     },
+    # the training watch drives the whole pipeline from inside a run: it comes after the report
+    "graphaudit.watch": {
+        "graphaudit.graph",
+        "graphaudit.capture",
+        "graphaudit.evidence",
+        "graphaudit.checks",
+        "graphaudit.runner",
+        "graphaudit.report",
+        "graphaudit.draw",
+        "graphaudit.fingerprint",
+    },
 }
 
 

@@ -12,9 +12,10 @@ Each check lives in its own module in this package, named after its ID
   check, saying why in words for Python and for the command line, when one is missing;
 - ``confirms``: the ID of a check whose findings it finds again from other evidence (a probe
   step confirming a static finding); a finding of it about the same subjects is merged into
-  the other check's finding instead of being reported twice;
-- ``family``, only when the check belongs to a family of its own within its ID digit's
-  (:data:`FAMILIES`; the learning-rate schedules among the probe checks).
+  the other check's finding instead of being reported twice.
+
+Its family is its ID digit's (:data:`FAMILIES`), or a range of IDs within it that is a
+family of its own (:data:`FAMILY_RANGES`: the learning-rate schedules, the training watch).
 
 The function gets an :class:`~graphaudit.checks.context.AuditContext` bound to the check and
 yields :class:`~graphaudit.findings.Finding` records made with ``ctx.finding(...)``. It is a
@@ -50,11 +51,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FAMILIES",
+    "FAMILY_RANGES",
     "REQUIRED_DOC_SECTIONS",
     "SCHEDULES",
+    "WATCH",
     "Check",
     "all_checks",
     "by_family",
+    "family_of",
     "find_check",
     "id_span",
     "register",
@@ -76,6 +80,9 @@ FAMILIES = {
 }
 
 SCHEDULES = "learning-rate schedules (read without running them)"
+WATCH = "training watch (watchpoints on a real training run)"
+#: Families that own a range of IDs inside a digit's family: (first, last, name), ID digits only.
+FAMILY_RANGES = (("914", "919", SCHEDULES), ("950", "979", WATCH))
 
 REQUIRED_DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead")
 _ID = re.compile(r"^GA[0-9]\d\d$")
@@ -95,7 +102,6 @@ class Check:
     needs: tuple[type[Evidence], ...] = ()
     confirms: str | None = None
     module: str = field(default="", compare=False)
-    declared_family: str | None = None
 
     @property
     def severities(self) -> tuple[Severity, ...]:
@@ -104,8 +110,12 @@ class Check:
 
     @property
     def family(self) -> str:
-        """The family the check declares (``register(..., family=)``), else its ID digit's."""
-        return self.declared_family or FAMILIES[self.check_id[2]]
+        return family_of(self.check_id)[1]
+
+    @property
+    def family_key(self) -> str:
+        """The family's key: its digit (``"2"``), or its ID range (``"950-979"``)."""
+        return family_of(self.check_id)[0]
 
     @property
     def doc(self) -> str:
@@ -139,6 +149,20 @@ class Check:
         return found
 
 
+def family_of(check_id: str) -> tuple[str, str]:
+    """The key and name of the family of *check_id*: a range of :data:`FAMILY_RANGES`, else its digit's.
+
+    Example:
+        >>> family_of("GA201")[1], family_of("GA950")
+        ('optimizer coverage and freezing', ('950-979', 'training watch (watchpoints on a real training run)'))
+    """
+    number = check_id[2:]
+    for first, last, name in FAMILY_RANGES:
+        if first <= number <= last:
+            return f"{first}-{last}", name
+    return check_id[2], FAMILIES[check_id[2]]
+
+
 def _reads(kind: type[Evidence], name: str) -> bool:
     return kind.__name__ == name or any(_reads(need, name) for need in kind.needs)
 
@@ -151,7 +175,6 @@ def register(
     also: Iterable[Severity] = (),
     needs: Iterable[type[Evidence]] = (),
     confirms: str | None = None,
-    family: str | None = None,
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register the decorated function as check *check_id* called *name*; see the module docstring.
 
@@ -192,7 +215,6 @@ def register(
             needs=tuple(needs),
             confirms=confirms,
             module=run.__module__,
-            declared_family=family,
         )
         return run
 
@@ -230,8 +252,8 @@ def id_span(members: Iterable[Check]) -> str:
     """
     checks = sorted(members, key=lambda c: c.check_id)
     first, last = checks[0].check_id, checks[-1].check_id
-    if all(c.check_id[2] == first[2] and c.declared_family is None for c in checks):
-        return f"GA{first[2]}xx"
+    if checks[0].family_key.isdigit():
+        return f"GA{checks[0].family_key}xx"
     return first if first == last else f"{first}-{last}"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from graphaudit.checks import SCHEDULES, register
+from graphaudit.checks import register
 from graphaudit.checks._shared.lr_groups import describe_schedule, group_of_schedule
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.schedule import LearningRates
@@ -20,7 +20,6 @@ ZERO_SHARE = 0.10  # more steps than this at rate 0 is wasted training
     severity="error",
     also=("warning",),
     needs=(LearningRates,),
-    family=SCHEDULES,
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A learning-rate schedule that is negative or NaN somewhere, zero throughout, or zero for much of training.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from graphaudit.checks import SCHEDULES, register
+from graphaudit.checks import register
 from graphaudit.checks._shared.lr_groups import describe_schedule, group_of_schedule
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.schedule import LearningRates
@@ -14,7 +14,7 @@ LARGE_PEAK = 3e-3  # 3x Adam's default of 1e-3 (Kingma & Ba 2015); ViT trains at
 WARM = 0.5  # a schedule starting at half its peak or more has no warm-up
 
 
-@register("GA915", "lr-no-warmup-adaptive", severity="warning", needs=(LearningRates,), family=SCHEDULES)
+@register("GA915", "lr-no-warmup-adaptive", severity="warning", needs=(LearningRates,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An Adam-type optimizer started at a large learning rate, without warm-up.
 

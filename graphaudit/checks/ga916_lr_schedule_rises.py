@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from graphaudit.checks import SCHEDULES, register
+from graphaudit.checks import register
 from graphaudit.checks._shared.lr_groups import describe_schedule, group_of_schedule
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.schedule import LearningRates
@@ -13,7 +13,7 @@ from graphaudit.findings import Finding
 LATE = 0.9  # a maximum first reached in the last 10% of the schedule: it rises to the end
 
 
-@register("GA916", "lr-schedule-rises", severity="warning", needs=(LearningRates,), family=SCHEDULES)
+@register("GA916", "lr-schedule-rises", severity="warning", needs=(LearningRates,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A learning-rate schedule that ends above where it starts and peaks only at its end: a decay set up backwards.
 

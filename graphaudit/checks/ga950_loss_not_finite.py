@@ -1,0 +1,66 @@
+"""GA950 loss-not-finite."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.watch import parameter_nodes
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.training import TrainingRun
+from graphaudit.findings import Finding
+
+
+@register("GA950", "loss-not-finite", severity="error", needs=(TrainingRun,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """The training loss became NaN or Inf during the real run.
+
+    What it does:
+        Reads the loss of every step of a watched run (``graphaudit.Watch()``,
+        ``graphaudit.watch()``) and reports the first step whose loss is not finite, with
+        the first gradient the optimizer got (in its parameter order) and the first weight
+        that held a NaN or Inf at that step. Loss-scaled steps that overflowed are the
+        loss scale's business (GA961) and are not counted.
+
+    Why is this bad:
+        Once the loss is NaN every weight becomes NaN at the next update and the rest of the
+        run is lost, usually far from the cause: a learning rate so large the updates
+        overshoot without bound, an operation that leaves its domain (``log`` of 0,
+        ``sqrt`` of a negative value, a division by a vanishing norm), float16 overflow.
+
+    Example:
+        ```python
+        model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), learning_rate=5.0))
+        model.train(2, data, callbacks=[graphaudit.Watch()])
+        ```
+
+    Use instead:
+        ```python
+        model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), learning_rate=0.01))
+        ```
+    """
+    record = ctx.need(TrainingRun).record
+    bad = record.non_finite
+    if bad is None:
+        return
+    skipped = record.loss_scaled and len(record.overflows) >= bad.step and record.overflows[bad.step - 1]
+    if skipped:
+        return
+    where = []
+    if bad.gradient is not None:
+        where.append(f"the first non-finite gradient was that of {bad.gradient}")
+    if bad.weight is not None:
+        where.append(f"the first non-finite weight {bad.weight}")
+    if not where:
+        where.append("every weight and gradient seen was still finite (the forward pass made it)")
+    names = [n for n in (bad.gradient, bad.weight) if n is not None]
+    yield ctx.finding(
+        "error",
+        names[0] if names else "(root)",
+        f"The training loss became {bad.loss} at step {bad.step} (epoch {bad.epoch}) of the watched run; "
+        f"{'; '.join(where)}.",
+        "Lower the learning rate, clip the gradients (ops.clip_by_global_norm), and look for an "
+        "operation that leaves its domain (log, sqrt, division) or overflows in float16.",
+        parameter_nodes(ctx, names),
+        subjects=tuple(dict.fromkeys(names)) or ("(root)",),
+    )

@@ -1,0 +1,61 @@
+"""GA952 loss-flat."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks._shared.watch import loss_curve
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.training import TrainingRun
+from graphaudit.findings import Finding
+
+SMALL_FALL = 0.05  # and a fall under 5% of the starting loss: a slow start that already fell more is not flat
+
+
+@register("GA952", "loss-flat", severity="warning", needs=(TrainingRun,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """The training loss did not fall beyond its own noise over the whole run: the learning rate is too small.
+
+    What it does:
+        At the end of a watched run of 20 steps or more, compares the median loss of its
+        last fifth with that of its first fifth; when the fall is within three standard
+        errors of the run's own step-to-step noise (``docs/watch.md``), under 5% of the
+        starting loss, and the loss is not oscillating (GA951), the loss stayed flat from
+        the start.
+
+    Why is this bad:
+        The accuracy guide (§2, learning rate too small): "学习率过小，会导致loss收敛慢" — a
+        learning rate too small makes the loss converge slowly; the run spends its compute
+        without learning. (A frozen network, GA960, or a loss that cannot reach the weights
+        look the same.)
+
+    Example:
+        ```python
+        optimizer = nn.SGD(net.trainable_params(), learning_rate=1e-7)
+        ```
+
+    Use instead:
+        ```python
+        optimizer = nn.SGD(net.trainable_params(), learning_rate=0.05)
+        ```
+    """
+    record = ctx.need(TrainingRun).record
+    curve = loss_curve(record.losses)
+    if curve is None or not record.finished or len(curve.losses) < len(record.losses):
+        return
+    if curve.oscillates:
+        return  # GA951's
+    if abs(curve.fall) >= 3 * curve.standard_error or curve.fall > SMALL_FALL * abs(curve.head):
+        return  # it fell (or rose: GA951)
+    yield ctx.finding(
+        "warning",
+        "(root)",
+        f"The training loss stayed flat over {len(curve.losses)} steps: a median of {curve.head:.4g} over the "
+        f"first {curve.window} steps, {curve.tail:.4g} over the last {curve.window}, a fall within its own "
+        f"noise (standard error {curve.standard_error:.3g}).",
+        "Raise the learning rate (by 10x, or run a learning-rate range test), and check that the weights "
+        "change at all (GA960, GA957).",
+        (g.cell_node(""),),
+    )

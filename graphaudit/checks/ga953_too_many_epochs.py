@@ -1,0 +1,63 @@
+"""GA953 too-many-epochs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.training import TrainingRun, WatchedValidation
+from graphaudit.findings import Finding
+
+PATIENCE = 3  # evaluations without improvement (Prechelt 1998's UP_3; Keras' EarlyStopping patience)
+WORSE = 0.01  # each of them this much above the best
+
+
+@register("GA953", "too-many-epochs", severity="warning", needs=(TrainingRun, WatchedValidation))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Overfitting: the validation loss rose for several evaluations while the training loss kept falling.
+
+    What it does:
+        Finds the evaluation with the lowest validation loss; when the last 3 evaluations or
+        more came after it, each more than 1% above it, while the training loss (its mean over
+        each epoch) fell from that epoch to the last, it reports "too many epochs: best at
+        epoch E".
+
+    Why is this bad:
+        The accuracy guide (§2, too many epochs): "epoch过大，模型训练时间过长，容易在训练集上过
+        拟合，在测试集上达不到最优的效果" — trained too long, the model fits the training set
+        and does worse on unseen data. The weights of epoch E generalised better than the
+        last ones. Three evaluations without improvement is Prechelt's (1998, "Early
+        Stopping — But When?") UP-3 stopping rule and the usual early-stopping patience.
+
+    Example:
+        ```python
+        model.fit(200, train, valid_dataset=valid, callbacks=[graphaudit.Watch()])  # best at epoch 20
+        ```
+
+    Use instead:
+        ```python
+        model.fit(25, train, valid_dataset=valid, callbacks=[ms.train.ModelCheckpoint(...)])  # or early stopping
+        ```
+    """
+    points = ctx.need(WatchedValidation).points
+    train = dict(ctx.need(TrainingRun).record.epoch_losses())
+    best = min(range(len(points)), key=lambda i: points[i][2])
+    after = points[best + 1 :]
+    best_epoch, _, best_loss = points[best]
+    if len(after) < PATIENCE or not all(loss > best_loss * (1 + WORSE) for _, _, loss in after):
+        return
+    last_epoch = points[-1][0]
+    if best_epoch not in train or last_epoch not in train or not train[last_epoch] < train[best_epoch]:
+        return
+    yield ctx.finding(
+        "warning",
+        "(root)",
+        f"Too many epochs: best at epoch {best_epoch} (validation loss {best_loss:.4g}); in the "
+        f"{len(after)} evaluations since, the validation loss rose to {points[-1][2]:.4g} while the "
+        f"training loss fell from {train[best_epoch]:.4g} to {train[last_epoch]:.4g}: the model overfits.",
+        f"Train for about {best_epoch} epochs, keep the checkpoint of epoch {best_epoch} (ModelCheckpoint), "
+        "or stop early; more data, augmentation or regularisation (weight decay, dropout) delay it.",
+        (g.cell_node(""),),
+    )

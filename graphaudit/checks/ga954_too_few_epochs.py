@@ -1,0 +1,60 @@
+"""GA954 too-few-epochs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.training import TrainingRun, WatchedValidation
+from graphaudit.findings import Finding
+
+STILL_FALLING = 0.03  # a relative fall per evaluation (and over the last epoch) above this is still learning
+LAST = 2  # the last this many evaluations all fell
+
+
+@register("GA954", "too-few-epochs", severity="warning", needs=(TrainingRun, WatchedValidation))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Underfitting: the training stopped while the training and validation losses were both still falling.
+
+    What it does:
+        At the end of a watched run, when each of the last 2 evaluations lowered the
+        validation loss by more than 3% and the training loss (its mean per epoch) fell by
+        more than 3% over the last epoch, it reports "too few epochs".
+
+    Why is this bad:
+        The accuracy guide (§2, too few epochs): "epoch过小，模型未训练到最优解就停止了训练，容
+        易欠拟合" — stopped before it reached its best, the model underfits. Both curves
+        still falling mean more epochs would still help.
+
+    Example:
+        ```python
+        model.fit(3, train, valid_dataset=valid, callbacks=[graphaudit.Watch()])
+        ```
+
+    Use instead:
+        ```python
+        model.fit(30, train, valid_dataset=valid, callbacks=[graphaudit.Watch()])
+        ```
+    """
+    record = ctx.need(TrainingRun).record
+    points = ctx.need(WatchedValidation).points
+    epochs = record.epoch_losses()
+    if not record.finished or len(points) < LAST + 1 or len(epochs) < 2:
+        return
+    recent = [loss for _, _, loss in points[-(LAST + 1) :]]
+    valid_falls = all(b < a * (1 - STILL_FALLING) for a, b in zip(recent, recent[1:]))
+    (_, before), (last_epoch, last) = epochs[-2], epochs[-1]
+    if not (valid_falls and last < before * (1 - STILL_FALLING)):
+        return
+    yield ctx.finding(
+        "warning",
+        "(root)",
+        f"Too few epochs: at the last epoch ({last_epoch}) both losses were still falling — validation "
+        f"{' -> '.join(f'{v:.4g}' for v in recent)} over the last {LAST + 1} evaluations, training "
+        f"{before:.4g} -> {last:.4g} over the last epoch: the model underfits.",
+        "Train for more epochs (until the validation loss stops improving), or raise the learning rate "
+        "if each epoch gains little.",
+        (g.cell_node(""),),
+    )

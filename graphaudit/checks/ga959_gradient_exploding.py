@@ -1,0 +1,63 @@
+"""GA959 gradient-exploding."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks._shared.curves import EXPLODING_RELATIVE
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.training import WatchedGradients
+from graphaudit.findings import Finding
+
+
+@register("GA959", "gradient-exploding", severity="warning", needs=(WatchedGradients,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Over the run, the gradient's norm grew ten thousand times above its first value.
+
+    What it does:
+        At every sampled step of a watched run, takes the norm of the whole gradient the
+        optimizer got, and reports a run where it grew more than 1e4 times above the first
+        sampled step's (the relative bound of the probe's GA911). A gradient that is already
+        NaN or Inf is GA950's.
+
+    Why is this bad:
+        MindInsight's debugger watchpoint "gradient explosion": gradients that grow step after
+        step mean updates that feed themselves — a learning rate above the curvature's
+        stability limit (2/λ_max for SGD), or a recurrence whose weights amplify. The loss
+        turns NaN soon after.
+
+    Example:
+        ```python
+        optimizer = nn.SGD(net.trainable_params(), learning_rate=0.5)  # on unnormalised inputs
+        ```
+
+    Use instead:
+        ```python
+        optimizer = nn.SGD(net.trainable_params(), learning_rate=0.01)  # and clip_by_global_norm
+        ```
+    """
+    samples = ctx.need(WatchedGradients).samples
+    totals = []
+    for sample in samples:
+        norms = [n for n in sample.grad_norms if n is not None]
+        total = math.sqrt(sum(n * n for n in norms)) if norms else math.nan
+        if not math.isfinite(total):
+            break
+        totals.append((sample.step, total))
+    if len(totals) < 2 or totals[0][1] <= 0:
+        return
+    step, peak = max(totals, key=lambda t: t[1])
+    growth = peak / totals[0][1]
+    if growth <= EXPLODING_RELATIVE:
+        return
+    yield ctx.finding(
+        "warning",
+        "(root)",
+        f"The gradients explode: their norm grew from {totals[0][1]:.3g} at step {totals[0][0]} to {peak:.3g} "
+        f"at step {step}, {growth:.3g} times (bound {EXPLODING_RELATIVE:g}).",
+        "Lower the learning rate, clip the gradients (ops.clip_by_global_norm), and normalise the inputs.",
+        (g.cell_node(""),),
+    )

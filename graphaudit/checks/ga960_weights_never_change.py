@@ -1,0 +1,79 @@
+"""GA960 weights-never-change."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.checks import register
+from graphaudit.checks._shared.watch import parameter_nodes
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.training import TrainingRun
+from graphaudit.findings import Finding
+
+MIN_SAMPLES = 3
+
+
+@register("GA960", "weights-never-change", severity="error", needs=(TrainingRun,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Over the whole run, some weights the optimizer holds never changed: frozen by accident, or dead.
+
+    What it does:
+        At every sampled step of a watched run (3 at least), compares each parameter the
+        optimizer holds before and after the update, bit for bit. It reports those that
+        never changed, saying whether their gradient was zero at every sample (dead: a ReLU
+        that never fires, a branch multiplied by 0) or not (the optimizer leaves them: a
+        learning rate of 0 for their group, ``requires_grad=False``).
+
+    Why is this bad:
+        The accuracy guide (§2) tells users to look at the parameter distributions over the
+        training to confirm which weights are frozen; a weight meant to learn that never
+        moves keeps its initial value, and the network is smaller than it looks. MindInsight's
+        watchpoint "weight not changed" caught the same.
+
+    Example:
+        ```python
+        net.fc1.bias.set_data(Tensor(np.full(64, -50.0, np.float32)))  # the ReLU after it never fires
+        ```
+
+    Use instead:
+        ```python
+        net.fc1.bias.set_data(Tensor(np.zeros(64, np.float32)))
+        ```
+    """
+    record = ctx.need(TrainingRun).record
+    known = [s for s in record.samples if s.update_norms]
+    if len(known) < MIN_SAMPLES:
+        return
+    dead, held = [], []
+    for position, name in enumerate(record.parameters):
+        updates = [s.update_norms[position] for s in known]
+        if any(u is None or u != 0.0 for u in updates):
+            continue
+        grads = [s.grad_norms[position] for s in known if s.grad_norms is not None]
+        (dead if grads and all(gn == 0.0 for gn in grads) else held).append(name)
+    for names, why, fix in (
+        (
+            dead,
+            "their gradient was zero at every sampled step: they are dead (a ReLU that never fires, a "
+            "branch multiplied by 0, an output the loss does not read)",
+            "Find why no gradient reaches them: the activations before them (GA309), their initialisation "
+            "(a large negative bias), or their connection to the loss (GA302).",
+        ),
+        (
+            held,
+            "the optimizer got their gradients but did not apply them (a learning rate of 0 for their "
+            "group, requires_grad=False, a gradient mask)",
+            "Check their parameter group's learning rate and requires_grad, or take them out of the "
+            "optimizer if they are meant to be frozen.",
+        ),
+    ):
+        if names:
+            yield ctx.finding(
+                "error",
+                names[0],
+                f"{len(names)} parameter(s) never changed in {len(known)} sampled steps ({', '.join(names[:6])}"
+                f"{', ...' if len(names) > 6 else ''}): {why}.",
+                fix,
+                parameter_nodes(ctx, names),
+                subjects=tuple(names),
+            )

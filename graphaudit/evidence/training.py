@@ -1,0 +1,262 @@
+"""A real training run, watched (``graphaudit.Watch()`` / ``graphaudit.watch(...)``; ``audit(..., watched=run)``).
+
+:class:`RunRecord` is what the watch samples while the user's own training runs: the loss of
+every step, the epochs, the validation losses, and every ``every`` steps per parameter the
+gradient's norm, the weight's norm and the update's norm, plus a few fixed values of each
+weight (for the distributions over steps). It is plain data (no MindSpore), kept by
+:mod:`graphaudit.watch` and read by the watchpoints (checks GA950-GA979). The evidence kinds
+here split it by what a watchpoint needs, so that a watchpoint whose data the run did not have
+(no validation, no gradients in GRAPH_MODE, no loss scaling, one rank) is NOT RUN, with why.
+
+Example:
+    >>> record = RunRecord(parameters=("w",))
+    >>> record.losses.extend([2.0, 1.5, 1.0]); record.epochs.extend([1, 1, 2])
+    >>> record.epoch_losses()
+    [(1, 1.75), (2, 1.0)]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
+
+__all__ = [
+    "GradientNoise",
+    "NonFinite",
+    "RankDrift",
+    "RunRecord",
+    "Sample",
+    "TrainingRun",
+    "WatchedGradients",
+    "WatchedLossScale",
+    "WatchedValidation",
+]
+
+#: The fewest gradient windows (of 5 samples each) the noise-scale estimate is made from.
+MIN_NOISE_WINDOWS = 3
+_RUN = "train with graphaudit.Watch() (Model.train) or graphaudit.watch(net, optimizer) (a loop)"
+
+
+@dataclass
+class Sample:
+    """One sampled step: per parameter (in :attr:`RunRecord.parameters` order) the norms, ``None`` when unknown.
+
+    ``weight_norms`` are of the weights before the step's update, ``update_norms`` of the
+    update, ``grad_norms`` of the gradients the optimizer got, ``values`` the weights after.
+    """
+
+    step: int
+    weight_norms: list[float]
+    update_norms: list[float | None]
+    grad_norms: list[float | None] | None = None
+    values: list[list[float]] = field(default_factory=list)  # fixed positions of each weight
+
+    def ratio(self, position: int) -> float | None:
+        """‖Δw‖/‖w‖ of the parameter at *position*, or ``None``."""
+        update, weight = self.update_norms[position], self.weight_norms[position]
+        if update is None or not math.isfinite(update) or not math.isfinite(weight):
+            return None
+        return update / weight if weight > 0 else (0.0 if update == 0 else math.inf)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "step": self.step,
+            "weight_norms": self.weight_norms,
+            "update_norms": self.update_norms,
+            "grad_norms": self.grad_norms,
+        }
+
+
+@dataclass
+class NonFinite:
+    """Where a value first became NaN or Inf: the step, and the first gradient and weight (network order)."""
+
+    step: int
+    epoch: int
+    loss: float
+    gradient: str | None = None
+    weight: str | None = None
+    forward: str | None = None  # the first cell whose output was not finite, when it was looked for
+
+
+@dataclass
+class RunRecord:
+    """What a watch recorded (see the module docstring); steps are numbered from 1."""
+
+    parameters: tuple[str, ...]
+    sizes: tuple[int, ...] = ()  # the number of values of each parameter
+    ndims: tuple[int, ...] = ()  # and its number of dimensions (2 or more: a weight matrix or kernel)
+    batch_size: int | None = None
+    every: int = 1
+    losses: list[float] = field(default_factory=list)
+    epochs: list[int] = field(default_factory=list)
+    overflows: list[bool] = field(default_factory=list)  # one per step when the step is loss-scaled
+    loss_scaled: bool = False
+    gradients_seen: bool = False
+    gradients_reason: str | None = None
+    samples: list[Sample] = field(default_factory=list)
+    validation: list[tuple[int, int, float]] = field(default_factory=list)  # (epoch, step, loss)
+    non_finite: NonFinite | None = None
+    noise_windows: list[tuple[int, float, float]] = field(default_factory=list)  # (k, mean |g|^2, |mean g|^2)
+    world_size: int = 1
+    drift: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)  # (step, parameters differing)
+    drift_checks: int = 0
+    stopped: str | None = None
+    finished: bool = False  # the run is over (the end-of-run watchpoints judge only then)
+
+    def epoch_losses(self) -> list[tuple[int, float]]:
+        """The mean finite training loss of each epoch, in order."""
+        sums: dict[int, list[float]] = {}
+        for epoch, loss in zip(self.epochs, self.losses):
+            if math.isfinite(loss):
+                sums.setdefault(epoch, []).append(loss)
+        return [(epoch, sum(v) / len(v)) for epoch, v in sums.items()]
+
+    @property
+    def steps(self) -> int:
+        return len(self.losses)
+
+    def matrices(self) -> list[int]:
+        """The positions of the weight matrices and kernels (the parameters the per-layer rules judge)."""
+        return [i for i, ndim in enumerate(self.ndims) if ndim >= 2]
+
+
+@dataclass(frozen=True)
+class TrainingRun(Evidence):
+    """The watched run: losses of every step and the sampled per-parameter numbers."""
+
+    title = "a watched training run"
+    requirement = Requirement(
+        f"{_RUN}; its .report runs these watchpoints (or pass watched=watch.record)",
+        "train under graphaudit.Watch() in Python; the command line cannot watch a run",
+    )
+    options = (Option("watched", "the RunRecord of a graphaudit.Watch() / watch() run (watch.record)"),)
+
+    record: RunRecord
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> TrainingRun | Missing:
+        record = request.option("watched")
+        if record is None:
+            return Missing()
+        if not isinstance(record, RunRecord):
+            return Missing(f"watched= takes the .record of a graphaudit watch, got {type(record).__name__}")
+        if not record.losses:
+            return Missing("the watched run trained no step")
+        return cls(record)
+
+
+@dataclass(frozen=True)
+class WatchedValidation(Evidence):
+    """The validation loss of each evaluation of the watched run."""
+
+    title = "validation losses of the watched run"
+    requirement = Requirement(
+        f"{_RUN}, with Model.fit(valid_dataset=...) and a 'loss' metric, or Watch(eval_dataset=...)",
+        "train under graphaudit.Watch(eval_dataset=...) in Python",
+    )
+    needs = (TrainingRun,)
+
+    points: tuple[tuple[int, int, float], ...]
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> WatchedValidation | Missing:
+        record = have.need(TrainingRun).record
+        if not record.validation:
+            return Missing()
+        return cls(tuple(record.validation))
+
+
+@dataclass(frozen=True)
+class WatchedGradients(Evidence):
+    """The gradients the optimizer got, sampled every ``every`` steps."""
+
+    title = "gradients sampled from the watched run"
+    requirement = Requirement(
+        f"{_RUN}; Model.train shows its gradients in PyNative mode; a loop passes w.step(grads=...)",
+        "train under graphaudit.Watch() in Python",
+    )
+    needs = (TrainingRun,)
+
+    samples: tuple[Sample, ...]
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> WatchedGradients | Missing:
+        record = have.need(TrainingRun).record
+        sampled = tuple(s for s in record.samples if s.grad_norms is not None)
+        if not sampled:
+            return Missing(record.gradients_reason)
+        return cls(sampled)
+
+
+@dataclass(frozen=True)
+class GradientNoise(Evidence):
+    """The gradient windows of the noise-scale estimate, with the batch size they were taken at."""
+
+    title = "gradient windows and the batch size of the watched run"
+    requirement = Requirement(
+        f"{_RUN}, for 15 sampled steps or more with gradients; a loop also passes watch(batch_size=N)",
+        "train under graphaudit.Watch() in Python",
+    )
+    needs = (WatchedGradients,)
+
+    windows: tuple[tuple[int, float, float], ...]
+    batch_size: int
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> GradientNoise | Missing:
+        record = have.need(TrainingRun).record
+        if record.batch_size is None:
+            return Missing("the batch size is not known: pass watch(..., batch_size=N)")
+        if len(record.noise_windows) < MIN_NOISE_WINDOWS:
+            return Missing(
+                f"{len(record.noise_windows)} gradient windows were sampled, {MIN_NOISE_WINDOWS} are needed: "
+                "sample more often (every=) or train longer"
+            )
+        return cls(tuple(record.noise_windows), int(record.batch_size))
+
+
+@dataclass(frozen=True)
+class WatchedLossScale(Evidence):
+    """Whether each step of a loss-scaled run overflowed."""
+
+    title = "the loss-scale overflows of the watched run"
+    requirement = Requirement(
+        f"{_RUN} with a loss-scaled train step (loss_scale_manager=, TrainOneStepWithLossScaleCell)",
+        "train under graphaudit.Watch() in Python",
+    )
+    needs = (TrainingRun,)
+
+    overflows: tuple[bool, ...]
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> WatchedLossScale | Missing:
+        record = have.need(TrainingRun).record
+        if not record.loss_scaled or not record.overflows:
+            return Missing()
+        return cls(tuple(record.overflows))
+
+
+@dataclass(frozen=True)
+class RankDrift(Evidence):
+    """The weight fingerprints of every rank, compared every few steps of the watched run."""
+
+    title = "the weights of every rank during the watched run"
+    requirement = Requirement(
+        f"{_RUN} under msrun (data parallel, mindspore.communication initialised)",
+        "train under graphaudit.Watch() in Python, under msrun",
+    )
+    needs = (TrainingRun,)
+
+    drift: tuple[tuple[int, tuple[str, ...]], ...]
+    checks: int
+    world_size: int
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> RankDrift | Missing:
+        record = have.need(TrainingRun).record
+        if record.world_size < 2 or record.drift_checks == 0:
+            return Missing()
+        return cls(tuple(record.drift), record.drift_checks, record.world_size)

@@ -1,0 +1,195 @@
+"""``graphaudit.Watch()``: watch ``Model.train`` / ``Model.fit`` as it really trains.
+
+Every step the loss (and, for a loss-scaled step, whether it overflowed) is read from the
+step's outputs; every ``every`` steps the weights before and after the update are compared
+and the gradients the optimizer got are read (by a forward pre-hook on the optimizer, which
+reads and never writes; PyNative mode only: under GRAPH_MODE the gradient watchpoints are
+NOT RUN, with why). The validation loss comes from ``Model.fit(valid_dataset=...)`` (a
+``"loss"`` metric) or from ``Watch(eval_dataset=...)``, evaluated at each epoch's end in
+eval mode. The watchpoints judge the run at each epoch's end and when the loss stops being
+finite; after training, ``watch.report`` is a :class:`~graphaudit.report.Report`.
+
+Example:
+    >>> import numpy as np, mindspore as ms
+    >>> from mindspore import nn
+    >>> import graphaudit
+    >>> ms.set_context(mode=ms.PYNATIVE_MODE)
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(64, 4)).astype(np.float32)
+    >>> data = ms.dataset.NumpySlicesDataset({"x": x, "y": (x[:, 0] > 0).astype(np.int32)}, shuffle=False).batch(16)
+    >>> net = nn.SequentialCell([nn.Dense(4, 16), nn.ReLU(), nn.Dense(16, 2)])
+    >>> model = ms.train.Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params(), 1e4))
+    >>> watch = graphaudit.Watch(every=1, fail_on="never")
+    >>> model.train(3, data, callbacks=[watch], dataset_sink_mode=False)
+    >>> "GA951" in [f.check_id for f in watch.report.findings] or "GA950" in watch.report.checks_run
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from mindspore import nn
+from mindspore.train import Callback
+
+from graphaudit.findings import Finding
+from graphaudit.watch.record import Recorder
+from graphaudit.watch.session import DEFAULT_EVERY, Session
+
+__all__ = ["Watch"]
+
+_GRAPH_MODE = (
+    "Model.train ran in GRAPH_MODE, where the watch cannot see the gradients the optimizer gets: "
+    "train in PyNative mode (ms.set_context(mode=ms.PYNATIVE_MODE)) to watch them"
+)
+
+
+def loss_of(outputs: Any) -> tuple[float, bool | None]:
+    """The loss of a step's outputs, and whether it overflowed (a loss-scaled step's ``(loss, overflow, scale)``)."""
+    if isinstance(outputs, (tuple, list)):
+        loss = outputs[0]
+        overflow = bool(np.asarray(outputs[1].asnumpy()).any()) if len(outputs) >= 2 else None
+        return float(np.asarray(loss.asnumpy()).mean()), overflow
+    return float(np.asarray(outputs.asnumpy()).mean()), None
+
+
+def evaluate(network: Any, loss_fn: Any, dataset: Any) -> float:
+    """The mean loss of *network* (with *loss_fn*, unless it returns its loss) over *dataset*, in eval mode."""
+    from graphaudit.capture.isolation import training_flags
+
+    total, count = 0.0, 0
+    with training_flags(network, False):
+        for batch in dataset.create_tuple_iterator(num_epochs=1):
+            *inputs, label = batch
+            output = network(*inputs)
+            loss = loss_fn(output, label) if loss_fn is not None else output
+            total += float(np.asarray(loss.asnumpy()).mean())
+            count += 1
+    return total / count if count else math.nan
+
+
+class Watch(Callback):
+    """Watch ``Model.train`` / ``Model.fit``; see the module docstring.
+
+    *every* samples the weights and gradients every N steps (the loss is read at every step);
+    *checks* chooses the watchpoints (IDs or names; default all); *fail_on* (``"error"``,
+    ``"warning"`` or ``"never"``) stops the training with
+    :class:`~graphaudit.watch.session.WatchFailed` when a finding that bad appears; *out*
+    is a folder for the dashboard (``dashboard.html``) and the samples (``samples.jsonl``);
+    *eval_dataset* is evaluated at each epoch's end for the validation loss; *layers* names
+    parameters whose distributions the dashboard shows besides those the findings name;
+    *on_finding* is called with each finding the moment it appears.
+    """
+
+    def __init__(
+        self,
+        *,
+        every: int = DEFAULT_EVERY,
+        checks: Sequence[str] | None = None,
+        fail_on: str = "error",
+        out: str | Path | None = None,
+        eval_dataset: Any = None,
+        layers: Sequence[str] = (),
+        on_finding: Callable[[Finding], Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = Session(
+            every=every, checks=checks, fail_on=fail_on, out=out, on_finding=on_finding, layers=layers
+        )
+        self.eval_dataset = eval_dataset
+        self._recorder: Recorder | None = None
+        self._grads: Any = None
+        self._hook: Any = None
+        self._drift: Any = None
+        self._network: Any = None
+        self._loss_fn: Any = None
+
+    @property
+    def report(self) -> Any:
+        """The :class:`~graphaudit.report.Report` of the watchpoints (``None`` before the first judgement)."""
+        return self.session.report
+
+    @property
+    def record(self) -> Any:
+        """What was recorded (:class:`~graphaudit.evidence.training.RunRecord`); ``audit(..., watched=record)``."""
+        return self.session.record
+
+    def _grab(self, _cell: Any, args: Any) -> None:
+        self._grads = args[0] if args else None  # a reference: nothing is copied unless the step is sampled
+
+    def on_train_begin(self, run_context: Any) -> None:
+        import mindspore as ms
+
+        from graphaudit.watch.drift import RankDrift
+
+        params = run_context.original_args()
+        train_network = params.train_network
+        optimizer = getattr(params, "optimizer", None) or getattr(train_network, "optimizer", None)
+        self._network = getattr(params, "network", None) or train_network
+        self._loss_fn = getattr(params, "loss_fn", None)
+        watched = list(optimizer.parameters) if optimizer is not None else train_network.trainable_params()
+        dataset = getattr(params, "train_dataset", None)
+        batch = dataset.get_batch_size() if dataset is not None else None
+        self._recorder = self.session.start(self._network, optimizer, watched, batch)
+        if optimizer is not None and ms.get_context("mode") == ms.PYNATIVE_MODE:
+            self._hook = optimizer.register_forward_pre_hook(self._grab)
+        else:
+            self._recorder.record.gradients_reason = _GRAPH_MODE
+        self._drift = RankDrift.when_distributed(self._network, self._recorder.record, self.session.every)
+
+    def on_train_step_begin(self, run_context: Any) -> None:
+        if self._recorder is not None:
+            self._recorder.before(run_context.original_args().cur_step_num)
+
+    def on_train_step_end(self, run_context: Any) -> None:
+        if self._recorder is None:
+            return
+        params = run_context.original_args()
+        loss, overflow = loss_of(params.net_outputs)
+        step = params.cur_step_num
+        known = self._recorder.record.non_finite
+        self._recorder.after(step, params.cur_epoch_num, loss, self._grads, overflow)
+        self._grads = None
+        if self._drift is not None:
+            self._drift.maybe_compare(step)
+        if known is None and self._recorder.record.non_finite is not None:
+            self._judge(run_context)
+
+    def on_eval_end(self, run_context: Any) -> None:
+        params = run_context.original_args()
+        results = getattr(params, "eval_results", None) or {}
+        if self._recorder is not None and "loss" in results:
+            record = self._recorder.record
+            record.validation.append((params.cur_epoch_num, record.steps, float(results["loss"])))
+
+    def on_train_epoch_end(self, run_context: Any) -> None:
+        if self._recorder is None:
+            return
+        if self.eval_dataset is not None:
+            params = run_context.original_args()
+            loss = evaluate(self._network, self._loss_fn, self.eval_dataset)
+            record = self._recorder.record
+            record.validation.append((params.cur_epoch_num, record.steps, loss))
+        self._judge(run_context)
+
+    def on_train_end(self, run_context: Any) -> None:
+        self._unhook()
+        if self._recorder is not None:
+            self.session.finish()
+
+    def _judge(self, run_context: Any) -> None:
+        try:
+            self.session.judge()
+        except Exception:
+            run_context.request_stop()
+            self._unhook()
+            raise
+
+    def _unhook(self) -> None:
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None

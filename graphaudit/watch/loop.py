@@ -1,0 +1,147 @@
+"""``graphaudit.watch(net, optimizer)``: watch a functional training loop.
+
+The loop calls ``w.step(loss=..., grads=...)`` after each optimizer update, with the
+gradients it gave the optimizer (in the order of ``optimizer.parameters``, as
+``value_and_grad(fn, None, optimizer.parameters)`` returns them), and ``w.validate(loss)``
+after evaluating, if it does. A loss-scaled step passes ``overflow=``. Leaving the ``with``
+block makes ``w.report``, a :class:`~graphaudit.report.Report`, and writes the dashboard to
+``out``. Nothing the loop computes is changed: the watch only reads.
+
+Example:
+    >>> import numpy as np, mindspore as ms
+    >>> from mindspore import Tensor, nn
+    >>> import graphaudit
+    >>> rng = np.random.default_rng(0)
+    >>> x = Tensor(rng.normal(size=(32, 4)).astype(np.float32))
+    >>> y = Tensor(rng.normal(size=(32, 1)).astype(np.float32))
+    >>> net = nn.Dense(4, 1)
+    >>> optimizer = nn.SGD(net.trainable_params(), 0.05)
+    >>> grad_fn = ms.value_and_grad(lambda a, b: nn.MSELoss()(net(a), b), None, optimizer.parameters)
+    >>> with graphaudit.watch(net, optimizer, every=1) as w:
+    ...     for _ in range(30):
+    ...         loss, grads = grad_fn(x, y)
+    ...         _ = optimizer(grads)
+    ...         w.step(loss=loss, grads=grads)
+    >>> w.report.ok, "GA952" in w.report.checks_run
+    (True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphaudit.errors import ArgumentError, ArgumentTypeError
+from graphaudit.findings import Finding
+from graphaudit.watch.session import DEFAULT_EVERY, Session
+
+__all__ = ["Watcher", "watch"]
+
+
+class Watcher:
+    """The handle of :func:`watch`: ``step()``, ``validate()``, and afterwards ``report`` and ``record``."""
+
+    def __init__(self, session: Session, net: Any, optimizer: Any, batch_size: int | None) -> None:
+        from mindspore import nn
+
+        if not isinstance(net, nn.Cell):
+            raise ArgumentTypeError(f"watch() expects the network (a mindspore.nn.Cell), got {type(net).__name__}")
+        if not isinstance(optimizer, nn.Optimizer):
+            raise ArgumentTypeError(
+                f"watch() expects the optimizer (a mindspore.nn.Optimizer) the loop updates, got "
+                f"{type(optimizer).__name__}"
+            )
+        from graphaudit.watch.drift import RankDrift
+
+        self.session = session
+        self._params = list(optimizer.parameters)
+        self._recorder = session.start(net, optimizer, self._params, batch_size)
+        self._recorder.record.gradients_reason = "the loop passed no grads= to w.step(): pass them to watch them"
+        self._drift = RankDrift.when_distributed(net, self._recorder.record, session.every)
+        self._step = 0
+        self._epoch = 1
+        self._recorder.before(1)
+
+    @property
+    def report(self) -> Any:
+        """The watchpoints' :class:`~graphaudit.report.Report` (final once the ``with`` block is left)."""
+        return self.session.report
+
+    @property
+    def record(self) -> Any:
+        """What was recorded (:class:`~graphaudit.evidence.training.RunRecord`)."""
+        return self.session.record
+
+    def step(
+        self,
+        loss: Any,
+        grads: Sequence[Any] | None = None,
+        *,
+        overflow: Any = None,
+        epoch: int | None = None,
+    ) -> None:
+        """Record one step, called after the optimizer's update; see the module docstring."""
+        if grads is not None and len(grads) != len(self._params):
+            raise ArgumentError(
+                f"w.step(grads=...) got {len(grads)} gradients for the optimizer's {len(self._params)} "
+                "parameters: pass the gradients of value_and_grad(fn, None, optimizer.parameters)"
+            )
+        if epoch is not None:
+            self._epoch = int(epoch)
+        self._step += 1
+        value = float(np.asarray(loss.asnumpy() if hasattr(loss, "asnumpy") else loss).mean())
+        flag = None if overflow is None else bool(np.asarray(getattr(overflow, "asnumpy", lambda: overflow)()).any())
+        recorder = self._recorder
+        known = recorder.record.non_finite
+        recorder.after(self._step, self._epoch, value, grads, flag)
+        if self._drift is not None:
+            self._drift.maybe_compare(self._step)
+        recorder.before(self._step + 1)
+        if known is None and recorder.record.non_finite is not None:
+            self.session.judge()
+        elif self._step % (self.session.every * 10) == 0:
+            self.session.judge()
+
+    def validate(self, loss: Any, *, epoch: int | None = None) -> None:
+        """Record a validation loss (of the epoch *epoch*, default the current one); the watchpoints judge."""
+        value = float(np.asarray(loss.asnumpy() if hasattr(loss, "asnumpy") else loss).mean())
+        self._recorder.record.validation.append((epoch or self._epoch, self._step, value))
+        self._epoch = (epoch or self._epoch) + 1
+        self.session.judge()
+
+    def close(self) -> None:
+        self.session.finish()
+
+
+@contextmanager
+def watch(
+    net: Any,
+    optimizer: Any,
+    *,
+    every: int = DEFAULT_EVERY,
+    checks: Sequence[str] | None = None,
+    fail_on: str = "error",
+    out: str | Path | None = None,
+    layers: Sequence[str] = (),
+    batch_size: int | None = None,
+    on_finding: Callable[[Finding], Any] | None = None,
+) -> Iterator[Watcher]:
+    """Watch the functional loop inside the ``with`` block; the options are :class:`~graphaudit.Watch`'s.
+
+    *batch_size* is the loop's batch size (the noise-scale watchpoint GA955 needs it).
+    """
+    session = Session(every=every, checks=checks, fail_on=fail_on, out=out, on_finding=on_finding, layers=layers)
+    watcher = Watcher(session, net, optimizer, batch_size)
+    failed = True
+    try:
+        yield watcher
+        failed = False
+    finally:
+        if not failed:
+            watcher.close()
+        else:
+            session.write_dashboard()

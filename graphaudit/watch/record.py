@@ -1,0 +1,133 @@
+"""The sampling itself: what the watch copies out of a training run, and when.
+
+A :class:`Recorder` is told about each step twice: :meth:`Recorder.before` (the weights as
+the step starts; copied only on a sampled step) and :meth:`Recorder.after` (the loss, the
+gradients the optimizer got, whether a loss-scaled step overflowed). Everything it keeps goes
+into a :class:`~graphaudit.evidence.training.RunRecord`. It reads the values (``asnumpy``) and
+never writes anything: the training goes on exactly as it would have.
+
+Example:
+    >>> import numpy as np
+    >>> from mindspore import nn
+    >>> net = nn.Dense(2, 1)
+    >>> recorder = Recorder(net.trainable_params(), every=1)
+    >>> recorder.before(1)
+    >>> recorder.after(1, 1, 0.5)
+    >>> recorder.record.losses, recorder.record.samples[0].update_norms
+    ([0.5], [0.0, 0.0])
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from graphaudit.capture.values import tensor_values
+from graphaudit.evidence.training import NonFinite, RunRecord, Sample
+
+__all__ = ["NOISE_WINDOW", "POSITIONS", "Recorder"]
+
+#: Consecutive gradient samples that make one estimate of the gradient noise scale.
+NOISE_WINDOW = 5
+#: The weight values kept per parameter and sample, at fixed positions (the distributions).
+POSITIONS = 256
+
+
+def _values(tensor: Any) -> np.ndarray:
+    return np.asarray(tensor_values(tensor), dtype=np.float32).reshape(-1)
+
+
+class Recorder:
+    """Samples *params* every *every* steps (and the first step); the loss at every step."""
+
+    def __init__(self, params: Sequence[Any], *, every: int, batch_size: int | None = None) -> None:
+        self.params = list(params)
+        self.record = RunRecord(
+            tuple(p.name for p in self.params),
+            tuple(int(p.size) for p in self.params),
+            tuple(len(p.shape) for p in self.params),
+            batch_size=batch_size,
+            every=every,
+        )
+        self.every = every
+        rng = np.random.default_rng(0)  # a private generator: the user's random state is not touched
+        self._positions = [
+            np.sort(rng.choice(p.size, size=min(POSITIONS, p.size), replace=False)) if p.size else np.zeros(0, int)
+            for p in self.params
+        ]
+        self._before: list[np.ndarray] | None = None
+        self._window: list[np.ndarray] = []
+        self._window_sq: list[float] = []
+
+    def sampled(self, step: int) -> bool:
+        """Whether *step* (from 1) is sampled: the first, and every ``every``-th."""
+        return step == 1 or step % self.every == 0
+
+    def before(self, step: int) -> None:
+        """The step is about to run: copy the weights when it is sampled."""
+        self._before = [_values(p).copy() for p in self.params] if self.sampled(step) else None
+
+    def after(
+        self,
+        step: int,
+        epoch: int,
+        loss: float,
+        grads: Sequence[Any] | None = None,
+        overflow: bool | None = None,
+    ) -> None:
+        """The step ran: its loss, the gradients the optimizer got (or ``None``), its overflow."""
+        record = self.record
+        record.losses.append(float(loss))
+        record.epochs.append(epoch)
+        if overflow is not None:
+            record.loss_scaled = True
+            record.overflows.append(bool(overflow))
+        if record.non_finite is None and not math.isfinite(loss):
+            record.non_finite = self._locate(step, epoch, float(loss), grads)
+        if self._before is None:
+            return
+        before, self._before = self._before, None
+        now = [_values(p) for p in self.params]
+        sample = Sample(
+            step,
+            [float(np.linalg.norm(b)) for b in before],
+            [float(np.linalg.norm(w - b)) if w.shape == b.shape else None for w, b in zip(now, before)],
+            values=[w[pos].tolist() for w, pos in zip(now, self._positions)],
+        )
+        if grads is not None:
+            flat = [_values(g) for g in grads]
+            sample.grad_norms = [float(np.linalg.norm(g)) for g in flat]
+            record.gradients_seen = True
+            self._add_noise_sample(flat)
+        record.samples.append(sample)
+
+    def _add_noise_sample(self, flat: list[np.ndarray]) -> None:
+        """Sum the gradients of a window of samples: McCandlish et al.'s |G_small|^2 and |G_big|^2."""
+        whole = np.concatenate(flat).astype(np.float64) if flat else np.zeros(0)
+        if not np.all(np.isfinite(whole)):
+            self._window, self._window_sq = [], []
+            return
+        self._window_sq.append(float(whole @ whole))
+        self._window = [whole] if not self._window else [self._window[0] + whole]
+        if len(self._window_sq) == NOISE_WINDOW:
+            mean = self._window[0] / NOISE_WINDOW
+            small = sum(self._window_sq) / NOISE_WINDOW
+            self.record.noise_windows.append((NOISE_WINDOW, small, float(mean @ mean)))
+            self._window, self._window_sq = [], []
+
+    def _locate(self, step: int, epoch: int, loss: float, grads: Sequence[Any] | None) -> NonFinite:
+        """The first gradient and weight (in the optimizer's order) that hold a NaN or Inf."""
+        found = NonFinite(step, epoch, loss)
+        if grads is not None:
+            for param, grad in zip(self.params, grads):
+                if not np.all(np.isfinite(_values(grad))):
+                    found.gradient = param.name
+                    break
+        for param in self.params:
+            if not np.all(np.isfinite(_values(param))):
+                found.weight = param.name
+                break
+        return found
