@@ -231,3 +231,22 @@ def test_findings_name_the_attribute_path_first_and_the_parameter_name_when_it_d
     assert left_out.subject == "stages.1.weight"
     assert f"Parameter name {net.stages[1].weight.name!r}" in left_out.message
     assert report.about("stages.1.weight") and not report.about(net.stages[1].weight.name)
+
+
+def test_the_evidence_options_keep_one_order_whatever_was_imported_first():
+    """`graphaudit audit --help` and docs/cli.md list them in one order, not in import order."""
+    script = (
+        "import importlib, sys\n"
+        "for name in sys.argv[1:]: importlib.import_module(name)\n"
+        "from graphaudit.evidence import all_options\n"
+        "print(list(all_options()))\n"
+    )
+    first = ["graphaudit.evidence.schedule", "graphaudit.evidence.ranks", "graphaudit.evidence.checkpoint"]
+
+    def order(*modules: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", script, *modules], capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip()
+
+    assert order(*first) == order(*reversed(first)) == order()

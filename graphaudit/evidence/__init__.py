@@ -205,7 +205,7 @@ def all_kinds() -> list[type[Evidence]]:
             visit(need, (*chain, kind.__name__))
         ordered.setdefault(kind, None)
 
-    for kind in list(Evidence._registry.values()):
+    for _, kind in sorted(Evidence._registry.items()):  # by module, whatever imported them first
         visit(kind, ())
     return list(ordered)
 
