@@ -148,8 +148,8 @@ def _serialised(root: Any) -> tuple[dict[int, dict[str, Any]], bool]:
     """MindSpore's JSON of each step, by object id; and whether the whole pipeline serialised."""
     found: dict[int, dict[str, Any]] = {}
 
-    def pair(node: Any, tree: dict[str, Any]) -> None:
-        if not _compatible(node, tree):
+    def pair(node: Any, tree: Any) -> None:
+        if not isinstance(tree, dict) or not _compatible(node, tree):
             return  # MindSpore rewrote this part of the tree (a batch sampler adds a batch)
         found[id(node)] = tree
         kids = tree.get("children") or []
@@ -174,14 +174,28 @@ def _serialised(root: Any) -> tuple[dict[int, dict[str, Any]], bool]:
     return found, whole
 
 
-def _json_transforms(operations: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    for op in operations:
+#: What a transform MindSpore's JSON does not describe, nor the Python object, is drawn as.
+UNREADABLE = "(unreadable)"
+
+
+def _json_transforms(operations: list[Any], python: list[Any] | None = None) -> Iterator[dict[str, Any]]:
+    """The transforms of a map, from MindSpore's JSON; one it gives as ``None`` (a map with
+    ``python_multiprocessing=True``) is read from the Python object at the same place of
+    *python*, or marked :data:`UNREADABLE`."""
+    for index, op in enumerate(operations):
+        if not isinstance(op, dict):
+            if python is not None and len(python) == len(operations):
+                yield from _python_transforms([python[index]])
+            else:
+                yield {"name": UNREADABLE, "op_type": "", "params": {}, "python": True, "unreadable": True}
+            continue
         name = ops.canonical_transform(str(op.get("tensor_op_name", "?")))
         params = dict(op.get("tensor_op_params") or {})
         inner = params.pop("transforms", None) or []
         if name == "Compose":
             yield from _json_transforms(inner)
             continue
+        inner = [t for t in inner if isinstance(t, dict)] if isinstance(inner, list) else []
         module = str(op.get("python_module", ""))
         python = "tensor_op_params" not in op or module.endswith("py_transforms_util")
         for key in ("implementation", "device_target", "random"):
@@ -305,11 +319,13 @@ def capture_pipeline(dataset: Any, name: str = "dataset") -> Pipeline:
 
 
 def _add_transforms(graph: nx.MultiDiGraph, node: str, obj: Any, tree: dict[str, Any] | None) -> None:
-    found = (
-        list(_json_transforms(tree["operations"]))
-        if tree is not None and "operations" in tree
-        else list(_python_transforms(list(getattr(obj, "operations", None) or [])))
-    )
+    python = list(getattr(obj, "operations", None) or [])
+    listed = tree.get("operations") if tree is not None else None
+    readable = isinstance(listed, list) and all(isinstance(op, dict) for op in listed)
+    if readable or (isinstance(listed, list) and not python):
+        found = list(_json_transforms(listed, python))
+    else:  # not serialised, or serialised as None (python_multiprocessing=True): the objects say
+        found = list(_python_transforms(python))
     columns = graph.nodes[node].get("input_columns", "[]")
     for index, item in enumerate(found):
         gp.add_transform(
@@ -322,6 +338,7 @@ def _add_transforms(graph: nx.MultiDiGraph, node: str, obj: Any, tree: dict[str,
             random=ops.is_random(item["name"]),
             python=bool(item["python"]),
             columns=columns,
+            **({"unreadable": True} if item.get("unreadable") else {}),
         )
 
 

@@ -40,7 +40,6 @@ import re
 import shutil
 import sys
 import tempfile
-import threading
 import types
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -59,8 +58,15 @@ from graphaudit.capture.isolation import (
     training_flags,
 )
 from graphaudit.capture.optimizer import optimizer_state_parameters, unique
-from graphaudit.capture.step_run import StepLoss, cells_of, preserved_cell_grad_flags, restored_in_place
+from graphaudit.capture.step_run import (
+    StepLoss,
+    cells_of,
+    graphs_not_saved,
+    preserved_cell_grad_flags,
+    restored_in_place,
+)
 from graphaudit.capture.trace import flatten_tensors
+from graphaudit.capture.tracing import EXCLUSIVE
 from graphaudit.capture.values import tensor_values
 
 __all__ = [
@@ -72,7 +78,7 @@ __all__ = [
     "run_in_graph_mode",
 ]
 
-LOCK = threading.RLock()
+LOCK = EXCLUSIVE  # one audit at a time changes the context mode
 _MINDSPORE = os.path.dirname(ms.__file__)
 _GRAPHAUDIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _ABSENT = object()
@@ -282,6 +288,7 @@ def run_in_graph_mode(
         stack.enter_context(restored_in_place(params))
         stack.enter_context(fresh_random_primitives(cells))
         stack.enter_context(redirected_dumps())
+        stack.enter_context(graphs_not_saved())
         stack.enter_context(registered_modules(cells))
         stack.enter_context(preserved_cell_grad_flags(cells))
         stack.enter_context(preserved_attributes(cells))

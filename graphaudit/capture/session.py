@@ -27,9 +27,10 @@ from graphaudit.capture.inputs import check_cell, describe_inputs, normalize_inp
 from graphaudit.capture.isolation import preserved, synchronize
 from graphaudit.capture.jit import jit_disabled
 from graphaudit.capture.loss import TracedLoss, loss_calls, unheld_label
+from graphaudit.capture.step_run import graphs_not_saved
 from graphaudit.capture.structure import Structure, add_structure
 from graphaudit.capture.trace import Tracer
-from graphaudit.capture.tracing import tracing
+from graphaudit.capture.tracing import EXCLUSIVE, tracing
 from graphaudit.errors import ForwardError, GraphAuditError, excerpt
 from graphaudit.version import __version__
 
@@ -106,7 +107,7 @@ def capture(
     params = list(structure.parameters.values())
     tracer: Tracer | None = None
     try:
-        with preserved(cells, params) as snapshot:
+        with EXCLUSIVE, graphs_not_saved(), preserved(cells, params) as snapshot:
             for param in _written_by_optimizers(cells):
                 snapshot.save_parameter(param)
             tracer = Tracer(graph, structure, snapshot.save_parameter, frozenset(id(c) for c in expand))

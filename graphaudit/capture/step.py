@@ -68,10 +68,13 @@ from graphaudit.capture.step_run import (
     cells_of,
     check_step_arguments,
     closed_grad_graphs,
+    graphs_not_saved,
+    jit_marks_removed,
     preserved_cell_grad_flags,
     restored_in_place,
     step_error,
 )
+from graphaudit.capture.tracing import EXCLUSIVE
 from graphaudit.graph.ids import parameter_node
 
 __all__ = [
@@ -264,8 +267,10 @@ def measure_steps(
     cells = cells_of(net, loss_fn, optimizer, train)
     requires_grad = {id(p): bool(p.requires_grad) for p in subjects}
 
-    with ExitStack() as stack:
+    with EXCLUSIVE, ExitStack() as stack:
         stack.enter_context(closed_grad_graphs())
+        stack.enter_context(graphs_not_saved())
+        stack.enter_context(jit_marks_removed(cells))
         stack.enter_context(preserved_seed_counters())
         stack.enter_context(preserved_cell_grad_flags(cells))
         stack.enter_context(preserved(cells, all_params))  # flags, mode, random states

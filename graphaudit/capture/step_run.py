@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -35,6 +37,8 @@ __all__ = [
     "cells_of",
     "check_step_arguments",
     "closed_grad_graphs",
+    "graphs_not_saved",
+    "jit_marks_removed",
     "preserved_cell_grad_flags",
     "restored_in_place",
     "step_error",
@@ -56,6 +60,47 @@ def preserved_cell_grad_flags(cells: list[nn.Cell]) -> Iterator[None]:
         for cell, flag in saved:
             if vars(cell).get("requires_grad") != flag and flag is not None:
                 cell.requires_grad = flag
+
+
+@contextmanager
+def graphs_not_saved() -> Iterator[None]:
+    """Compile without writing IR files: the user's ``save_graphs`` is for their compiles, not the audit's.
+
+    With ``set_context(save_graphs=True)`` every compile writes its IR (hundreds of files for a
+    network and its training step) into the user's ``save_graphs_path``; the setting (and the
+    ``MS_DEV_SAVE_GRAPHS`` variable that replaces it) is turned off for the audit's compiles
+    and put back afterwards.
+    """
+    saved = ms.get_context("save_graphs")
+    variable = os.environ.get("MS_DEV_SAVE_GRAPHS")
+    try:
+        if saved:
+            ms.set_context(save_graphs=0)
+        if variable is not None:
+            os.environ["MS_DEV_SAVE_GRAPHS"] = "0"
+        yield
+    finally:
+        if variable is not None:
+            os.environ["MS_DEV_SAVE_GRAPHS"] = variable
+        if saved:
+            ms.set_context(save_graphs=saved)
+
+
+#: What MindSpore's ``jit`` writes on the object whose method it compiles (an optimizer's
+#: ``construct``): the next compile writes them again, a cached run reads its own copy.
+JIT_MARKS = ("__parse_method__", "_mutable_flags")
+
+
+@contextmanager
+def jit_marks_removed(cells: list[nn.Cell]) -> Iterator[None]:
+    """Take off the :data:`JIT_MARKS` a compile during the step added to cells that had none."""
+    unmarked = [(cell, [m for m in JIT_MARKS if m not in vars(cell)]) for cell in cells]
+    try:
+        yield
+    finally:
+        for cell, marks in unmarked:
+            for mark in marks:
+                vars(cell).pop(mark, None)
 
 
 @contextmanager
@@ -152,11 +197,25 @@ def check_step_arguments(
     return net
 
 
+def _other_threads() -> list[str]:
+    current = threading.current_thread()
+    return [t.name for t in threading.enumerate() if t is not current and not t.daemon and t.is_alive()]
+
+
 def step_error(net: nn.Cell, args: tuple[Any, ...], err: Exception, stage: str) -> ProbeStepError:
+    others = _other_threads()
+    concurrent = (
+        f"Other threads are running ({', '.join(others[:3])}): MindSpore's PyNative grad executor is "
+        "shared by the whole process and cannot differentiate in two threads at once (two value_and_grad "
+        "in two threads fail without graphaudit too); if another thread trains or differentiates, run the "
+        "audit when it does not. Otherwise check"
+        if others
+        else "Check"
+    )
     return ProbeStepError(
         f"the probe's training step of {type(net).__name__} raised {type(err).__name__} during {stage} "
         f"(inputs {describe_inputs(args)}):\n{excerpt(err)}\n"
-        "Check that the data and label are one real batch from your dataset, that "
+        f"{concurrent} that the data and label are one real batch from your dataset, that "
         "loss_fn(net(*data), label) runs on its own, and that the optimizer was built for this "
         "network. Everything was restored; the original error is chained as __cause__."
     )

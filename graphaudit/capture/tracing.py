@@ -5,6 +5,12 @@ and yields ``run(tracer, cell, args)``: every cell call, functional operation, t
 and primitive call made while ``run`` executes is reported to *tracer*. Outside ``run`` (and
 inside an operation already being recorded) the wrappers only call the original.
 
+The tracer is held per thread: while one thread traces, the calls of every other thread (its
+own training, its own forward passes, its ``ops.assign`` writes) go straight to the
+originals and are neither recorded nor saved for the restore. What changes process-wide
+state (the context mode, the random states, the installed wrappers) is done by one audit at a
+time: :data:`EXCLUSIVE` is held around a capture, a probe and a graph-mode compile.
+
 Example:
     >>> import numpy as np
     >>> import networkx as nx
@@ -32,17 +38,24 @@ from mindspore import nn
 from graphaudit.capture.patching import OpSite, patched
 from graphaudit.capture.trace import Tracer, op_type_of
 
-__all__ = ["Run", "trace_forward", "tracing"]
+__all__ = ["EXCLUSIVE", "Run", "active_tracer", "trace_forward", "tracing"]
 
-# Only one capture at a time may own the patched entry points.
-_CAPTURE_LOCK = threading.RLock()
-_active: Tracer | None = None
+#: Held by the audit that owns the patched entry points and the process-wide state it saves and
+#: puts back (mode, random states): one capture, probe or graph-mode compile at a time.
+EXCLUSIVE = threading.RLock()
+_CAPTURE_LOCK = EXCLUSIVE
+_this_thread = threading.local()
+
+
+def active_tracer() -> Tracer | None:
+    """The tracer of the calling thread's traced pass, ``None`` outside one (and in every other thread)."""
+    return getattr(_this_thread, "tracer", None)
 
 
 # -- the wrappers installed by patching.patched --------------------------------------------
 def _wrap_cell_call(original: Callable[..., Any]) -> Callable[..., Any]:
     def traced_cell_call(cell: nn.Cell, *args: Any, **kwargs: Any) -> Any:
-        tracer = _active
+        tracer = active_tracer()
         if tracer is None or tracer.op_depth:
             return original(cell, *args, **kwargs)
         frame = tracer.enter_call(cell, args, kwargs)
@@ -81,7 +94,7 @@ def _run_op(
 
 def _wrap_op(site: OpSite, original: Callable[..., Any]) -> Callable[..., Any]:
     def traced_op(*args: Any, **kwargs: Any) -> Any:
-        tracer = _active
+        tracer = active_tracer()
         if tracer is None or tracer.op_depth:
             return original(*args, **kwargs)
         return _run_op(tracer, site.label, site.name, original, args, kwargs)
@@ -94,7 +107,7 @@ def _wrap_op(site: OpSite, original: Callable[..., Any]) -> Callable[..., Any]:
 
 def _wrap_primitive_call(original: Callable[..., Any]) -> Callable[..., Any]:
     def traced_primitive_call(prim: Any, *args: Any, **kwargs: Any) -> Any:
-        tracer = _active
+        tracer = active_tracer()
         if tracer is not None and prim.attrs.get("side_effect_mem"):
             # A primitive that writes its inputs (Assign, ApplyMomentum, Adam...: what an
             # optimizer step runs), at any depth: what it writes is put back after the pass.
@@ -123,21 +136,20 @@ def tracing(cells: Iterable[nn.Cell]) -> Iterator[Run]:
     each into its own tracer; the wrappers are removed when the session ends.
     """
     with _CAPTURE_LOCK:
-        if _active is not None:
+        if active_tracer() is not None:
             raise RuntimeError("graphaudit captures cannot be nested")
         with patched(iter(cells), _wrap_cell_call, _wrap_op, _wrap_primitive_call):
             yield _run_traced
 
 
 def _run_traced(tracer: Tracer, cell: nn.Cell, args: tuple[Any, ...]) -> Any:
-    global _active
-    _active = tracer
+    _this_thread.tracer = tracer
     try:
         tracer.add_inputs(args)
         output = cell(*args)
         tracer.add_outputs(output)
     finally:
-        _active = None
+        _this_thread.tracer = None
     return output
 
 
