@@ -262,7 +262,7 @@ def compiled_badge(attrs: dict[str, Any]) -> str:
     """`` · @jit`` (or `` · GRAPH_MODE``, `` · @jit f``) for a cell node the user compiles, else ``""``.
 
     Example:
-        >>> compiled_badge({"compiled": "jit", "jit_functions": '["rel_bias"]'})
+        >>> compiled_badge({"kind": "cell", "compiled": "jit", "jit_functions": '["rel_bias"]'})
         ' · @jit · @jit rel_bias'
     """
     how = attrs.get("compiled", "")
