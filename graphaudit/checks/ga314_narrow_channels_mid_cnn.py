@@ -40,8 +40,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         operations only. Convolutions that make an attention map (their output goes through a
         sigmoid, softmax or tanh into a product: spatial attention, CBAM), that run on pooled
         1x1 vectors, that are 1-D (a ``Conv1d`` over tokens mixes tokens, not image channels), or
-        that make the network's output (a one- or two-class segmentation head)
-        are not reported.
+        that make the network's output (a one- or two-class segmentation head), or whose input
+        is already that narrow (the narrowing was a channel mean or max before it, as in the
+        spatial attention of CBAM and of DBNet++'s adaptive scale fusion, which then refines its
+        one-channel map with a 3x3 and a 1x1 convolution) are not reported.
 
     Why is this bad:
         Everything the later layers know about the image passes through one or two numbers per
@@ -72,6 +74,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         width = conv.layer.width
         if not earlier or width is None or width > MAX_CHANNELS or conv.on_point or len(conv.size) < 2:
             continue
+        if (conv.layer.in_width or MAX_CHANNELS + 1) <= MAX_CHANNELS:
+            continue  # its input is that narrow already (a channel mean: CBAM's, DBNet++'s spatial attention)
         reached = [n for n in consumers(ctx.graph, conv.layer.call, layers, lambda n: _feature_path(ctx, n))]
         following = [layers[n] for n in reached if n in layers and n != conv.layer.call]
         if not following or len(following) != len(reached):
