@@ -169,7 +169,8 @@ class Reader:
             if "causal" in model:
                 if not isinstance(model["causal"], bool):
                     raise self._fail(
-                        ("model", "causal"), f"model.causal must be true or false, got {_type_name(model['causal'])}"
+                        ("model", "causal"),
+                        f"model.causal must be true or false, got {_type_name(model['causal'])}",
                     )
                 kwargs["causal"] = model["causal"]
         return kwargs
