@@ -181,8 +181,8 @@ class PaddingDependencies(Evidence):
 
     title = "the padding probe of the dependency probe (the attention mask named)"
     requirement = Requirement(
-        'pass mask_input="attention_mask" (the construct() argument that is the attention mask)',
-        "give --mask-input attention_mask",
+        'pass mask_input="attention_mask" (the construct() argument that is the attention mask), with inputs=(ids, mask, ...)',
+        "give --mask-input attention_mask with --input",
     )
     needs = (DependencyProbe,)
 
