@@ -31,12 +31,13 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import mindspore as ms
 import numpy as np
-from mindspore import Tensor, nn
+from mindspore import Parameter, Tensor, nn
 
 from graphaudit.capture.dependency_plan import Change, Plan, Region
 from graphaudit.capture.dependency_run import Call, Recorder, Runner, entry, first_moving, hooked, relative
@@ -223,6 +224,7 @@ def probe_dependencies(
     *,
     sequence: bool = False,
     mask: int | None = None,
+    parameters: Iterable[Parameter] = (),
 ) -> DependencyResult | str:
     """Probe *net* on *inputs* (its ``construct`` arguments); *cells* by path are hooked.
 
@@ -246,7 +248,7 @@ def probe_dependencies(
     sequence = sequence and "future" not in not_run
     mask = None if "padding" in not_run else mask
     plan = Plan.of(arrays, sequence=sequence, mask=mask)
-    params = unique(p for cell in cells.values() for p in cell.get_parameters())
+    params = unique([*parameters, *(p for cell in cells.values() for p in cell.get_parameters())])
     try:
         with preserved(list(cells.values()), params) as snapshot:
             for param in params:
@@ -254,6 +256,8 @@ def probe_dependencies(
                     snapshot.save_parameter(param)  # buffers a pass could write (moving statistics)
             if ms.get_context("mode") != ms.PYNATIVE_MODE:
                 ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
+            # A cell kept in a plain list is not reached by set_train: it runs as the user's
+            # inference would run it (a BatchNorm there still mixes samples), its buffers saved.
             with training_flags(net, False), hooked(cells) as recorder:
                 result = _probe(net, inputs, plan, recorder)
                 result.not_run.update(not_run)
