@@ -46,8 +46,8 @@ def _cnn(model: str, size: int) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     from benchmarks.model import build
 
     net, _, x = build(model, size)
-    if not model.startswith("synthetic:"):
-        x = Tensor(np.random.default_rng(0).random((2, 3, size, size), dtype=np.float32))
+    shape = (2, *x.shape[1:]) if model.startswith("synthetic:") else (2, 3, size, size)
+    x = Tensor(np.random.default_rng(0).random(shape, dtype=np.float32))  # the probe needs 2 samples
     return net, (x,), {}
 
 

@@ -50,9 +50,13 @@ def measured():
 def test_benchmark_rows_on_toy_sizes(measured):
     results, table = measured
     items = [row["item"] for row in table]
-    for number in [*"123456789", "10"]:
+    for number in [*"123456789", "10", "11"]:
         assert any(item.startswith(number + " ") for item in items), number
     assert sum(item.startswith("10 synthetic:20 audit with probe=") for item in items) == 2
+    dependency = [row for row in table if row["item"].startswith("11 dependency probe")]
+    assert len(dependency) == 2 and all(
+        row["note"].startswith("2 passes; found: nothing") for row in dependency
+    )
     assert sum("structure audit time" in item for item in items) == 2
     assert sum("traced audit peak memory" in item for item in items) == 1
     assert sum(item.startswith("9 start-up") for item in items) == 3

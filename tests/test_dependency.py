@@ -237,3 +237,41 @@ def test_the_command_line_has_the_flags():
     args = parser.parse_args(["--causal", "--mask-input", "attention_mask"])
     keywords = evidence_keywords(args, options)
     assert keywords["causal"] is True and keywords["mask_input"] == "attention_mask"
+
+
+def test_a_time_major_recurrent_network_is_not_probed_and_says_why():
+    """Axis 0 of a (time, batch, features) input is time: a bidirectional LSTM mixes it legitimately."""
+
+    class Tagger(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.rnn = nn.LSTM(4, 4, bidirectional=True)
+            self.out = nn.Dense(8, 2)
+
+        def construct(self, x):
+            return self.out(self.rnn(x)[0])
+
+    report = graphaudit.audit(Tagger(), inputs=np.ones((5, 3, 4), np.float32))
+    assert "GA340" not in report.checks_run
+    assert "'rnn' is a time-major recurrent layer" in str(report.skipped["GA340"])
+
+
+def test_a_batchnorm_kept_in_a_plain_list_mixes_samples_in_inference_and_is_put_back():
+    """set_train(False) does not reach an unregistered BatchNorm: in inference it still uses batch statistics."""
+
+    class Hidden(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = nn.Dense(4, 4)
+            self.norms = [nn.BatchNorm1d(4)]  # not registered (GA303)
+
+        def construct(self, x):
+            return self.norms[0](self.fc(x))
+
+    net = Hidden()
+    net.set_train(True)
+    net.norms[0].set_train(True)
+    moving = net.norms[0].moving_mean.asnumpy().copy()
+    report = graphaudit.audit(net, inputs=np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32))
+    assert found(report) == [("GA340", "(root)")]
+    assert (net.norms[0].moving_mean.asnumpy() == moving).all() and net.norms[0].training and net.training

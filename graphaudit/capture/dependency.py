@@ -31,20 +31,18 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import mindspore as ms
 import numpy as np
-from mindspore import Tensor, nn
+from mindspore import Parameter, Tensor, nn
 
-from graphaudit.capture.dependency_plan import Change, Plan, Region, moved
-from graphaudit.capture.graph_mode import preserved_attributes
-from graphaudit.capture.isolation import preserved, synchronize, training_flags
+from graphaudit.capture.dependency_plan import Change, Plan, Region
+from graphaudit.capture.dependency_run import Call, Recorder, Runner, entry, first_moving, hooked, relative
+from graphaudit.capture.isolation import preserved, training_flags
 from graphaudit.capture.optimizer import unique
-from graphaudit.capture.trace import flatten_tensors
 from graphaudit.capture.values import tensor_values
 
 __all__ = ["Dependence", "DependencyResult", "probe_dependencies"]
@@ -84,120 +82,6 @@ class DependencyResult:
     padded_by_probe: bool = False
 
 
-@dataclass
-class _Call:
-    path: str
-    inputs: list[Tensor]
-    outputs: list[Tensor]
-
-
-class _Recorder:
-    """Forward hooks on every cell recording each call's tensors, in the order the calls return."""
-
-    def __init__(self) -> None:
-        self.calls: list[_Call] = []
-
-    def hook(self, path: str) -> Any:
-        def record(cell: nn.Cell, args: tuple[Any, ...], kwargs: dict[str, Any], output: Any) -> None:
-            self.calls.append(_Call(path, flatten_tensors((args, kwargs)), flatten_tensors(output)))
-
-        return record
-
-
-@contextmanager
-def _hooked(cells: dict[str, nn.Cell]) -> Iterator[_Recorder]:
-    recorder = _Recorder()
-    handles = []
-    with preserved_attributes(list(cells.values())):
-        try:
-            for path, cell in cells.items():
-                handles.append(cell.register_forward_hook(recorder.hook(path), with_kwargs=True))
-            yield recorder
-        finally:
-            for handle in handles:
-                handle.remove()
-
-
-def _numpy(tensor: Tensor) -> np.ndarray:
-    return tensor_values(tensor)
-
-
-class _Runner:
-    """Runs the network on a variant of the batch and keeps what the judged cell returned."""
-
-    def __init__(self, net: nn.Cell, inputs: tuple[Any, ...], recorder: _Recorder, plan: Plan) -> None:
-        self.net, self.inputs, self.recorder, self.plan = net, inputs, recorder, plan
-        self.passes = 0
-        self.dtypes: list[str] = []
-        self.judged: tuple[str, int] | None = None  # (path, occurrence); None: the network's output
-
-    def run(self, arrays: list[np.ndarray | None]) -> tuple[list[np.ndarray], list[_Call]]:
-        args = []
-        for given, values in zip(self.inputs, arrays):
-            if isinstance(given, Tensor) and values is not None:
-                tensor = Tensor(values)
-                args.append(tensor if tensor.dtype == given.dtype else tensor.astype(given.dtype))
-            else:
-                args.append(given)
-        self.recorder.calls = []
-        output = self.net(*args)
-        synchronize()
-        self.passes += 1
-        calls = self.recorder.calls
-        if self.passes == 1:
-            self.judged = self._choose(output, calls)
-        tensors = self._judged_tensors(output, calls)
-        self.dtypes = [str(t.dtype).lower() for t in tensors]
-        return [_numpy(t) for t in tensors], calls
-
-    def _comparable(self, tensors: list[Tensor]) -> bool:
-        length = self.plan.length
-        return any(
-            len(t.shape) >= 1
-            and t.shape[0] == self.plan.batch
-            and (not length or any(d == length for d in t.shape[1:]))
-            for t in tensors
-        )
-
-    def _choose(self, output: Any, calls: list[_Call]) -> tuple[str, int] | None:
-        if self._comparable(flatten_tensors(output)):
-            return None
-        candidates = [(call.path.count(".") if call.path else -1, i) for i, call in enumerate(calls)]
-        ordered = sorted(c for c in candidates if self._comparable(calls[c[1]].outputs))
-        if not ordered:
-            raise ValueError(
-                "neither the network's output nor any cell's holds a tensor per sample of the batch"
-                + (f" and per position of the sequence ({self.plan.length})" if self.plan.length else "")
-            )
-        path = calls[ordered[0][1]].path
-        return path, sum(1 for call in calls[: ordered[0][1]] if call.path == path)
-
-    def _judged_tensors(self, output: Any, calls: list[_Call]) -> list[Tensor]:
-        if self.judged is None:
-            return flatten_tensors(output)
-        path, occurrence = self.judged
-        mine = [call for call in calls if call.path == path]
-        return mine[occurrence].outputs if occurrence < len(mine) else []
-
-    @property
-    def judged_path(self) -> str:
-        return "" if self.judged is None else self.judged[0]
-
-
-def _relative(before: list[np.ndarray], after: list[np.ndarray], regions: list[Region], length: int) -> float:
-    """The largest change over *regions*, relative to each output's largest value."""
-    worst = 0.0
-    for a, b in zip(before, after):
-        for region in regions:
-            measured = moved(a, b, region, length)
-            if measured is None:
-                continue
-            change, scale = measured
-            if change > 0:
-                worst = max(worst, change / scale if scale > 0 else float("inf"))
-    return worst
-
-
 #: The unit in the last place (relative) of each floating dtype an output may have.
 _EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-23, "float64": 2.0**-52}
 
@@ -205,44 +89,6 @@ _EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-23, "float64"
 def _ulp(dtypes: list[str]) -> float:
     """The coarsest precision among the outputs' dtypes (float32's when none is a float)."""
     return max((_EPS[d] for d in dtypes if d in _EPS), default=_EPS["float32"])
-
-
-def _first_moving(
-    base: list[_Call], other: list[_Call], regions: list[Region], length: int, tolerance: float
-) -> int | None:
-    """The index of the first call, in the order calls return, whose output moves in *regions*."""
-    for index, (before, after) in enumerate(zip(base, other)):
-        if before.path != after.path:
-            return None  # another call sequence: the cells cannot be matched
-        outputs = _relative(
-            [_numpy(t) for t in before.outputs], [_numpy(t) for t in after.outputs], regions, length
-        )
-        if outputs > tolerance:
-            return index
-    return None
-
-
-def _entry(
-    base: list[_Call], other: list[_Call], regions: list[Region], length: int, tolerance: float
-) -> str | None:
-    """The first call, in the order calls return, whose output moves while none of its inputs does."""
-    start = _first_moving(base, other, regions, length, tolerance)
-    if start is None:
-        return None
-    for before, after in zip(base[start:], other[start:]):
-        if before.path != after.path:
-            return None
-        outputs = _relative(
-            [_numpy(t) for t in before.outputs], [_numpy(t) for t in after.outputs], regions, length
-        )
-        if outputs <= tolerance:
-            continue
-        inputs = _relative(
-            [_numpy(t) for t in before.inputs], [_numpy(t) for t in after.inputs], regions, length
-        )
-        if inputs <= tolerance:
-            return before.path
-    return None
 
 
 def _regions(plan: Plan, samples: range | list[int], past: bool) -> list[Region]:
@@ -258,8 +104,8 @@ def _regions(plan: Plan, samples: range | list[int], past: bool) -> list[Region]
     return regions
 
 
-def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: _Recorder) -> DependencyResult:
-    runner = _Runner(net, inputs, recorder, plan)
+def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder) -> DependencyResult:
+    runner = Runner(net, inputs, recorder, plan)
     sequence, padding, last = plan.cut > 0, plan.mask is not None, plan.batch - 1
     base, base_calls = runner.run(plan.arrays)
     if not any(np.isfinite(a).any() for a in base):
@@ -273,7 +119,7 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: _Recorde
     combined += [Change(s, "future") for s in range(last)] if sequence else []
     combined += [Change(0, "pads")] if padding else []
     mixed, mixed_calls = runner.run(plan.variant(combined))
-    leak = _relative(base, mixed, _regions(plan, range(last), sequence), plan.length)
+    leak = relative(base, mixed, _regions(plan, range(last), sequence), plan.length)
     noise: float | None = None
 
     def tolerance() -> float:
@@ -281,7 +127,7 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: _Recorde
         nonlocal noise
         if noise is None:
             again, _ = runner.run(plan.arrays)
-            noise = _relative(base, again, [Region(tuple(range(plan.batch)))], plan.length)
+            noise = relative(base, again, [Region(tuple(range(plan.batch)))], plan.length)
         return max(NOISE_FACTOR * noise, floor)
 
     judged = runner.judged_path
@@ -298,11 +144,11 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: _Recorde
             continue
         changes, regions = single[kind]
         outputs, calls = runner.run(plan.variant(changes))
-        change, bound = _relative(base, outputs, regions, plan.length), tolerance()
-        entry = None
+        change, bound = relative(base, outputs, regions, plan.length), tolerance()
+        where = None
         if change > bound:
-            entry = _entry(base_calls, calls, regions, plan.length, bound) or judged
-        results[kind] = Dependence(kind, entry is not None, change, bound, judged, entry)
+            where = entry(base_calls, calls, regions, plan.length, bound) or judged
+        results[kind] = Dependence(kind, where is not None, change, bound, judged, where)
     not_run: dict[str, str] = {}
     if sequence and not rolls:
         not_run["positions"] = (
@@ -328,10 +174,10 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: _Recorde
 
 def _positions(
     plan: Plan,
-    runner: _Runner,
+    runner: Runner,
     base: list[np.ndarray],
-    base_calls: list[_Call],
-    mixed: tuple[list[np.ndarray], list[_Call]],
+    base_calls: list[Call],
+    mixed: tuple[list[np.ndarray], list[Call]],
     results: dict[str, Dependence],
     floor: float,
     tolerance: Any,
@@ -354,21 +200,21 @@ def _positions(
         mixing_calls = calls
     after = [Region((last,), tuple(range(plan.cut, length)))]
     stays, effect = (
-        _relative(base, outputs, after, length),
-        _relative(base, outputs, [Region((last,), tuple(range(plan.cut)))], length),
+        relative(base, outputs, after, length),
+        relative(base, outputs, [Region((last,), tuple(range(plan.cut)))], length),
     )
     bound = floor if stays > floor else tolerance()
     reaches_last = [Region((0,), (length - 1,))]
-    mixes = _first_moving(base_calls, mixing_calls, reaches_last, length, bound)
-    ordered = _first_moving(base_calls, calls, after, length, bound)
+    mixes = first_moving(base_calls, mixing_calls, reaches_last, length, bound)
+    ordered = first_moving(base_calls, calls, after, length, bound)
     judged = runner.judged_path
     if stays <= bound:  # the judged output itself does not see the order
         found = effect > bound
         return Dependence("positions", found, stays, bound, judged, judged if found else None, effect)
     if mixes is None or (ordered is not None and ordered <= mixes):
         return Dependence("positions", False, stays, bound, judged, None, effect)
-    entry = _entry(base_calls, mixing_calls, reaches_last, length, bound) or base_calls[mixes].path
-    return Dependence("positions", True, stays, bound, judged, entry, effect)
+    where = entry(base_calls, mixing_calls, reaches_last, length, bound) or base_calls[mixes].path
+    return Dependence("positions", True, stays, bound, judged, where, effect)
 
 
 def probe_dependencies(
@@ -378,6 +224,7 @@ def probe_dependencies(
     *,
     sequence: bool = False,
     mask: int | None = None,
+    parameters: Iterable[Parameter] = (),
 ) -> DependencyResult | str:
     """Probe *net* on *inputs* (its ``construct`` arguments); *cells* by path are hooked.
 
@@ -401,7 +248,7 @@ def probe_dependencies(
     sequence = sequence and "future" not in not_run
     mask = None if "padding" in not_run else mask
     plan = Plan.of(arrays, sequence=sequence, mask=mask)
-    params = unique(p for cell in cells.values() for p in cell.get_parameters())
+    params = unique([*parameters, *(p for cell in cells.values() for p in cell.get_parameters())])
     try:
         with preserved(list(cells.values()), params) as snapshot:
             for param in params:
@@ -409,7 +256,9 @@ def probe_dependencies(
                     snapshot.save_parameter(param)  # buffers a pass could write (moving statistics)
             if ms.get_context("mode") != ms.PYNATIVE_MODE:
                 ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
-            with training_flags(net, False), _hooked(cells) as recorder:
+            # A cell kept in a plain list is not reached by set_train: it runs as the user's
+            # inference would run it (a BatchNorm there still mixes samples), its buffers saved.
+            with training_flags(net, False), hooked(cells) as recorder:
                 result = _probe(net, inputs, plan, recorder)
                 result.not_run.update(not_run)
                 return result

@@ -21,6 +21,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         outputs at or before the middle move beyond the run-to-run noise of the same pass.
         It names the first cell whose output moves while its inputs do not: where the
         future gets in.
+        Not reported when GA340 finds the samples mixing: what moved cannot be told apart
+        then; fix that first.
 
     Why is this bad:
         A decoder whose attention mask was dropped, built for another length, or added where

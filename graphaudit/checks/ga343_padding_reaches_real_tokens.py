@@ -21,6 +21,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         by a quarter of its length when the batch given has no padding — in inference mode,
         and reports when the outputs at the real positions move beyond the run-to-run noise
         of the same pass. It names the first cell whose output moves while its inputs do not.
+        Not reported when GA340 finds the samples mixing: what moved cannot be told apart
+        then; fix that first.
 
     Why is this bad:
         A model that reads its padding computes another output for the same sentence

@@ -59,6 +59,23 @@ def recognised_causal(cells: dict[str, Any]) -> str | None:
     return None
 
 
+def _time_major(cells: dict[str, Any]) -> str | None:
+    """The path of a recurrent cell that reads ``(time, batch, ...)`` tensors, if there is one.
+
+    The probe takes axis 0 as the batch; in a time-major network it is time, and a
+    bidirectional layer legitimately makes every step depend on the others.
+    """
+    from mindspore import nn
+
+    recurrent = tuple(
+        c for c in (getattr(nn, n, None) for n in ("RNN", "LSTM", "GRU")) if isinstance(c, type)
+    )
+    for path, cell in cells.items():
+        if isinstance(cell, recurrent) and not getattr(cell, "batch_first", True):
+            return path or "(root)"
+    return None
+
+
 def _mask_index(request: AuditRequest, cells: dict[str, Any], keyword: str) -> int:
     """The position among ``construct``'s arguments of the parameter called *keyword*.
 
@@ -141,8 +158,19 @@ class DependencyProbe(Evidence):
             )
         mask = None if keyword is None else _mask_index(request, cells, keyword)
         assert request.inputs is not None  # TracedPass is there
+        time_major = _time_major(cells)
+        if time_major is not None:
+            return Missing(
+                f"the dependency probe could not run: '{time_major}' is a time-major recurrent layer "
+                "(batch_first=False), so which axis of the inputs is the batch is not known"
+            )
         result = probe_dependencies(
-            request.net, request.inputs, cells, sequence=causal is not None, mask=mask
+            request.net,
+            request.inputs,
+            cells,
+            sequence=causal is not None,
+            mask=mask,
+            parameters=structure.parameters.values(),
         )
         if isinstance(result, str):
             return Missing(f"the dependency probe could not run: {result}")
@@ -181,8 +209,8 @@ class PaddingDependencies(Evidence):
 
     title = "the padding probe of the dependency probe (the attention mask named)"
     requirement = Requirement(
-        'pass mask_input="attention_mask" (the construct() argument that is the attention mask)',
-        "give --mask-input attention_mask",
+        'pass mask_input="attention_mask" (the construct() argument that is the attention mask), with inputs=(ids, mask, ...)',
+        "give --mask-input attention_mask with --input",
     )
     needs = (DependencyProbe,)
 

@@ -1,0 +1,190 @@
+"""The dependency probe's passes: the network run on a variant of the batch, every cell call recorded.
+
+:class:`Runner` runs the network on the arrays of a variant (the batch's own dtypes kept),
+with forward hooks on every cell (:func:`hooked`, removed on exit, the cells' attributes put
+back) recording each call's input and output tensors in the order the calls return, and keeps
+what the judged cell returned: the network's output when it holds a tensor per sample, else
+the outermost cell's that does. :func:`relative`, :func:`first_moving` and :func:`entry` read
+two recorded passes. :mod:`graphaudit.capture.dependency` decides what they show.
+
+Example:
+    >>> import numpy as np
+    >>> from mindspore import Tensor, nn
+    >>> from graphaudit.capture.dependency_plan import Plan
+    >>> net = nn.SequentialCell([nn.Dense(3, 3), nn.ReLU()])
+    >>> x = np.ones((2, 3), np.float32)
+    >>> with hooked(dict(net.cells_and_names())) as recorder:
+    ...     outputs, calls = Runner(net, (Tensor(x),), recorder, Plan.of([x], sequence=False)).run([x])
+    >>> [call.path for call in calls], outputs[0].shape
+    (['0', '1', ''], (2, 3))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from mindspore import Tensor, nn
+
+from graphaudit.capture.dependency_plan import Plan, Region, moved
+from graphaudit.capture.graph_mode import preserved_attributes
+from graphaudit.capture.isolation import synchronize
+from graphaudit.capture.trace import flatten_tensors
+from graphaudit.capture.values import tensor_values
+
+__all__ = ["Call", "Recorder", "Runner", "entry", "first_moving", "hooked", "relative"]
+
+
+@dataclass
+class Call:
+    path: str
+    inputs: list[Tensor]
+    outputs: list[Tensor]
+
+
+class Recorder:
+    """Forward hooks on every cell recording each call's tensors, in the order the calls return."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+
+    def hook(self, path: str) -> Any:
+        def record(cell: nn.Cell, args: tuple[Any, ...], kwargs: dict[str, Any], output: Any) -> None:
+            self.calls.append(Call(path, flatten_tensors((args, kwargs)), flatten_tensors(output)))
+
+        return record
+
+
+@contextmanager
+def hooked(cells: dict[str, nn.Cell]) -> Iterator[Recorder]:
+    recorder = Recorder()
+    handles = []
+    with preserved_attributes(list(cells.values())):
+        try:
+            for path, cell in cells.items():
+                handles.append(cell.register_forward_hook(recorder.hook(path), with_kwargs=True))
+            yield recorder
+        finally:
+            for handle in handles:
+                handle.remove()
+
+
+def _numpy(tensor: Tensor) -> np.ndarray:
+    return tensor_values(tensor)
+
+
+class Runner:
+    """Runs the network on a variant of the batch and keeps what the judged cell returned."""
+
+    def __init__(self, net: nn.Cell, inputs: tuple[Any, ...], recorder: Recorder, plan: Plan) -> None:
+        self.net, self.inputs, self.recorder, self.plan = net, inputs, recorder, plan
+        self.passes = 0
+        self.dtypes: list[str] = []
+        self.judged: tuple[str, int] | None = None  # (path, occurrence); None: the network's output
+
+    def run(self, arrays: list[np.ndarray | None]) -> tuple[list[np.ndarray], list[Call]]:
+        args = []
+        for given, values in zip(self.inputs, arrays):
+            if isinstance(given, Tensor) and values is not None:
+                tensor = Tensor(values)
+                args.append(tensor if tensor.dtype == given.dtype else tensor.astype(given.dtype))
+            else:
+                args.append(given)
+        self.recorder.calls = []
+        output = self.net(*args)
+        synchronize()
+        self.passes += 1
+        calls = self.recorder.calls
+        if self.passes == 1:
+            self.judged = self._choose(output, calls)
+        tensors = self._judged_tensors(output, calls)
+        self.dtypes = [str(t.dtype).lower() for t in tensors]
+        return [_numpy(t) for t in tensors], calls
+
+    def _comparable(self, tensors: list[Tensor]) -> bool:
+        length = self.plan.length
+        return any(
+            len(t.shape) >= 1
+            and t.shape[0] == self.plan.batch
+            and (not length or any(d == length for d in t.shape[1:]))
+            for t in tensors
+        )
+
+    def _choose(self, output: Any, calls: list[Call]) -> tuple[str, int] | None:
+        if self._comparable(flatten_tensors(output)):
+            return None
+        candidates = [(call.path.count(".") if call.path else -1, i) for i, call in enumerate(calls)]
+        ordered = sorted(c for c in candidates if self._comparable(calls[c[1]].outputs))
+        if not ordered:
+            raise ValueError(
+                "neither the network's output nor any cell's holds a tensor per sample of the batch"
+                + (f" and per position of the sequence ({self.plan.length})" if self.plan.length else "")
+            )
+        path = calls[ordered[0][1]].path
+        return path, sum(1 for call in calls[: ordered[0][1]] if call.path == path)
+
+    def _judged_tensors(self, output: Any, calls: list[Call]) -> list[Tensor]:
+        if self.judged is None:
+            return flatten_tensors(output)
+        path, occurrence = self.judged
+        mine = [call for call in calls if call.path == path]
+        return mine[occurrence].outputs if occurrence < len(mine) else []
+
+    @property
+    def judged_path(self) -> str:
+        return "" if self.judged is None else self.judged[0]
+
+
+def relative(before: list[np.ndarray], after: list[np.ndarray], regions: list[Region], length: int) -> float:
+    """The largest change over *regions*, relative to each output's largest value."""
+    worst = 0.0
+    for a, b in zip(before, after):
+        for region in regions:
+            measured = moved(a, b, region, length)
+            if measured is None:
+                continue
+            change, scale = measured
+            if change > 0:
+                worst = max(worst, change / scale if scale > 0 else float("inf"))
+    return worst
+
+
+def first_moving(
+    base: list[Call], other: list[Call], regions: list[Region], length: int, tolerance: float
+) -> int | None:
+    """The index of the first call, in the order calls return, whose output moves in *regions*."""
+    for index, (before, after) in enumerate(zip(base, other)):
+        if before.path != after.path:
+            return None  # another call sequence: the cells cannot be matched
+        outputs = relative(
+            [_numpy(t) for t in before.outputs], [_numpy(t) for t in after.outputs], regions, length
+        )
+        if outputs > tolerance:
+            return index
+    return None
+
+
+def entry(
+    base: list[Call], other: list[Call], regions: list[Region], length: int, tolerance: float
+) -> str | None:
+    """The first call, in the order calls return, whose output moves while none of its inputs does."""
+    start = first_moving(base, other, regions, length, tolerance)
+    if start is None:
+        return None
+    for before, after in zip(base[start:], other[start:]):
+        if before.path != after.path:
+            return None
+        outputs = relative(
+            [_numpy(t) for t in before.outputs], [_numpy(t) for t in after.outputs], regions, length
+        )
+        if outputs <= tolerance:
+            continue
+        inputs = relative(
+            [_numpy(t) for t in before.inputs], [_numpy(t) for t in after.inputs], regions, length
+        )
+        if inputs <= tolerance:
+            return before.path
+    return None
