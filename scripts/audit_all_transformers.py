@@ -533,6 +533,7 @@ def audit_model(name: str) -> dict[str, Any]:
         try:
             model.set_train(True)
             model(*inputs)
+            ms.runtime.synchronize()  # CPU kernels fail asynchronously: the forward pass fails here
         except Exception as err:
             record.update(
                 status="forward_failed", reason=first_line(err), traceback=traceback.format_exc()[-2000:]
