@@ -28,13 +28,14 @@ ALWAYS_ZERO = frozenset({"zeroslike", "zeros"})
 # A tensor and a constant (``y + eps``, ``clamp(y, min=eps)``, ``maximum(y, eps)``): the
 # user's own guard, trusted.
 GUARDS = frozenset({"add", "clamp", "clip", "clipbyvalue", "clampmin", "maximum"})
-# Sums and means keep the sign of what they add up; the rest only moves values around.
+# Sums and means keep the sign of what they add up, a power that of a positive base; the rest
+# only moves values around.
 REDUCTIONS = frozenset({"sum", "reducesum", "mean", "reducemean", "cumsum"})
 TRANSPARENT = frozenset(
     {
         "reshape", "view", "expanddims", "unsqueeze", "squeeze", "broadcastto", "expand", "expandas", "tile",
         "transpose", "permute", "cast", "astype", "float", "to", "getitem", "contiguous", "repeat", "concat",
-        "cat", "stack",
+        "cat", "stack", "pow",
     }
 )  # fmt: skip
 
