@@ -135,3 +135,14 @@ def test_every_check_needing_a_failed_kind_is_not_run_with_the_reason(kind, capt
     for check in readers:
         assert check.check_id not in report.checks_run, check.check_id
         assert not_run[check.check_id].reason, (check.check_id, not_run[check.check_id])
+
+
+def test_the_probe_on_a_refused_label_is_not_run_with_the_reason():
+    net = head()
+    label, loss_fn, _ = REFUSED["5-labels-for-8-inputs"]
+    report = graphaudit.audit(
+        net, nn.SGD(net.trainable_params()), inputs=(X,), label=label, loss_fn=loss_fn, probe=True
+    )
+    assert [f.check_id for f in report.findings if f.severity == "error"] == ["GA060"]
+    probe_checks = [n for n in report.not_run if n.check_id.startswith("GA90")]
+    assert probe_checks and all("refused the label" in (n.reason or "") for n in probe_checks)

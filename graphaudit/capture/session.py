@@ -26,7 +26,7 @@ from mindspore import nn
 from graphaudit.capture.inputs import check_cell, describe_inputs, normalize_inputs
 from graphaudit.capture.isolation import preserved, synchronize
 from graphaudit.capture.jit import jit_disabled
-from graphaudit.capture.loss import TracedLoss, loss_calls, unheld_label
+from graphaudit.capture.loss import TracedLoss, _binds, loss_calls, unheld_label
 from graphaudit.capture.step_run import graphs_not_saved
 from graphaudit.capture.structure import Structure, add_structure
 from graphaudit.capture.trace import Tracer
@@ -148,7 +148,8 @@ def trace_loss(loss_fn: nn.Cell, output: Any, label: Any) -> TracedLoss:
             graph = capture(loss_fn, arguments, expand=(loss_fn,)).graph
         except GraphAuditError as err:
             failure = str(err).splitlines()[0]
-            refused = refused or _kernel_message(err)
+            if _binds(loss_fn, arguments) is not False:  # not a call of the wrong arity: the label's fault
+                refused = refused or _kernel_message(err)
             continue
         return TracedLoss(graph, None, first_tensors)
     # Every call had the user's label (stand-ins are tried only without one): the loss refuses it.

@@ -82,6 +82,11 @@ def _what_differs(ran: LossOnLabel) -> str:
     )
     if sparse and "float" in ran.label_dtype.lower() and len(label) == len(output):
         return "the label holds float rows (one-hot or probabilities) where class indices are wanted"
+    if len(label) == len(output) == 2 and label[1] >= 2 and label[1] != output[1]:
+        return (
+            f"the label holds rows of {label[1]} classes and the network outputs {output[1]} values per row "
+            "(a head built for another number of classes, GA053's bug)"
+        )
     if label != output:
         return f"the label's shape {_shape(label)} is not the output's {_shape(output)}"
     return "the label's values or dtype are not what the loss takes"

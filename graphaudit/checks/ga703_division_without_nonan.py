@@ -16,17 +16,26 @@ from graphaudit.findings import Finding
 # ``ops.true_divide``, ``Tensor.div``, ``ops.RealDiv()``...); DivNoNan, floor and
 # integer divisions are not among them.
 DIVISIONS = frozenset({"div", "divide", "truediv", "truedivide", "realdiv", "tensordiv", "augassigndiv"})
-# Operations whose result cannot be zero when fed a tensor and a constant: ``y + eps``,
-# ``clamp(y, min=eps)``, ``exp(y)``...
-GUARDS = frozenset(
-    {"add", "clamp", "clip", "clipbyvalue", "clampmin", "maximum", "exp", "softplus", "sigmoid"}
-)
-# Operations that keep a divisor's zeros where they are: look through them for a guard.
+# The sign a traced value is known to have, from the operations that produce it: strictly
+# positive (never zero), non-negative (zero possible: a count, a sum of squares, a norm), or
+# nothing known (a difference, data). A divisor is safe when it is strictly positive.
+POSITIVE, NONNEGATIVE, UNKNOWN = 2, 1, 0
+# Strictly positive whatever their input: exp(y), softplus, sigmoid, softmax, ones.
+ALWAYS_POSITIVE = frozenset({"exp", "softplus", "sigmoid", "softmax", "oneslike", "ones"})
+# Non-negative whatever their input, strictly positive on a strictly positive input.
+NONNEGATIVE_OF = frozenset({"abs", "square", "norm", "sqrt", "relu", "linalgvectornorm", "vectornorm"})
+ALWAYS_ZERO = frozenset({"zeroslike", "zeros"})
+# A tensor and a constant (``y + eps``, ``clamp(y, min=eps)``, ``maximum(y, eps)``): the
+# user's own guard, trusted.
+GUARDS = frozenset({"add", "clamp", "clip", "clipbyvalue", "clampmin", "maximum"})
+# Sums and means keep the sign of what they add up, a power that of a positive base; the rest
+# only moves values around.
+REDUCTIONS = frozenset({"sum", "reducesum", "mean", "reducemean", "cumsum"})
 TRANSPARENT = frozenset(
     {
-        "sum", "reducesum", "mean", "reducemean", "sqrt", "square", "pow", "abs", "norm", "reshape",
-        "view", "expanddims", "unsqueeze", "squeeze", "broadcastto", "expand", "expandas", "tile",
-        "transpose", "cast", "astype", "float", "to", "getitem",
+        "reshape", "view", "expanddims", "unsqueeze", "squeeze", "broadcastto", "expand", "expandas", "tile",
+        "transpose", "permute", "cast", "astype", "float", "to", "getitem", "contiguous", "repeat", "concat",
+        "cat", "stack", "pow",
     }
 )  # fmt: skip
 
@@ -47,18 +56,71 @@ def divisor_of(graph: nx.MultiDiGraph, node: str) -> str | None:
     return next((source for source, slot in _flows_into(graph, node) if slot == wanted), None)
 
 
-def guarded(graph: nx.MultiDiGraph, node: str, depth: int = 0) -> bool:
-    """Whether a divisor is ``y + eps``, ``clamp(y, min=eps)``... possibly through a reduction."""
+def _combined(op_type: str, inputs: list[int]) -> int:
+    lowest, highest = min(inputs, default=UNKNOWN), max(inputs, default=UNKNOWN)
+    if op_type in ALWAYS_POSITIVE:
+        return POSITIVE
+    if op_type in ALWAYS_ZERO:
+        return NONNEGATIVE
+    if op_type in NONNEGATIVE_OF:
+        return POSITIVE if inputs and lowest == POSITIVE else NONNEGATIVE
+    if op_type in GUARDS and len(inputs) <= 1:
+        return POSITIVE
+    if op_type == "maximum":
+        return highest
+    if op_type == "add":  # a positive plus a non-negative is positive
+        return POSITIVE if highest == POSITIVE and lowest >= NONNEGATIVE else min(lowest, NONNEGATIVE)
+    if op_type in ("mul", "div", "realdiv", "truediv", "minimum") or op_type in REDUCTIONS | TRANSPARENT:
+        return lowest if inputs else UNKNOWN
+    return UNKNOWN
+
+
+def sign(graph: nx.MultiDiGraph, node: str, known: dict[str, int] | None = None) -> int:
+    """What is known of the sign of *node*'s value: :data:`POSITIVE`, :data:`NONNEGATIVE` or :data:`UNKNOWN`.
+
+    Read from the traced operations that produce it: ``e1 * den + e2``, with ``e1`` and ``e2``
+    exponentials and ``den`` a running sum of them (RWKV's attention), is strictly positive;
+    ``mask.sum()``, ``x.norm()``, a variance are non-negative and may be zero; a difference
+    ``a - b``, a network input or a cell's output may be anything.
+    """
+    known = {} if known is None else known
+    expanded: set[str] = set()
+    stack = [node]
+    while stack:  # the producers first, without recursion (long recurrences are deep)
+        current = stack.pop()
+        if current in known:
+            continue
+        if graph.nodes[current]["kind"] != g.OP:
+            known[current] = UNKNOWN
+            continue
+        pending = [s for s, _ in _flows_into(graph, current) if s not in known]
+        if pending and current not in expanded:
+            expanded.add(current)
+            stack.append(current)
+            stack.extend(pending)
+            continue
+        inputs = [known.get(s, UNKNOWN) for s, _ in _flows_into(graph, current)]
+        known[current] = _combined(graph.nodes[current]["op_type"], inputs)
+    return known[node]
+
+
+def guarded(graph: nx.MultiDiGraph, node: str, known: dict[str, int] | None = None) -> bool:
+    """Whether a divisor cannot be zero: strictly positive by the operations that make it (:func:`sign`)."""
+    return sign(graph, node, known) == POSITIVE
+
+
+def why_zero(graph: nx.MultiDiGraph, node: str, known: dict[str, int]) -> str:
+    """In words, what kind of value the divisor is, and so how it can be zero."""
     attrs = graph.nodes[node]
-    if attrs["kind"] != g.OP or depth > 8:
-        return False
-    op_type = attrs["op_type"]
-    inputs = _flows_into(graph, node)
-    if op_type in GUARDS:
-        return len(inputs) <= 1 or op_type in {"exp", "softplus", "sigmoid"}
-    if op_type in TRANSPARENT and inputs:
-        return all(guarded(graph, source, depth + 1) for source, _ in inputs)
-    return False
+    if attrs["kind"] == g.INPUT:
+        return "a network input (data)"
+    if attrs["kind"] != g.OP:
+        return "a cell's output, of unknown sign"
+    if attrs["op_type"] in ("sub", "neg"):
+        return "a difference, zero where its two sides are equal"
+    if sign(graph, node, known) == NONNEGATIVE:
+        return "non-negative (a count, a sum of squares, a variance, a norm): zero on an all-zero input"
+    return "a value of unknown sign"
 
 
 def depends_on_data(graph: nx.MultiDiGraph, node: str) -> bool:
@@ -94,9 +156,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     What it does:
         In the traced forward pass, finds every division (``x / y``, ``ops.div``,
         ``ops.divide``, ``ops.RealDiv``...) whose divisor is a tensor computed from the
-        network's inputs or parameters, and reports it unless the divisor is visibly guarded
-        (``y + eps``, ``clamp(y, min=eps)``, ``exp(y)``, possibly through a sum or a square
-        root). Divisions by a Python number or a constant tensor (ViT's attention scaling) are
+        network's inputs or parameters, and reports it unless the operations that make the
+        divisor keep it strictly positive: a guard (``y + eps``, ``clamp(y, min=eps)``), an
+        exponential, a sigmoid or softmax, and sums, products and square roots of those
+        (RWKV's ``e1 * den + e2`` over exponentials). A difference, a count or a sum of a mask,
+        a variance, a norm without epsilon, or data can be zero: those are reported. The same
+        division in every block of a stack (or every step of a loop) is one finding, listing
+        the cells. Divisions by a Python number or a constant tensor (ViT's attention scaling) are
         ignored, and so are divisions inside a leaf cell (not traced). The subject is the
         path of the cell whose ``construct`` divides (``(root)`` for the network itself).
 
@@ -121,18 +187,40 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
         or guard the divisor: ``... / (mask.sum(axis=1) + 1e-6)``, ``ops.clamp(..., min=1)``.
     """
+    known: dict[str, int] = {}
+    causes: dict[tuple[str, str, str], list[tuple[str, str, str]]] = {}
     for node, attrs in g.nodes_of_kind(ctx.graph, g.OP):
         if attrs["op_type"] not in DIVISIONS:
             continue
         divisor = divisor_of(ctx.graph, node)
-        if divisor is None or guarded(ctx.graph, divisor) or not depends_on_data(ctx.graph, divisor):
+        if divisor is None or guarded(ctx.graph, divisor, known) or not depends_on_data(ctx.graph, divisor):
             continue
         scope = attrs["scope"] or "(root)"
+        # One cause, one finding: the same division in every block of a stack, or at every
+        # step of a loop, is one line of code.
+        key = (_cell_class(ctx, attrs["scope"]), attrs["op"], _kind_of(ctx.graph, divisor))
+        causes.setdefault(key, []).append((scope, node, divisor))
+    for (_, op, _), sites in causes.items():
+        scopes = list(dict.fromkeys(scope for scope, _, _ in sites))
+        scope, node, divisor = sites[0]
+        where = scope if len(scopes) == 1 else f"{scope} and {len(scopes) - 1} other cell(s) of its class"
+        times = f" ({len(sites)} divisions)" if len(sites) > 1 else ""
         yield ctx.finding(
             "warning",
             scope,
-            f"{scope} divides by a tensor the network computes ({attrs['op']} by {describe(ctx.graph, divisor)}) "
-            "with no guard: where the divisor is zero the result is inf or nan.",
+            f"{where} divides by a tensor the network computes{times} ({op} by {describe(ctx.graph, divisor)}, "
+            f"{why_zero(ctx.graph, divisor, known)}) with no guard: where the divisor is zero the result is inf "
+            "or nan.",
             "Use ops.DivNoNan() (0 where the divisor is 0) or guard the divisor (+ eps, ops.clamp(min=eps)).",
-            [node, divisor],
+            [n for _, division, d in sites[:8] for n in (division, d)],
+            subjects=tuple(scopes),
         )
+
+
+def _cell_class(ctx: AuditContext, scope: str) -> str:
+    return str(ctx.graph.nodes.get(f"cell:{scope}", {}).get("class_name", scope))
+
+
+def _kind_of(graph: nx.MultiDiGraph, node: str) -> str:
+    attrs = graph.nodes[node]
+    return str(attrs.get("op_type") or attrs.get("class_name") or attrs["kind"])

@@ -77,6 +77,11 @@ class ProbeStep(Evidence):
         unfit = _label_unfit(request, network.output)
         if unfit:
             return Missing(unfit)
+        if network.loss is not None and network.loss.refused is not None:
+            return Missing(
+                f"the loss {type(request.loss_fn).__name__} refused the label ({network.loss.refused}): "
+                "no training step can run on it (GA060)"
+            )
         measured = measure_steps(
             request.net,
             request.optimizer,

@@ -9,8 +9,9 @@ not listed) is real computation, so it breaks the chain: ``conv1`` is not connec
 
 Where a node lies:
 
-- a ``call`` node lies at its ``path`` (a cell shared under several paths is called under
-  its first path, as :mod:`graphaudit.graph` records it);
+- a ``call`` node lies at its ``path``; a cell held under several paths (one embedding
+  of two towers) lies at the path inside its caller, where it ran (:mod:`graphaudit.graph`
+  records the call under the first path);
 - an ``op`` node lies at its ``scope``;
 - a node made by a cell outside the network tree (``path`` / ``scope`` like ``<Dense>``)
   lies where the nearest enclosing registered call lies;
@@ -31,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -64,7 +66,7 @@ def location(graph: nx.MultiDiGraph, node: str) -> str | None:
     attrs = graph.nodes[node]
     kind = attrs.get("kind")
     if kind == g.CALL:
-        path = attrs["path"]
+        path = _called_as(graph, node, attrs)
     elif kind == g.OP:
         path = attrs["scope"]
     else:
@@ -78,6 +80,29 @@ def location(graph: nx.MultiDiGraph, node: str) -> str | None:
         seen.add(node)
         path = graph.nodes[node]["path"]
     return path
+
+
+def _called_as(graph: nx.MultiDiGraph, node: str, attrs: dict) -> str:
+    """The path under which a call ran: for a cell held under several paths, the one inside its caller.
+
+    One embedding held by two towers (``q.embed`` and ``d.embed``) is recorded under its first
+    path; called by ``d`` it ran as ``d.embed``, and its output is ``d``'s: a cell (or a
+    parameter) the towers share is not a tensor flowing from one tower into the other.
+    """
+    path = attrs["path"]
+    cell = graph.nodes.get(attrs.get("cell", ""), {})
+    try:
+        aliases = json.loads(cell.get("paths", "[]"))
+    except (TypeError, ValueError):
+        return path
+    if len(aliases) < 2:
+        return path
+    callers = [s for s, _, d in graph.in_edges(node, data=True) if d["kind"] == g.ENCLOSES]
+    caller = location(graph, callers[0]) if callers else None
+    if caller is None or _within(path, caller):
+        return path
+    inside_caller = [a for a in aliases if _within(a, caller) and a != caller]
+    return min(inside_caller, key=lambda a: a.count(".")) if inside_caller else path
 
 
 def _within(location: str, path: str) -> bool:

@@ -1,4 +1,9 @@
-"""GA053 bad: the head has 10 outputs (a default left as it was), the dataset has 5 one-hot classes."""
+"""GA053 bad: the head has 1 output (a default left as it was), the dataset has 5 one-hot classes.
+
+The element-wise loss broadcasts the one output against the 5 columns: training runs and
+learns one number for every class. (A loss that refuses the mismatch, such as
+``CrossEntropyLoss`` on a 10-wide output, raises instead: GA060 reports it.)
+"""
 
 import numpy as np
 from mindspore import Tensor, nn
@@ -20,7 +25,7 @@ class Classifier(nn.Cell):
 
 def build() -> dict:
     rng = np.random.default_rng(0)
-    net = Classifier(classes=10)
+    net = Classifier(classes=1)
     x = Tensor(rng.standard_normal((16, 20)).astype(np.float32))
     y = np.eye(5, dtype=np.float32)[rng.integers(0, 5, 16)]
     return {
@@ -28,5 +33,5 @@ def build() -> dict:
         "optimizer": nn.Adam(net.trainable_params(), 1e-3),
         "inputs": (x,),
         "label": Tensor(y),
-        "loss_fn": nn.CrossEntropyLoss(),
+        "loss_fn": nn.MSELoss(),
     }
