@@ -163,7 +163,7 @@ class Spec:
             >>> Spec.from_toml("[parameter]\\nfrozen = []\\n", source="design.toml")
             Traceback (most recent call last):
             ...
-            graphaudit.errors.SpecError: design.toml:1: unknown key 'parameter' at the top level; did you mean 'parameters'? (the keys allowed there are 'parameters', 'shared', 'connections', 'calls')
+            graphaudit.errors.SpecError: design.toml:1: unknown key 'parameter' at the top level; did you mean 'parameters'? (the keys allowed there are 'parameters', 'shared', 'connections', 'calls', 'model')
         """
         return cls(**read_toml(text, source), source=source)
 

@@ -17,8 +17,9 @@ Example:
     >>> import graphaudit, numpy as np
     >>> from mindspore import nn, Tensor
     >>> net = nn.SequentialCell([nn.Conv2d(3, 4, 3), nn.MaxPool2d(2, 2), nn.Conv2d(4, 4, 3)])
-    >>> graph = graphaudit.to_networkx(net, inputs=Tensor(np.ones((1, 3, 16, 16), np.float32)))
-    >>> fields = receptive_fields_of(graph, lambda node: None)
+    >>> from graphaudit.capture import capture
+    >>> captured = capture(net, Tensor(np.ones((1, 3, 16, 16), np.float32)))
+    >>> fields = receptive_fields_of(captured.graph, captured.structure.cells.get)
     >>> fields["call:2#1"]
     (8, 2)
 """
