@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from mindspore import nn
 from mindspore.train import Callback
 
 from graphaudit.findings import Finding
