@@ -46,7 +46,15 @@ from graphaudit.findings import SEVERITIES, Finding, Severity, severity_rank
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["FAMILIES", "FAMILY_RANGES", "REQUIRED_DOC_SECTIONS", "Check", "all_checks", "find_check", "register"]
+__all__ = [
+    "FAMILIES",
+    "FAMILY_RANGES",
+    "REQUIRED_DOC_SECTIONS",
+    "Check",
+    "all_checks",
+    "find_check",
+    "register",
+]
 
 CheckFunction = Callable[["AuditContext"], Iterable[Finding]]
 

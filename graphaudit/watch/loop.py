@@ -109,7 +109,9 @@ class Watcher:
         if self._drift is not None:
             self._drift.maybe_compare(self._step)
         recorder.before(self._step + 1)
-        if (known is None and recorder.record.non_finite is not None) or self._step % (self.session.every * 10) == 0:
+        if (known is None and recorder.record.non_finite is not None) or self._step % (
+            self.session.every * 10
+        ) == 0:
             self.session.judge()
 
     def validate(self, loss: Any, *, epoch: int | None = None) -> None:
