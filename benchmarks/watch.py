@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -76,6 +77,11 @@ def timed(steps: int, size: int, repeats: int) -> dict[str, Any]:
         for _ in range(repeats):
             for name, make in variants.items():
                 seconds[name].append(train(model, data, make()))
+                print(
+                    f"{name}: {seconds[name][-1]:.2f} s, load {os.getloadavg()[0]:.1f}",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return {"seconds": seconds, "load": load.to_dict()}
 
 
@@ -95,10 +101,13 @@ def memory(steps: int, size: int, watched: bool) -> dict[str, float]:
 
 def _in_subprocess(args: list[str]) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.watch", "--worker", *args], capture_output=True, text=True, check=False
-    )
+        [sys.executable, "-m", "benchmarks.watch", "--worker", *args],
+        stdout=subprocess.PIPE,
+        text=True,
+        check=False,
+    )  # the worker's progress lines go to this process's stderr
     if done.returncode != 0:
-        raise RuntimeError(done.stderr[-2000:])
+        raise RuntimeError(f"the worker {args[0]} failed with exit code {done.returncode}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
