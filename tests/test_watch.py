@@ -25,7 +25,6 @@ from mindspore import nn
 import graphaudit
 from graphaudit.watch import WatchFailed, watchpoints
 
-
 WORKER = Path(__file__).resolve().parent / "watch_worker.py"
 
 

@@ -42,7 +42,10 @@ from mindspore import Parameter, Tensor, nn
 from graphaudit.capture.dependency_plan import Change, Plan, Region
 from graphaudit.capture.dependency_run import Call, Recorder, Runner, entry, first_moving, hooked, relative
 from graphaudit.capture.isolation import preserved, training_flags
+from graphaudit.capture.jit import jit_disabled
 from graphaudit.capture.optimizer import unique
+from graphaudit.capture.step_run import graphs_not_saved
+from graphaudit.capture.tracing import EXCLUSIVE
 from graphaudit.capture.values import tensor_values
 
 __all__ = ["Dependence", "DependencyResult", "probe_dependencies"]
@@ -250,7 +253,7 @@ def probe_dependencies(
     plan = Plan.of(arrays, sequence=sequence, mask=mask)
     params = unique([*parameters, *(p for cell in cells.values() for p in cell.get_parameters())])
     try:
-        with preserved(list(cells.values()), params) as snapshot:
+        with EXCLUSIVE, graphs_not_saved(), preserved(list(cells.values()), params) as snapshot:
             for param in params:
                 if not param.requires_grad:
                     snapshot.save_parameter(param)  # buffers a pass could write (moving statistics)
@@ -258,7 +261,9 @@ def probe_dependencies(
                 ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
             # A cell kept in a plain list is not reached by set_train: it runs as the user's
             # inference would run it (a BatchNorm there still mixes samples), its buffers saved.
-            with training_flags(net, False), hooked(cells) as recorder:
+            # What the user compiles with mindspore.jit runs as Python, as in the traced pass: the
+            # hooks see inside it, and a compiled construct is not handed the hooks' arguments.
+            with jit_disabled(), training_flags(net, False), hooked(cells) as recorder:
                 result = _probe(net, inputs, plan, recorder)
                 result.not_run.update(not_run)
                 return result

@@ -26,7 +26,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         more than half the loss itself is oscillating (warning).
 
     Why is this bad:
-        The accuracy guide (§2, learning rate too large): "学习率过大，会导致loss震荡，不能收敛
+        The accuracy guide (§2, learning rate too large): "学习率过大, 会导致loss震荡, 不能收敛
         到预期值" — a learning rate too large makes the loss oscillate and never converge to
         the value it should reach. Each update overshoots the minimum it aims at.
 
@@ -50,7 +50,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     )
     fix = "Lower the learning rate (by 3-10x), or add a warm-up; clip the gradients if single steps spike."
     if rise > max(3 * curve.standard_error, RISE * abs(curve.head)):
-        yield ctx.finding("error", "(root)", f"The training loss diverged: it rose {what}.", fix, (g.cell_node(""),))
+        yield ctx.finding(
+            "error", "(root)", f"The training loss diverged: it rose {what}.", fix, (g.cell_node(""),)
+        )
         return
     if curve.oscillates:
         yield ctx.finding(

@@ -26,7 +26,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         the start.
 
     Why is this bad:
-        The accuracy guide (§2, learning rate too small): "学习率过小，会导致loss收敛慢" — a
+        The accuracy guide (§2, learning rate too small): "学习率过小, 会导致loss收敛慢" — a
         learning rate too small makes the loss converge slowly; the run spends its compute
         without learning. (A frozen network, GA960, or a loss that cannot reach the weights
         look the same.)

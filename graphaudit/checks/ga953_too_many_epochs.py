@@ -25,8 +25,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         epoch E".
 
     Why is this bad:
-        The accuracy guide (§2, too many epochs): "epoch过大，模型训练时间过长，容易在训练集上过
-        拟合，在测试集上达不到最优的效果" — trained too long, the model fits the training set
+        The accuracy guide (§2, too many epochs): "epoch过大, 模型训练时间过长, 容易在训练集上过
+        拟合, 在测试集上达不到最优的效果" — trained too long, the model fits the training set
         and does worse on unseen data. The weights of epoch E generalised better than the
         last ones. Three evaluations without improvement is Prechelt's (1998, "Early
         Stopping — But When?") UP-3 stopping rule and the usual early-stopping patience.

@@ -24,7 +24,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         more than 3% over the last epoch, it reports "too few epochs".
 
     Why is this bad:
-        The accuracy guide (§2, too few epochs): "epoch过小，模型未训练到最优解就停止了训练，容
+        The accuracy guide (§2, too few epochs): "epoch过小, 模型未训练到最优解就停止了训练, 容
         易欠拟合" — stopped before it reached its best, the model underfits. Both curves
         still falling mean more epochs would still help.
 

@@ -25,8 +25,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         a batch size more than 10 times B_simple.
 
     Why is this bad:
-        The accuracy guide (§2, batch size too large): "batch size过大时，模型可能不能收敛到较优
-        的极小值上，从而降低模型的泛化能力" — a batch too large may not reach a good minimum
+        The accuracy guide (§2, batch size too large): "batch size过大时, 模型可能不能收敛到较优
+        的极小值上, 从而降低模型的泛化能力" — a batch too large may not reach a good minimum
         and generalises worse. McCandlish et al. show the noise scale is the batch size past
         which extra examples per step stop saving steps: at B = 10 B_noise a run needs about
         as many steps as with an infinite batch, but 11 times the examples of the most

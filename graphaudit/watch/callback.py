@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from mindspore import nn
 from mindspore.train import Callback
 
 from graphaudit.findings import Finding
@@ -49,11 +48,18 @@ _GRAPH_MODE = (
 
 
 def loss_of(outputs: Any) -> tuple[float, bool | None]:
-    """The loss of a step's outputs, and whether it overflowed (a loss-scaled step's ``(loss, overflow, scale)``)."""
+    """The loss of a step's outputs, and whether it overflowed (a loss-scaled step's ``(loss, overflow, scale)``).
+
+    Example:
+        >>> from mindspore import Tensor
+        >>> loss_of((Tensor(0.5), Tensor(True), Tensor(1024.0))), loss_of((Tensor(0.5), Tensor([1.0, 2.0])))
+        ((0.5, True), (0.5, None))
+    """
     if isinstance(outputs, (tuple, list)):
-        loss = outputs[0]
-        overflow = bool(np.asarray(outputs[1].asnumpy()).any()) if len(outputs) >= 2 else None
-        return float(np.asarray(loss.asnumpy()).mean()), overflow
+        flag = outputs[1] if len(outputs) >= 2 else None
+        values = np.asarray(flag.asnumpy()) if hasattr(flag, "asnumpy") else None
+        overflow = bool(values.any()) if values is not None and values.dtype == np.bool_ else None
+        return float(np.asarray(outputs[0].asnumpy()).mean()), overflow
     return float(np.asarray(outputs.asnumpy()).mean()), None
 
 

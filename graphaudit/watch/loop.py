@@ -49,7 +49,9 @@ class Watcher:
         from mindspore import nn
 
         if not isinstance(net, nn.Cell):
-            raise ArgumentTypeError(f"watch() expects the network (a mindspore.nn.Cell), got {type(net).__name__}")
+            raise ArgumentTypeError(
+                f"watch() expects the network (a mindspore.nn.Cell), got {type(net).__name__}"
+            )
         if not isinstance(optimizer, nn.Optimizer):
             raise ArgumentTypeError(
                 f"watch() expects the optimizer (a mindspore.nn.Optimizer) the loop updates, got "
@@ -60,7 +62,9 @@ class Watcher:
         self.session = session
         self._params = list(optimizer.parameters)
         self._recorder = session.start(net, optimizer, self._params, batch_size)
-        self._recorder.record.gradients_reason = "the loop passed no grads= to w.step(): pass them to watch them"
+        self._recorder.record.gradients_reason = (
+            "the loop passed no grads= to w.step(): pass them to watch them"
+        )
         self._drift = RankDrift.when_distributed(net, self._recorder.record, session.every)
         self._step = 0
         self._epoch = 1
@@ -94,16 +98,20 @@ class Watcher:
             self._epoch = int(epoch)
         self._step += 1
         value = float(np.asarray(loss.asnumpy() if hasattr(loss, "asnumpy") else loss).mean())
-        flag = None if overflow is None else bool(np.asarray(getattr(overflow, "asnumpy", lambda: overflow)()).any())
+        flag = (
+            None
+            if overflow is None
+            else bool(np.asarray(getattr(overflow, "asnumpy", lambda: overflow)()).any())
+        )
         recorder = self._recorder
         known = recorder.record.non_finite
         recorder.after(self._step, self._epoch, value, grads, flag)
         if self._drift is not None:
             self._drift.maybe_compare(self._step)
         recorder.before(self._step + 1)
-        if known is None and recorder.record.non_finite is not None:
-            self.session.judge()
-        elif self._step % (self.session.every * 10) == 0:
+        if (known is None and recorder.record.non_finite is not None) or self._step % (
+            self.session.every * 10
+        ) == 0:
             self.session.judge()
 
     def validate(self, loss: Any, *, epoch: int | None = None) -> None:
@@ -134,7 +142,9 @@ def watch(
 
     *batch_size* is the loop's batch size (the noise-scale watchpoint GA955 needs it).
     """
-    session = Session(every=every, checks=checks, fail_on=fail_on, out=out, on_finding=on_finding, layers=layers)
+    session = Session(
+        every=every, checks=checks, fail_on=fail_on, out=out, on_finding=on_finding, layers=layers
+    )
     watcher = Watcher(session, net, optimizer, batch_size)
     failed = True
     try:

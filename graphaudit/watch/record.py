@@ -55,7 +55,9 @@ class Recorder:
         self.every = every
         rng = np.random.default_rng(0)  # a private generator: the user's random state is not touched
         self._positions = [
-            np.sort(rng.choice(p.size, size=min(POSITIONS, p.size), replace=False)) if p.size else np.zeros(0, int)
+            np.sort(rng.choice(p.size, size=min(POSITIONS, p.size), replace=False))
+            if p.size
+            else np.zeros(0, int)
             for p in self.params
         ]
         self._before: list[np.ndarray] | None = None

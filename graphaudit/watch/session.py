@@ -151,7 +151,7 @@ class Session:
             self.write_dashboard()
 
     def write_dashboard(self) -> None:
-        if self.out is None or self.report is None:
+        if self.out is None or self.recorder is None:
             return
         from graphaudit.watch.dashboard import write_dashboard
 

@@ -15,7 +15,9 @@ class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.fc = nn.Dense(16, 32)
-        self.body = nn.SequentialCell([layer for _ in range(DEPTH) for layer in (nn.Dense(32, 32), ACTIVATION())])
+        self.body = nn.SequentialCell(
+            [layer for _ in range(DEPTH) for layer in (nn.Dense(32, 32), ACTIVATION())]
+        )
         self.act = ACTIVATION()
         self.head = nn.Dense(32, 4)
 

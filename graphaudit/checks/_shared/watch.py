@@ -101,7 +101,9 @@ def loss_curve(losses: Sequence[float]) -> LossCurve | None:
     )
 
 
-def noise_scale(windows: Sequence[tuple[int, float, float]], batch_size: int) -> tuple[float, float, float] | None:
+def noise_scale(
+    windows: Sequence[tuple[int, float, float]], batch_size: int
+) -> tuple[float, float, float] | None:
     """``(B_simple, tr(Σ) estimate, |G|² estimate)`` from gradient windows, or ``None`` when |G|² is not positive.
 
     Each window of k consecutive gradient samples at batch B gives |G_small|² (the mean of
