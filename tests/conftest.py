@@ -8,6 +8,10 @@ os.environ.setdefault("GLOG_v", "3")  # MindSpore's C++ warnings would drown pyt
 
 sys.path.insert(0, str(Path(__file__).parent))  # so tests can import the shared nets module
 
+# Scripts the tests run in processes of their own: not test modules, and not importable
+# without their command-line arguments (--doctest-modules would import them).
+collect_ignore = ["probe_fault_twin.py"]
+
 try:  # Hypothesis keeps its example database in ./.hypothesis, the checkout, from collection on
     from hypothesis import settings
 
