@@ -58,7 +58,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             group.graph_nodes,
             subjects=group.names,
         )
-    for group in one_group(ctx, left_out):  # one cause: the optimizer was built from too few
+    groups = group_parameters(ctx, left_out, universe)
+    if len(groups) > 1:  # one cause (the optimizer was built from too few), whatever cells it spans
+        groups = one_group(ctx, left_out)
+    for group in groups:
         they = group.pronouns()
         yield ctx.finding(
             "error",
