@@ -266,6 +266,9 @@ def test_a_pass_failing_asynchronously_restores_what_ran_and_leaves_the_rest():
     assert bits_of(net) == before
 
 
+@pytest.mark.skipif(
+    not hasattr(ms.ops.functional, "_tensor_move"), reason="this MindSpore has no queued copy kernel"
+)
 @pytest.mark.parametrize("dtype", [ms.float32, ms.float16, ms.bfloat16, ms.int64, ms.bool_])
 def test_saving_a_parameter_does_not_wait_for_queued_kernels(dtype, monkeypatch):
     """A save before a write in the middle of a pass queues a copy; reading values would

@@ -19,7 +19,11 @@ from typing import Any
 import mindspore as ms
 import numpy as np
 from mindspore import Parameter, Tensor, nn, ops
-from mindspore.ops.functional import _tensor_move
+
+try:
+    from mindspore.ops.functional import _tensor_move
+except ImportError:  # MindSpore 2.7 has no queued copy kernel: values are read at once there
+    _tensor_move = None
 from mindspore.ops.primitive import Primitive
 
 from graphaudit.capture.values import tensor_values
@@ -68,7 +72,7 @@ def device_copy(tensor: Tensor) -> Tensor | np.ndarray:
     """
     if tensor.dtype == ms.bfloat16:
         return tensor.astype(ms.float32)
-    if tensor.dtype in _COPY_KERNEL_DTYPES:
+    if _tensor_move is not None and tensor.dtype in _COPY_KERNEL_DTYPES:
         return _tensor_move(tensor)
     return tensor_bytes(tensor)
 
