@@ -31,8 +31,8 @@ class SampleNet(nn.Cell):
 
     ``[block] * 3`` repeats one block object, and the Sigmoid at the end is followed by
     ``BCEWithLogitsLoss``, which applies a sigmoid of its own. The stem's convolution feeds the
-    first block's with nothing non-linear between them: two convolutions that compute one
-    linear map (GA308, a warning).
+    first block's with nothing non-linear between them; GA308 no longer reports it, because the
+    stem's output is also read by the block's residual sum (a shared feature, as in an FPN).
     """
 
     def __init__(self, num_classes: int = 10) -> None:
