@@ -10,7 +10,7 @@ ways the probe runs:
 
 Timed interleaved, after one warm-up run of each: ``forward``, one PyNative forward pass in
 inference mode, its output read with ``.asnumpy()``; ``dependency probe``,
-:func:`graphaudit.capture.dependency.probe_dependencies` on the same batch, hooks on every
+:func:`graphaudit.capture.dependency.probe.probe_dependencies` on the same batch, hooks on every
 cell, everything restored. On a sound model it runs two passes (the baseline and one combined
 variant); the target is <= 2 forward passes.
 """
@@ -53,8 +53,8 @@ def _cnn(model: str, size: int) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
 
 def time_dependency(kind: str, size: int, repeats: int, model: str = "resnet18") -> dict[str, Any]:
     """Warm up, then time a forward pass and the dependency probe of *kind* (``cnn``/``decoder``), interleaved."""
-    from graphaudit.capture.dependency import probe_dependencies
-    from graphaudit.capture.trace import flatten_tensors
+    from graphaudit.capture.dependency.probe import probe_dependencies
+    from graphaudit.capture.network.recorder import flatten_tensors
 
     net, inputs, options = _decoder() if kind == "decoder" else _cnn(model, size)
     net.set_train(False)

@@ -17,7 +17,7 @@ Phases, timed interleaved in one process after one warm-up run of each:
   audit pays for the pass (structure walk, wrappers installed and removed, state saved and
   restored, one synchronisation).
 - ``bare``: the same forward pass with *bare* wrappers installed on exactly the entry points
-  graphaudit wraps (``graphaudit.capture.patching.patched`` with wrappers that only call the
+  graphaudit wraps (``graphaudit.capture.network.patching.patched`` with wrappers that only call the
   original: every ``Cell.__call__``, functional op, Tensor method and ``Primitive.__call__``).
   Only the pass is timed; installing and removing the wrappers is not (``install_s`` gives it).
 - ``bare xK``: the same with ``K`` (default 101) bare wrappers nested around every entry point.
@@ -143,7 +143,7 @@ def _chain(original: Callable[..., Any], layers: int, counter: list[int] | None 
 
 def bare_wrappers(cells: list[Any], layers: int, counter: list[int] | None = None) -> Any:
     """``patched(...)`` installing *layers* bare wrappers on every entry point graphaudit wraps."""
-    from graphaudit.capture.patching import patched
+    from graphaudit.capture.network.patching import patched
 
     return patched(
         iter(cells),

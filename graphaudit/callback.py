@@ -63,7 +63,7 @@ class AuditCallback(Callback):
     def on_train_step_begin(self, run_context: Any) -> None:
         if self.report is not None:
             return
-        from graphaudit.capture.isolation import training_flags
+        from graphaudit.capture.network.isolation import training_flags
         from graphaudit.runner import audit
 
         params = run_context.original_args()

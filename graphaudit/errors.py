@@ -33,6 +33,7 @@ __all__ = [
     "ProbeStepError",
     "RenderError",
     "RenderTimeoutError",
+    "SamplingError",
     "SpecError",
     "excerpt",
 ]
@@ -73,6 +74,13 @@ class AuditFailed(GraphAuditError):
     def __init__(self, report: object) -> None:
         self.report = report
         super().__init__(f"graphaudit stopped the training before its first step:\n{report}")
+
+
+class SamplingError(GraphAuditError):
+    """A data pipeline could not be sampled; the message says why, in one sentence.
+
+    The dataset checks that need the sample are then not run, with this message as the reason.
+    """
 
 
 class NotACellError(ArgumentTypeError):

@@ -1,7 +1,7 @@
 """The probe step: run ONE real training step and confirm from the numbers what trains.
 
 The static checks read the optimizer's parameter list and the ``requires_grad`` flags; the
-probe *runs* the step those describe (:func:`graphaudit.capture.step.measure_step`) and the
+probe *runs* the step those describe (:func:`graphaudit.capture.training.probe_steps.measure_step`) and the
 GA9xx checks judge its numbers:
 
 - ``GA901 probe-trainable-did-not-change`` (error; warning when a non-zero gradient only
@@ -35,9 +35,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphaudit.capture.inputs import normalize_inputs
-from graphaudit.capture.optimizer import optimizer_state_parameters
-from graphaudit.capture.step import ParameterProbe, check_step_arguments, measure_step
+from graphaudit.capture.network.inputs import normalize_inputs
+from graphaudit.capture.training.optimizer import optimizer_state_parameters
+from graphaudit.capture.training.probe_steps import ParameterProbe, check_step_arguments, measure_step
 from graphaudit.checks import all_checks
 from graphaudit.errors import ProbeInputError, ProbeStepError
 from graphaudit.findings import Finding, printable, severity_rank

@@ -7,7 +7,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
 venv="${GRAPHAUDIT_VENV:-$root/.venv}"
 cd "$root"
-"$venv/bin/ruff" check graphaudit tests samples benchmarks
+"$venv/bin/ruff" check graphaudit tests samples benchmarks scripts
 GLOG_v="${GLOG_v:-3}" "$venv/bin/python" -m pytest "$@"
 if [ $# -eq 0 ] && [ "${GRAPHAUDIT_OLDEST:-1}" != 0 ]; then
   bash "$root/scripts/test-oldest.sh"

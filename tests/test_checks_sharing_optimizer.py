@@ -8,7 +8,7 @@ from nets import Containers, Residual, Tied, tensor
 
 import graphaudit
 from graphaudit import Spec
-from graphaudit.capture.optimizer import OptimizerEntry
+from graphaudit.capture.training.optimizer import OptimizerEntry
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.optimizer import OptimizerView
 

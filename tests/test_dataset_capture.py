@@ -19,8 +19,8 @@ import pytest
 from test_dataset_fixtures import csv_file, image_folder, mindrecord
 
 import graphaudit
-from graphaudit.capture.dataset import CACHES, capture_pipeline, pipeline_graph, walk
-from graphaudit.capture.dataset_sample import sample_pipeline
+from graphaudit.capture.data.pipeline import CACHES, capture_pipeline, pipeline_graph, walk
+from graphaudit.capture.data.sampling import sample_pipeline
 from graphaudit.errors import ArgumentTypeError, InputError
 from graphaudit.graph import pipeline as gp
 

@@ -12,9 +12,9 @@ from mindspore import nn
 from test_dataset_fixtures import image_folder
 
 import graphaudit
-from graphaudit.capture import dataset_sample
-from graphaudit.capture.dataset import capture_pipeline
-from graphaudit.capture.dataset_sample import SamplingError, sample_pipeline
+from graphaudit.capture.data import sampling as dataset_sample
+from graphaudit.capture.data.pipeline import capture_pipeline
+from graphaudit.capture.data.sampling import SamplingError, sample_pipeline
 
 
 def numbered(rows: int = 100, shuffle: bool = False) -> ds.Dataset:

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import graphaudit
-from graphaudit.capture.dataset import UNREADABLE, capture_pipeline
+from graphaudit.capture.data.pipeline import UNREADABLE, capture_pipeline
 from graphaudit.graph import pipeline as gp
 
 

@@ -18,7 +18,7 @@ import pytest
 from mindspore import Tensor, nn
 
 import graphaudit
-from graphaudit.capture.dependency import probe_dependencies
+from graphaudit.capture.dependency.probe import probe_dependencies
 from graphaudit.errors import ArgumentError
 from graphaudit.evidence import EvidenceSet
 from graphaudit.evidence.dependency import DependencyProbe

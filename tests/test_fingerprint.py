@@ -17,9 +17,9 @@ import pytest
 from mindspore import Parameter, Tensor, nn
 
 import graphaudit
-from graphaudit.capture import fingerprint as capture_fp
 from graphaudit.checks.context import AuditContext
 from graphaudit.cli import main as cli_main
+from graphaudit.distributed import hashing as capture_fp
 from graphaudit.evidence.ranks import RankFingerprints
 from graphaudit.fingerprint import Fingerprint, FingerprintError, compare, fingerprint
 

@@ -15,7 +15,7 @@ import pytest
 from mindspore import Tensor, nn, ops
 
 import graphaudit
-from graphaudit.capture.graph_mode import redirected_dumps, run_in_graph_mode
+from graphaudit.capture.compilation.graph_mode import redirected_dumps, run_in_graph_mode
 
 
 class OneBranch(nn.Cell):

@@ -12,7 +12,7 @@ from mindspore.common.tensor import Tensor as TensorClass
 from nets import AssignsParameter, Raises, Residual, TrainModeNet, tensor
 
 import graphaudit
-from graphaudit.capture.patching import function_sites
+from graphaudit.capture.network.patching import function_sites
 
 
 def state_of(net: nn.Cell) -> dict:
@@ -273,7 +273,7 @@ def test_a_pass_failing_asynchronously_restores_what_ran_and_leaves_the_rest():
 def test_saving_a_parameter_does_not_wait_for_queued_kernels(dtype, monkeypatch):
     """A save before a write in the middle of a pass queues a copy; reading values would
     synchronise the PyNative executor and stop the pass's kernels overlapping Python."""
-    from graphaudit.capture.isolation import Snapshot, copy_counter, restore_values
+    from graphaudit.capture.network.isolation import Snapshot, copy_counter, restore_values
 
     param = Parameter(Tensor(np.array([1, 0, 1, 1])).astype(dtype), name="p")
     original = param.astype(ms.float32).asnumpy().copy()

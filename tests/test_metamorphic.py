@@ -35,7 +35,7 @@ import pytest
 from mindspore import jit, nn
 
 import graphaudit
-from graphaudit.capture.unwrap import unwrap
+from graphaudit.capture.training.unwrap import unwrap
 from graphaudit.checks import all_checks
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

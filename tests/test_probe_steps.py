@@ -18,8 +18,8 @@ import pytest
 from mindspore import Tensor, nn, ops
 
 import graphaudit
-from graphaudit.capture.optimizer import optimizer_state_parameters
-from graphaudit.capture.step import measure_steps
+from graphaudit.capture.training.optimizer import optimizer_state_parameters
+from graphaudit.capture.training.probe_steps import measure_steps
 from graphaudit.checks._shared.curves import loss_trend
 
 X = Tensor(np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32))

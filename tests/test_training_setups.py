@@ -15,7 +15,7 @@ import pytest
 from mindspore import Tensor, amp, nn, ops
 
 import graphaudit
-from graphaudit.capture.optimizer import optimizer_state_parameters
+from graphaudit.capture.training.optimizer import optimizer_state_parameters
 
 X = Tensor(np.random.default_rng(0).random((4, 4), dtype=np.float32))
 Y = Tensor(np.array([0, 1, 2, 0], np.int32))
@@ -225,7 +225,7 @@ def test_the_audit_callback_stops_training_before_its_first_step():
 
 
 def test_training_flags_puts_every_flag_back():
-    from graphaudit.capture.isolation import training_flags
+    from graphaudit.capture.network.isolation import training_flags
     from graphaudit.checks._shared.cells import training_flag_set
 
     net = classifier()
@@ -315,7 +315,7 @@ def test_a_declared_tie_that_is_a_copy_is_named_by_attribute_path():
 
 def test_a_loss_taking_more_than_output_and_label_is_called_as_the_train_step_calls_it():
     """``loss_fn(network(x), targets, imgs)`` (mindyolo's step): the whole output, the label tuple spread."""
-    from graphaudit.capture.loss import loss_calls
+    from graphaudit.capture.training.loss import loss_calls
 
     det, loss = Detector(), DetectionLoss()
     output = det(X)

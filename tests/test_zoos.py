@@ -82,7 +82,7 @@ def _replaceable() -> dict[str, Any]:
 
 
 def test_the_shims_put_back_everything_they_replace():
-    from graphaudit.capture.patching import function_sites
+    from graphaudit.capture.network.patching import function_sites
 
     before = _replaceable()
     for shim in (shims.for_mindone, shims.for_mindyolo, shims.for_mindaudio):

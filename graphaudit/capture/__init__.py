@@ -1,17 +1,18 @@
 """Capture: everything that runs MindSpore, and the one way into it for a network.
 
 The first stage of graphaudit's pipeline (capture → evidence → checks → report/draw).
-:func:`capture` (:mod:`~graphaudit.capture.session`) walks a network's cells and parameters
+:func:`capture` (:mod:`~graphaudit.capture.network.session`) walks a network's cells and parameters
 and, with ``inputs``, traces one PyNative forward pass — and the loss on its output — leaving
 the network exactly as it was; :func:`to_networkx` is its public face. See
 :mod:`graphaudit.graph` for the vocabulary of the graph and ``docs/capture.md`` for how the
 forward pass is traced and why.
 
-The other modules run the rest of what an audit needs from MindSpore: one training step
-(:mod:`~graphaudit.capture.step`), weight fingerprints across ranks
-(:mod:`~graphaudit.capture.fingerprint`), what an optimizer holds
-(:mod:`~graphaudit.capture.optimizer`), and finding the network inside a training wrapper
-(:mod:`~graphaudit.capture.unwrap`).
+The subpackages run the rest of what an audit needs from MindSpore: training steps
+and what a training setup holds (:mod:`~graphaudit.capture.training`), data pipelines
+(:mod:`~graphaudit.capture.data`), what is compiled (:mod:`~graphaudit.capture.compilation`),
+the dependency probe (:mod:`~graphaudit.capture.dependency`) and what a checkpoint would load
+(:mod:`~graphaudit.capture.checkpoint`). The weights across ranks are
+:mod:`graphaudit.distributed`'s.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from typing import Any
 import networkx as nx
 from mindspore import nn
 
-from graphaudit.capture.inputs import check_cell
-from graphaudit.capture.session import Captured, capture
-from graphaudit.capture.shutdown import guard_cell_teardown
+from graphaudit.capture.network.inputs import check_cell
+from graphaudit.capture.network.session import Captured, capture
+from graphaudit.capture.network.shutdown import guard_cell_teardown
 
 __all__ = ["Captured", "capture", "check_cell", "to_networkx"]
 
@@ -63,10 +64,10 @@ def to_networkx(net: nn.Cell, inputs: Any = None) -> nx.MultiDiGraph:
         >>> sorted(g.successors("call:0#1"))
         ['call:1#1', 'cell:0']
     """
-    from graphaudit.capture.dataset import is_dataset
+    from graphaudit.capture.data.pipeline import is_dataset
 
     if is_dataset(net):
-        from graphaudit.capture.dataset import pipeline_graph
+        from graphaudit.capture.data.pipeline import pipeline_graph
         from graphaudit.errors import InputError
 
         if inputs is not None:

@@ -36,7 +36,7 @@ from graphaudit.spec import Spec
 if TYPE_CHECKING:
     import networkx as nx
 
-    from graphaudit.capture.structure import Structure
+    from graphaudit.capture.network.structure import Structure
     from graphaudit.checks import Check
 
 __all__ = ["AuditContext"]
@@ -67,7 +67,7 @@ class AuditContext:
         **options: Any,
     ) -> AuditContext:
         """A context for *net* as given, without the checks of ``audit()``'s front door (for tests and tools)."""
-        from graphaudit.capture.inputs import normalize_inputs
+        from graphaudit.capture.network.inputs import normalize_inputs
 
         args = None if inputs is None else normalize_inputs(net, inputs)
         request = AuditRequest(net, net, optimizer, loss_fn, args, label, spec, mode, options=dict(options))

@@ -13,7 +13,7 @@ from graphaudit.evidence.probe import ProbeStep
 from graphaudit.findings import Finding
 
 if TYPE_CHECKING:
-    from graphaudit.capture.step import StepRecord
+    from graphaudit.capture.training.probe_steps import StepRecord
 
 #: The first layer's relative gradient below this fraction of the last layer's: the gradient has vanished.
 RATIO = 0.01

@@ -15,7 +15,7 @@ from graphaudit.findings import Finding
 @functools.cache
 def reads_training(cls: type) -> bool:
     """Whether a class's own ``construct`` looks at ``self.training`` (a custom mode-dependent cell)."""
-    from graphaudit.capture.jit import python_function
+    from graphaudit.capture.compilation.jit import python_function
 
     construct = python_function(vars(cls).get("construct"))
     code = getattr(construct, "__code__", None)

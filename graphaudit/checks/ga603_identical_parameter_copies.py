@@ -75,7 +75,7 @@ def _is_scaled_identity(param: Any) -> bool:
     """Whether a 2-D weight is c * I: an initialisation every layer legitimately shares."""
     if len(param.shape) != 2 or param.shape[0] != param.shape[1]:
         return False
-    from graphaudit.capture.values import tensor_values
+    from graphaudit.capture.network.values import tensor_values
 
     values = tensor_values(param)
     diagonal = np.diag(values)

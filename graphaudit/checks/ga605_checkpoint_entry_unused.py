@@ -29,7 +29,7 @@ STATE_PREFIXES = (
 
 
 def _optimizer_state(ctx: AuditContext) -> set[str]:
-    from graphaudit.capture.optimizer import optimizer_state_parameters
+    from graphaudit.capture.training.optimizer import optimizer_state_parameters
 
     optimizer = ctx.request.optimizer
     return {p.name for p in optimizer_state_parameters(optimizer)} if optimizer is not None else set()

@@ -56,7 +56,7 @@ def fresh_cell_attributes() -> frozenset[str]:
 
 
 def _code_objects(cls: type) -> Iterator[types.CodeType]:
-    from graphaudit.capture.jit import python_function
+    from graphaudit.capture.compilation.jit import python_function
 
     for value in vars(cls).values():
         if isinstance(value, (staticmethod, classmethod)):

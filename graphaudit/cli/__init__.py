@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _quiet_cell_teardown() -> None:
-    """Keep MindSpore's ``Cell.__del__`` quiet at interpreter exit (see :mod:`graphaudit.capture.shutdown`).
+    """Keep MindSpore's ``Cell.__del__`` quiet at interpreter exit (see :mod:`graphaudit.capture.network.shutdown`).
 
     Cells still alive when the interpreter clears module globals (a network kept by a module,
     by MindSpore's own caches) would each print "Exception ignored in: Cell.__del__ ...
@@ -127,7 +127,7 @@ def _quiet_cell_teardown() -> None:
     is imported, so the light commands stay light.
     """
     if "mindspore" in sys.modules:
-        from graphaudit.capture.shutdown import guard_cell_teardown
+        from graphaudit.capture.network.shutdown import guard_cell_teardown
 
         guard_cell_teardown()
 

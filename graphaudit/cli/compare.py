@@ -35,7 +35,7 @@ def add_parser(commands: Any, formatter: Any, epilog: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from graphaudit.fingerprint import Fingerprint
+    from graphaudit.distributed.fingerprint import Fingerprint
     from graphaudit.report.compare import Comparison
 
     if len(args.files) < 2:

@@ -379,7 +379,7 @@ def _build_target(reference: str) -> Target:
 
 def unwrapped(target: Target) -> Any:
     """The backbone, optimizer and loss inside the target's wrapper (a ``TrainingSetup``)."""
-    from graphaudit.capture.unwrap import unwrap
+    from graphaudit.capture.training.unwrap import unwrap
 
     return unwrap(target.net, target.optimizer, target.loss_fn)
 

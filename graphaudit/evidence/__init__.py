@@ -138,7 +138,7 @@ class AuditRequest:
     ``probe`` the number of real training steps asked for (0: none); ``options`` the other
     keywords, each declared by an evidence kind (:class:`Option`); ``loss_inside``: the loss
     is a cell that ``net`` calls itself (a network-with-loss), traced there; ``unwrapped``:
-    the training wrappers taken off to find ``net`` (:mod:`graphaudit.capture.unwrap`).
+    the training wrappers taken off to find ``net`` (:mod:`graphaudit.capture.training.unwrap`).
     """
 
     net: Any

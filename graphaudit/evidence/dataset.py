@@ -10,8 +10,8 @@
 :class:`EvalSample`      one batch of the evaluation pipeline
 =======================  =================================================================
 
-The pipelines are read without iterating them (:mod:`graphaudit.capture.dataset`); the
-samples come from a fresh iterator on a copy (:mod:`graphaudit.capture.dataset_sample`),
+The pipelines are read without iterating them (:mod:`graphaudit.capture.data.pipeline`); the
+samples come from a fresh iterator on a copy (:mod:`graphaudit.capture.data.sampling`),
 so the user's iterators and epochs are untouched. ``dataset_batches=0`` turns sampling off:
 the checks that measure values are then listed as not run.
 
@@ -36,8 +36,8 @@ from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Op
 if TYPE_CHECKING:
     import networkx as nx
 
-    from graphaudit.capture.dataset import Pipeline
-    from graphaudit.capture.dataset_sample import Sample
+    from graphaudit.capture.data.pipeline import Pipeline
+    from graphaudit.capture.data.sampling import Sample
 
 __all__ = [
     "DEFAULT_BATCHES",
@@ -76,7 +76,7 @@ def count_option(request: AuditRequest, name: str, default: int, minimum: int) -
 
 def _pipeline(name: str, value: Any) -> Any:
     """*value* when it is a ``mindspore.dataset`` pipeline (the check of ``dataset=``, ``eval_dataset=``)."""
-    from graphaudit.capture.dataset import check_dataset
+    from graphaudit.capture.data.pipeline import check_dataset
 
     return check_dataset(value, name)
 
@@ -99,7 +99,7 @@ class _Data:
 
     @classmethod
     def _capture(cls, request: AuditRequest, option: str, name: str) -> Any:
-        from graphaudit.capture.dataset import capture_pipeline, check_dataset
+        from graphaudit.capture.data.pipeline import capture_pipeline, check_dataset
         from graphaudit.graph.pipeline import columns_of
 
         given = request.option(option)
@@ -183,7 +183,7 @@ def _seconds(name: str, value: Any) -> float:
 
 
 def _sample(request: AuditRequest, data: _Data, batches: int, label: str) -> Sample | Missing:
-    from graphaudit.capture.dataset_sample import SamplingError, sample_pipeline
+    from graphaudit.capture.data.sampling import SamplingError, sample_pipeline
 
     seconds = _seconds("dataset_seconds", request.option("dataset_seconds", DEFAULT_SECONDS))
     max_rows = count_option(request, "dataset_max_rows", DEFAULT_MAX_ROWS, 1)

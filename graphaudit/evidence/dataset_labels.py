@@ -88,7 +88,7 @@ class LabelCounts(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> LabelCounts | Missing:
-        from graphaudit.capture.dataset_labels import label_counts, whole_label_column
+        from graphaudit.capture.data.labels import label_counts, whole_label_column
 
         data = have.need(TrainingData)
         column = data.label_column

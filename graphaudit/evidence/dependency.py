@@ -1,6 +1,6 @@
 """What the outputs depend on: the dependency probe (inference passes on changed copies of the batch).
 
-Made by :func:`graphaudit.capture.dependency.probe_dependencies` whenever ``inputs=`` holds
+Made by :func:`graphaudit.capture.dependency.probe.probe_dependencies` whenever ``inputs=`` holds
 a batch of 2 or more samples: the batch probe (does sample *i*'s output move when sample
 *j* changes?) always; the sequence probes (does the past see the future? does the first
 layer that mixes positions see their order?) when the model is causal: declared
@@ -33,7 +33,7 @@ from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.trace import TracedPass
 
 if TYPE_CHECKING:
-    from graphaudit.capture.dependency import Dependence, DependencyResult
+    from graphaudit.capture.dependency.probe import Dependence, DependencyResult
 
 __all__ = ["DependencyProbe", "PaddingDependencies", "SequenceDependencies", "recognised_causal"]
 
@@ -140,7 +140,7 @@ class DependencyProbe(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> DependencyProbe | Missing:
-        from graphaudit.capture.dependency import probe_dependencies
+        from graphaudit.capture.dependency.probe import probe_dependencies
 
         structure = have.need(NetworkGraph).structure
         graph = have.need(NetworkGraph).graph

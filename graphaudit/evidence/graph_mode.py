@@ -1,6 +1,6 @@
 """The network compiled in GRAPH_MODE and compared with PyNative (``audit(..., graph_mode=True)``).
 
-Made by :func:`graphaudit.capture.graph_mode.run_in_graph_mode` on the traced batch: a
+Made by :func:`graphaudit.capture.compilation.graph_mode.run_in_graph_mode` on the traced batch: a
 compile failure (of the forward pass, or of the training step when an optimizer and a loss
 are given) with the cell whose ``construct`` holds the failing line, or the largest
 difference between the two modes' outputs. The global context, the parameters and the
@@ -26,7 +26,7 @@ from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.trace import TracedPass
 
 if TYPE_CHECKING:
-    from graphaudit.capture.graph_mode import GraphModeResult
+    from graphaudit.capture.compilation.graph_mode import GraphModeResult
 
 __all__ = ["GraphModeRun"]
 
@@ -70,8 +70,8 @@ class GraphModeRun(Evidence):
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> GraphModeRun | Missing:
         if not request.option("graph_mode"):
             return Missing()
-        from graphaudit.capture.graph_mode import run_in_graph_mode
-        from graphaudit.capture.lossscale import find_train_cell
+        from graphaudit.capture.compilation.graph_mode import run_in_graph_mode
+        from graphaudit.capture.training.loss_scale import find_train_cell
 
         graph = have.need(NetworkGraph).graph
         result = run_in_graph_mode(
@@ -87,7 +87,7 @@ class GraphModeRun(Evidence):
         failure = result.failure
         if failure is None:
             return cls(result)
-        from graphaudit.capture.graph_source import locate
+        from graphaudit.capture.compilation.failure_source import locate
 
         cells = have.need(NetworkGraph).structure.cells
         return cls(

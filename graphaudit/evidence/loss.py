@@ -86,7 +86,7 @@ class LossTrace(Evidence):
 
     @classmethod
     def _inside(cls, request: AuditRequest, have: EvidenceSet) -> LossTrace | Missing:
-        from graphaudit.capture.loss import loss_inside
+        from graphaudit.capture.training.loss import loss_inside
 
         network = have.need(NetworkGraph)
         node = network.structure.cell_nodes.get(id(request.loss_fn))

@@ -61,7 +61,7 @@ class LossOnLabel(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> LossOnLabel | Missing:
-        from graphaudit.capture.trace import flatten_tensors
+        from graphaudit.capture.network.recorder import flatten_tensors
 
         if request.loss_fn is None or request.label is None or request.loss_inside:
             return Missing()  # a loss the network calls itself runs on the label in the forward pass

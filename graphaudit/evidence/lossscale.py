@@ -3,7 +3,7 @@
 Read from the train-step cell the setup was given as (``nn.TrainOneStepCell`` and its
 ``sens``, ``nn.TrainOneStepWithLossScaleCell`` and its ``scale_sense``, or the train network
 a ``mindspore.train.Model`` built from its ``loss_scale_manager``) and the optimizer's
-``loss_scale``: see :mod:`graphaudit.capture.lossscale`. Nothing runs.
+``loss_scale``: see :mod:`graphaudit.capture.training.loss_scale`. Nothing runs.
 
 Example:
     >>> from mindspore import nn
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Requirement
 
 if TYPE_CHECKING:
-    from graphaudit.capture.lossscale import GradientScaling
+    from graphaudit.capture.training.loss_scale import GradientScaling
 
 __all__ = ["LossScaleSetup"]
 
@@ -43,7 +43,7 @@ class LossScaleSetup(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> LossScaleSetup | Missing:
-        from graphaudit.capture.lossscale import gradient_scaling
+        from graphaudit.capture.training.loss_scale import gradient_scaling
 
         scaling = gradient_scaling(request.given, request.optimizer)
         return Missing() if scaling is None else cls(scaling)

@@ -23,8 +23,8 @@ from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Requirement
 if TYPE_CHECKING:
     import networkx as nx
 
-    from graphaudit.capture.loss import TracedLoss
-    from graphaudit.capture.structure import Structure
+    from graphaudit.capture.network.structure import Structure
+    from graphaudit.capture.training.loss import TracedLoss
 
 __all__ = ["NetworkGraph"]
 

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Requirement
 
 if TYPE_CHECKING:
-    from graphaudit.capture.optimizer import OptimizerEntry
+    from graphaudit.capture.training.optimizer import OptimizerEntry
 
 __all__ = ["OptimizerView"]
 
 
 @dataclass(frozen=True)
 class OptimizerView(Evidence):
-    """The optimizer object and one :class:`~graphaudit.capture.optimizer.OptimizerEntry` per parameter it updates."""
+    """The optimizer object and one :class:`~graphaudit.capture.training.optimizer.OptimizerEntry` per parameter it updates."""
 
     title = "the optimizer"
     requirement = Requirement(
@@ -56,6 +56,6 @@ class OptimizerView(Evidence):
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> OptimizerView | Missing:
         if request.optimizer is None:
             return Missing()
-        from graphaudit.capture.optimizer import optimizer_entries
+        from graphaudit.capture.training.optimizer import optimizer_entries
 
         return cls(request.optimizer, tuple(optimizer_entries(request.optimizer)))

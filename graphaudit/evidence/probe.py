@@ -1,9 +1,9 @@
 """Real training steps, measured (``audit(..., probe=True, inputs=(x,), label=y)``, or ``probe=N``).
 
-The numbers of :func:`graphaudit.capture.step.measure_steps` for every parameter of the
+The numbers of :func:`graphaudit.capture.training.probe_steps.measure_steps` for every parameter of the
 network and of the optimizer: whether the (first updating) step changed it, by how much in
 the forward pass and in the optimizer step, and its gradient's norm, maximum and NaN/Inf
-counts; with ``probe=N``, one :class:`~graphaudit.capture.step.StepRecord` per step (the
+counts; with ``probe=N``, one :class:`~graphaudit.capture.training.probe_steps.StepRecord` per step (the
 loss curve, ‖Δw‖/‖w‖, gradient norms, the loss scale). The GA9xx checks judge them;
 everything the steps changed has been put back by the time they run.
 
@@ -31,15 +31,15 @@ from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.trace import TracedPass
 
 if TYPE_CHECKING:
-    from graphaudit.capture.lossscale import GradientScaling
-    from graphaudit.capture.step import ParameterProbe, StepRecord
+    from graphaudit.capture.training.loss_scale import GradientScaling
+    from graphaudit.capture.training.probe_steps import ParameterProbe, StepRecord
 
 __all__ = ["ProbeStep"]
 
 
 @dataclass(frozen=True)
 class ProbeStep(Evidence):
-    """The loss of the first step, one :class:`~graphaudit.capture.step.ParameterProbe` per parameter.
+    """The loss of the first step, one :class:`~graphaudit.capture.training.probe_steps.ParameterProbe` per parameter.
 
     ``declared_frozen`` holds the names of the parameters the design declares frozen;
     ``steps`` one record per step run (more than asked when a loss scale skipped some),
@@ -71,7 +71,7 @@ class ProbeStep(Evidence):
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> ProbeStep | Missing:
         if not request.probe:
             return Missing()
-        from graphaudit.capture.step import measure_steps
+        from graphaudit.capture.training.probe_steps import measure_steps
 
         network = have.need(NetworkGraph)
         unfit = _label_unfit(request, network.output)
@@ -114,7 +114,7 @@ class ProbeStep(Evidence):
 
 def _label_unfit(request: AuditRequest, output: Any) -> str | None:
     """Why the step must not run on this label (GA052 reports the label itself)."""
-    from graphaudit.capture.loss import unheld_label
+    from graphaudit.capture.training.loss import unheld_label
 
     if request.loss_inside or request.label is None or isinstance(request.label, (tuple, list)):
         return None

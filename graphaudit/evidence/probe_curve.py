@@ -28,8 +28,8 @@ from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Re
 from graphaudit.evidence.probe import ProbeStep
 
 if TYPE_CHECKING:
-    from graphaudit.capture.lossscale import GradientScaling
-    from graphaudit.capture.step import ParameterProbe, StepRecord
+    from graphaudit.capture.training.loss_scale import GradientScaling
+    from graphaudit.capture.training.probe_steps import ParameterProbe, StepRecord
 
 __all__ = ["MIN_STEPS", "ProbeCurve"]
 

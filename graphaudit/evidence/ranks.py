@@ -25,13 +25,13 @@ from graphaudit.errors import ArgumentTypeError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 
 if TYPE_CHECKING:
-    from graphaudit.fingerprint import Fingerprint
+    from graphaudit.distributed.fingerprint import Fingerprint
 
 __all__ = ["RankFingerprints"]
 
 
 def _peers(value: Any) -> list[Fingerprint]:
-    from graphaudit.fingerprint import Fingerprint
+    from graphaudit.distributed.fingerprint import Fingerprint
 
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise ArgumentTypeError(
@@ -43,7 +43,7 @@ def _peers(value: Any) -> list[Fingerprint]:
 
 def _numbered_among(net: Any, peers: list[Fingerprint]) -> Fingerprint:
     """The audited network's fingerprint, numbered to fit among *peers* when the environment is silent."""
-    from graphaudit.capture.fingerprint import env_int, fingerprint_network
+    from graphaudit.distributed.hashing import env_int, fingerprint_network
 
     rank = env_int("RANK_ID", "MS_NODE_ID")
     world = env_int("RANK_SIZE", "MS_WORKER_NUM")
@@ -83,7 +83,7 @@ class RankFingerprints(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> RankFingerprints | Missing:
-        from graphaudit.capture.fingerprint import (
+        from graphaudit.distributed.hashing import (
             communication_world,
             fingerprint_network,
             gather_fingerprints,

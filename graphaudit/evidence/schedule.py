@@ -1,6 +1,6 @@
 """The optimizer's learning-rate schedules, read without training (GA914-GA916).
 
-One :class:`~graphaudit.capture.schedule.Schedule` per learning-rate group: a fixed value, a
+One :class:`~graphaudit.capture.training.lr_schedules.Schedule` per learning-rate group: a fixed value, a
 list of per-step values (``nn.dynamic_lr``) or a ``LearningRateSchedule`` cell evaluated at
 sampled steps (up to ``total_steps=`` when given). Also whether the optimizer is of the Adam
 family (adaptive moments, which want a warm-up at large rates).
@@ -25,7 +25,7 @@ from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Op
 from graphaudit.evidence.optimizer import OptimizerView
 
 if TYPE_CHECKING:
-    from graphaudit.capture.schedule import Schedule
+    from graphaudit.capture.training.lr_schedules import Schedule
 
 __all__ = ["ADAPTIVE_NAMES", "LearningRates"]
 
@@ -68,7 +68,7 @@ class LearningRates(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> LearningRates | Missing:
-        from graphaudit.capture.schedule import read_schedules
+        from graphaudit.capture.training.lr_schedules import read_schedules
 
         optimizer = have.need(OptimizerView).optimizer
         total = _total_steps(request.option("total_steps"))

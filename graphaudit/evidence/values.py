@@ -48,7 +48,7 @@ class ValueSummary:
         """A BLAKE2b hash of every byte of the values (computed on first use, then kept)."""
         cached = self.__dict__.get("_digest")
         if cached is None:
-            from graphaudit.capture.values import tensor_values
+            from graphaudit.capture.network.values import tensor_values
 
             values = tensor_values(self.parameter)
             cached = hashlib.blake2b(values.tobytes(order="C"), digest_size=16).digest()
@@ -93,7 +93,7 @@ class ParameterValues(Evidence):
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> ParameterValues | Missing:
         import mindspore as ms
 
-        from graphaudit.capture.values import is_initialized, tensor_values
+        from graphaudit.capture.network.values import is_initialized, tensor_values
 
         summaries: dict[str, ValueSummary] = {}
         uninitialized: list[str] = []

@@ -1,7 +1,7 @@
 """The closed vocabulary of a data-pipeline graph, its node ids, and the queries on it.
 
 A graph made by :func:`graphaudit.to_networkx` from a ``mindspore.dataset.Dataset`` (or by
-:func:`graphaudit.capture.dataset.pipeline_graph`) is a ``networkx.MultiDiGraph`` separate
+:func:`graphaudit.capture.data.pipeline.pipeline_graph`) is a ``networkx.MultiDiGraph`` separate
 from the network's graph, with its own kinds. Every node and edge has a ``kind`` from
 :data:`PIPELINE_NODE_KINDS` / :data:`PIPELINE_EDGE_KINDS`; every attribute value is a
 ``str``, ``int``, ``float`` or ``bool`` (lists and dicts as JSON text), so the graph is

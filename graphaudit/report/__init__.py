@@ -29,7 +29,7 @@ from graphaudit.findings import SEVERITIES, Finding, plural, printable, severity
 if TYPE_CHECKING:
     import networkx as nx
 
-    from graphaudit.capture.structure import Structure
+    from graphaudit.capture.network.structure import Structure
 
 __all__ = ["JSON_SCHEMA_VERSION", "NotRun", "Report", "Suppressed"]
 

@@ -29,13 +29,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graphaudit.checks.ga801_weights_differ_across_ranks import compare
+from graphaudit.distributed.compare import WORLD
+from graphaudit.distributed.fingerprint import Fingerprint
 from graphaudit.findings import Finding
-from graphaudit.fingerprint import Fingerprint, compare
 
 __all__ = ["WORLD", "Comparison"]
 
-#: The subject of the finding about the set of fingerprints itself (ranks missing, sizes disagreeing).
-WORLD = "(world)"
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,7 @@ def audit(
         >>> [f.check_id for f in report.findings]
         ['GA101']
     """
-    from graphaudit.capture.structure import gc_frozen
+    from graphaudit.capture.network.structure import gc_frozen
 
     try:
         with gc_frozen():  # the collector would rescan the network's objects throughout the audit
@@ -150,7 +150,7 @@ def _not_run(check: Check, have: EvidenceSet) -> NotRun | None:
 
 def run_checks(have: EvidenceSet, checks: Iterable[Check] | None = None) -> Report:
     """Run *checks* (default: every check) on the evidence *have*; see the module docstring."""
-    from graphaudit.capture.structure import gc_paused
+    from graphaudit.capture.network.structure import gc_paused
 
     selected = list(all_checks().values() if checks is None else checks)
     network = have.need(NetworkGraph)

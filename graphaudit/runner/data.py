@@ -54,7 +54,7 @@ def _reads_data(kinds: tuple[type[Evidence], ...]) -> bool:
 
 
 def _no_network() -> NetworkGraph:
-    from graphaudit.capture.structure import Structure
+    from graphaudit.capture.network.structure import Structure
 
     return NetworkGraph(nx.MultiDiGraph(name=NO_NETWORK, traced=False), Structure())
 
@@ -88,7 +88,7 @@ def audit_dataset(
     ``dataset_max_rows=``), with what was sampled by then.
     """
     if train_ds is None:
-        from graphaudit.capture.dataset import check_dataset
+        from graphaudit.capture.data.pipeline import check_dataset
 
         check_dataset(train_ds, "train_ds")  # None would skip the data checks
     options: dict[str, Any] = {

@@ -109,7 +109,7 @@ def _as_tuple(inputs: Any) -> tuple[Any, ...]:
 
 
 def _inputs_and_label(net: Any, inputs: Any, label: Any, takes_label: bool, loss_fn: Any) -> tuple[Any, Any]:
-    from graphaudit.capture.inputs import normalize_inputs, normalize_value
+    from graphaudit.capture.network.inputs import normalize_inputs, normalize_value
 
     if inputs is None:
         if label is not None:
@@ -157,8 +157,8 @@ def build_request(
     options: Mapping[str, Any] | None = None,
 ) -> AuditRequest:
     """Check the arguments of :func:`graphaudit.audit` and make its :class:`~graphaudit.evidence.AuditRequest`."""
-    from graphaudit.capture.inputs import check_cell
-    from graphaudit.capture.unwrap import unwrap
+    from graphaudit.capture.network.inputs import check_cell
+    from graphaudit.capture.training.unwrap import unwrap
 
     given = net
     setup = unwrap(net, optimizer, loss_fn)
@@ -174,7 +174,7 @@ def build_request(
     extra = check_options(options or {})
     data, target = _inputs_and_label(backbone, inputs, label, setup.takes_label, loss_fn)
     if steps:
-        from graphaudit.capture.step import check_step_arguments
+        from graphaudit.capture.training.probe_steps import check_step_arguments
         from graphaudit.errors import ProbeInputError
 
         if data is None:

@@ -65,7 +65,7 @@ def loss_of(outputs: Any) -> tuple[float, bool | None]:
 
 def evaluate(network: Any, loss_fn: Any, dataset: Any) -> float:
     """The mean loss of *network* (with *loss_fn*, unless it returns its loss) over *dataset*, in eval mode."""
-    from graphaudit.capture.isolation import training_flags
+    from graphaudit.capture.network.isolation import training_flags
 
     total, count = 0.0, 0
     with training_flags(network, False):

@@ -4,7 +4,7 @@ Data parallelism keeps one copy of the weights per rank and averages the gradien
 copies stay bit-identical only while every rank applies the same update. A rank that skips
 the all-reduce, clips differently or keeps a different optimizer state drifts away, and
 nothing raises. :class:`RankDrift` hashes the weights with the fingerprints GA801 uses
-(:mod:`graphaudit.capture.fingerprint`), exchanges them with ``AllGather`` every
+(:mod:`graphaudit.distributed.hashing`), exchanges them with ``AllGather`` every
 ``DRIFT_EVERY`` sampled steps (a collective: every rank's watch calls it at the same step),
 and records the parameters whose hashes differ (watchpoint GA962).
 """
@@ -41,7 +41,7 @@ class RankDrift:
     @classmethod
     def when_distributed(cls, net: Any, record: RunRecord, every: int) -> RankDrift | None:
         """A drift watch when ``mindspore.communication`` is initialised with two ranks or more."""
-        from graphaudit.capture.fingerprint import communication_world
+        from graphaudit.distributed.hashing import communication_world
 
         world = communication_world()
         if world is None or world[1] < 2:
@@ -51,7 +51,7 @@ class RankDrift:
     def maybe_compare(self, step: int) -> None:
         if step != 1 and step % (self.every * DRIFT_EVERY) != 0:
             return
-        from graphaudit.capture.fingerprint import fingerprint_network, gather_fingerprints
+        from graphaudit.distributed.hashing import fingerprint_network, gather_fingerprints
 
         gathered = gather_fingerprints(fingerprint_network(self.net), self.world_size)
         self.record.drift_checks += 1

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from graphaudit.capture.values import tensor_values
+from graphaudit.capture.network.values import tensor_values
 from graphaudit.evidence.training import NonFinite, RunRecord, Sample
 
 __all__ = ["NOISE_WINDOW", "POSITIONS", "Recorder"]

@@ -24,7 +24,7 @@ def state(*objects: Any) -> dict[str, bytes]:
     """
     from mindspore import Parameter, nn
 
-    from graphaudit.capture.optimizer import optimizer_state_parameters
+    from graphaudit.capture.training.optimizer import optimizer_state_parameters
 
     found: dict[str, bytes] = {}
     for obj in objects:

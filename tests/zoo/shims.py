@@ -59,7 +59,7 @@ def _patches() -> Iterator[Patches]:
 
 def _prime_graphaudit() -> None:
     """Let graphaudit discover MindSpore's functions before a shim replaces one of them."""
-    from graphaudit.capture.patching import function_sites, primitive_classes, tensor_method_sites
+    from graphaudit.capture.network.patching import function_sites, primitive_classes, tensor_method_sites
 
     function_sites()
     tensor_method_sites()

@@ -2,7 +2,7 @@
 
 Example:
     >>> import mindspore.dataset as ds, numpy as np
-    >>> from graphaudit.capture.dataset import pipeline_graph
+    >>> from graphaudit.capture.data.pipeline import pipeline_graph
     >>> data = ds.NumpySlicesDataset({"x": np.zeros((10, 2)), "label": np.arange(10)}).batch(4)
     >>> [(b.size, b.rows, b.drop_remainder) for b in batch_steps(pipeline_graph(data))]
     [(4, 10, False)]

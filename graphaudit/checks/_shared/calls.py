@@ -99,7 +99,7 @@ def mode_guard(ctx: AuditContext, node: str) -> tuple[bool, str] | None:
 @functools.cache
 def _guards(cls: type, attribute: str) -> tuple[bool | None, ...] | None:
     """The ``self.training`` value guarding each call of ``self.<attribute>`` in ``cls.construct``."""
-    from graphaudit.capture.jit import python_function
+    from graphaudit.capture.compilation.jit import python_function
 
     construct = python_function(getattr(cls, "construct", None))
     try:

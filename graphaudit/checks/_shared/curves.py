@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from graphaudit import graph as g
 
 if TYPE_CHECKING:
-    from graphaudit.capture.step import ParameterProbe, StepRecord
+    from graphaudit.capture.training.probe_steps import ParameterProbe, StepRecord
     from graphaudit.checks.context import AuditContext
 
 __all__ = [

@@ -11,7 +11,7 @@ Example:
     >>> import numpy as np
     >>> import mindspore.dataset as ds
     >>> import mindspore.dataset.vision as vision
-    >>> from graphaudit.capture.dataset import pipeline_graph
+    >>> from graphaudit.capture.data.pipeline import pipeline_graph
     >>> images = np.zeros((4, 8, 8, 3), np.uint8)
     >>> data = ds.NumpySlicesDataset({"image": images}).map(
     ...     [vision.Rescale(1 / 255, 0), vision.Normalize([0.5] * 3, [0.25] * 3), vision.HWC2CHW()], "image")
@@ -215,7 +215,7 @@ def dataset_rows(graph: nx.MultiDiGraph) -> int:
     Example:
         >>> import numpy as np
         >>> import mindspore.dataset as ds
-        >>> from graphaudit.capture.dataset import pipeline_graph
+        >>> from graphaudit.capture.data.pipeline import pipeline_graph
         >>> dataset_rows(pipeline_graph(ds.NumpySlicesDataset({"x": np.zeros(10)}).batch(4)))
         10
     """

@@ -1,7 +1,7 @@
 """What the dependency checks (GA340-GA343) share: where a dependency enters, and the numbers.
 
 Example:
-    >>> from graphaudit.capture.dependency import Dependence
+    >>> from graphaudit.capture.dependency.probe import Dependence
     >>> print(describe(Dependence("batch", True, 0.25, 1e-6, "", "blocks.0.attn")))
     by up to 25% of the output's largest value (the bound is 1e-06: 4 times the run-to-run noise of the same pass, at least 8 units in the last place of its dtype)
     >>> subject_and_nodes(Dependence("batch", True, 0.25, 1e-6, "", "blocks.0.attn"))
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from graphaudit import graph as g
 
 if TYPE_CHECKING:
-    from graphaudit.capture.dependency import Dependence
+    from graphaudit.capture.dependency.probe import Dependence
 
 __all__ = ["describe", "judged_phrase", "subject_and_nodes"]
 

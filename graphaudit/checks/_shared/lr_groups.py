@@ -2,7 +2,7 @@
 
 Example:
     >>> from mindspore import nn
-    >>> from graphaudit.capture.schedule import read_schedules
+    >>> from graphaudit.capture.training.lr_schedules import read_schedules
     >>> from graphaudit.checks.context import AuditContext
     >>> net = nn.SequentialCell([nn.Dense(2, 2), nn.Dense(2, 2)])
     >>> optimizer = nn.SGD(net.trainable_params(), 0.1)
@@ -18,7 +18,7 @@ from graphaudit import graph as g
 from graphaudit.checks._shared.grouping import Group, one_group
 
 if TYPE_CHECKING:
-    from graphaudit.capture.schedule import Schedule
+    from graphaudit.capture.training.lr_schedules import Schedule
     from graphaudit.checks.context import AuditContext
 
 __all__ = ["describe_schedule", "group_of_schedule"]

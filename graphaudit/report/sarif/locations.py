@@ -67,7 +67,7 @@ def _anchors(obj: Any) -> Iterator[tuple[str, int, bool]]:
     A class's methods know their file and line even when its module is not in ``sys.modules``
     (a file imported by path), where :func:`inspect.getsourcefile` cannot find it.
     """
-    from graphaudit.capture.jit import python_function
+    from graphaudit.capture.compilation.jit import python_function
 
     obj = python_function(obj)  # a @jit function: where the user wrote it
     code = getattr(obj, "__code__", None)

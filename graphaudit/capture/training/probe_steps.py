@@ -5,7 +5,7 @@
 PyNative mode: ``loss_fn(net(*data), label)``, its gradients with respect to the optimizer's
 parameters (and every other trainable parameter, to measure them), then
 ``optimizer(grads)``. Given the train-step cell the setup trains with
-(:mod:`graphaudit.capture.lossscale`), it differentiates that cell's network and scales the
+(:mod:`graphaudit.capture.training.loss_scale`), it differentiates that cell's network and scales the
 gradients as it does: ``sens`` for ``TrainOneStepCell``; for
 ``TrainOneStepWithLossScaleCell`` the loss scale, the division back, the overflow check and
 the update cell (``DynamicLossScaleUpdateCell``), skipping the update of a step that
@@ -44,26 +44,17 @@ import mindspore as ms
 import numpy as np
 from mindspore import Tensor, nn
 
-from graphaudit.capture.isolation import (
+from graphaudit.capture.network.isolation import (
     fresh_random_primitives,
     preserved,
     preserved_seed_counters,
     synchronize,
     tensor_bytes,
 )
-from graphaudit.capture.lossscale import GradientScaling, gradient_scaling, scale_value
-from graphaudit.capture.optimizer import optimizer_entries, optimizer_state_parameters, unique
-from graphaudit.capture.step_numbers import (
-    diff_norm,
-    grad_numbers,
-    groups_of,
-    l2,
-    learning_rate,
-    loss_value,
-    max_abs_diff,
-    values,
-)
-from graphaudit.capture.step_run import (
+from graphaudit.capture.network.wrappers import EXCLUSIVE
+from graphaudit.capture.training.loss_scale import GradientScaling, gradient_scaling, scale_value
+from graphaudit.capture.training.optimizer import optimizer_entries, optimizer_state_parameters, unique
+from graphaudit.capture.training.step_harness import (
     TrainingStep,
     cells_of,
     check_step_arguments,
@@ -74,7 +65,16 @@ from graphaudit.capture.step_run import (
     restored_in_place,
     step_error,
 )
-from graphaudit.capture.tracing import EXCLUSIVE
+from graphaudit.capture.training.step_readings import (
+    diff_norm,
+    grad_numbers,
+    groups_of,
+    l2,
+    learning_rate,
+    loss_value,
+    max_abs_diff,
+    values,
+)
 from graphaudit.graph.ids import parameter_node
 
 __all__ = [
@@ -236,7 +236,7 @@ def measure_steps(
     """Run *steps* real training steps of *net* on ``(*data, label)``, the same batch each time.
 
     *data* are the network's positional inputs (normalised: see
-    :func:`graphaudit.capture.inputs.normalize_inputs`), *label* the loss's second argument.
+    :func:`graphaudit.capture.network.inputs.normalize_inputs`), *label* the loss's second argument.
     *parameter_nodes* maps ``id(Parameter)`` to a graph node id (``Structure.parameter_nodes``);
     without it nodes are ``param:<name>``. *training* forces the network's training mode for
     the steps (``None``: keep the mode it is in, as ``TrainOneStepCell`` does). With

@@ -8,7 +8,7 @@ of a source). Where the JSON says nothing (a ``MindDataset`` or a ``GeneratorDat
 serialises without its sampler; a Python transform may not serialise at all) the objects'
 own attributes are read. The columns and the number of rows of each step are asked of
 MindSpore (``get_col_names()``, ``get_dataset_size()``), the latter only when MindSpore can
-count without running the pipeline (:func:`~graphaudit.capture.dataset_ops.size_is_cheap`).
+count without running the pipeline (:func:`~graphaudit.capture.data.operations.size_is_cheap`).
 
 Capturing changes nothing: the size and column caches MindSpore keeps on the dataset
 objects, and the ``parent`` lists it empties while serialising, are put back as they were.
@@ -33,7 +33,7 @@ from typing import Any
 
 import networkx as nx
 
-from graphaudit.capture import dataset_ops as ops
+from graphaudit.capture.data import operations as ops
 from graphaudit.errors import ArgumentTypeError
 from graphaudit.graph import pipeline as gp
 from graphaudit.version import __version__

@@ -31,7 +31,7 @@ def check_cell(net: Any, *, argument: str = "net", function: str = "to_networkx"
 
     ``jit(cell)`` (the cell's compiled ``construct``, bound to it) stands for the cell.
     """
-    from graphaudit.capture.jit import unwrap_jit_cell
+    from graphaudit.capture.compilation.jit import unwrap_jit_cell
 
     net = unwrap_jit_cell(net)
     if isinstance(net, nn.Cell):

@@ -3,7 +3,7 @@
 :func:`check_step_arguments` says what is missing before anything runs; :class:`StepLoss`
 is ``nn.WithLossCell`` for any number of data inputs; :func:`restored_in_place` and
 :func:`preserved_cell_grad_flags` put back what a step writes (see
-:mod:`graphaudit.capture.isolation`); :func:`step_error` words a failed step.
+:mod:`graphaudit.capture.network.isolation`); :func:`step_error` words a failed step.
 
 Example:
     >>> from mindspore import nn
@@ -24,11 +24,11 @@ import mindspore as ms
 import numpy as np
 from mindspore import Parameter, Tensor, nn
 
-from graphaudit.capture.inputs import check_cell, describe_inputs
-from graphaudit.capture.isolation import restore_values, synchronize, tensor_bytes
-from graphaudit.capture.loss import spread_label
-from graphaudit.capture.lossscale import scale_value
-from graphaudit.capture.optimizer import unique
+from graphaudit.capture.network.inputs import check_cell, describe_inputs
+from graphaudit.capture.network.isolation import restore_values, synchronize, tensor_bytes
+from graphaudit.capture.training.loss import spread_label
+from graphaudit.capture.training.loss_scale import scale_value
+from graphaudit.capture.training.optimizer import unique
 from graphaudit.errors import ProbeInputError, ProbeStepError, excerpt
 
 __all__ = [
@@ -142,7 +142,7 @@ class StepLoss(nn.Cell):
 
     With *spread*, the label is a tuple the loss takes apart, ``loss_fn(net(*data), *label)``:
     a detector's ``construct(feats, targets, imgs)`` (see
-    :func:`graphaudit.capture.loss.spread_label`, which decides it once, here, so that
+    :func:`graphaudit.capture.training.loss.spread_label`, which decides it once, here, so that
     ``construct`` stays compilable in graph mode).
     """
 

@@ -22,7 +22,7 @@ import networkx as nx
 from mindspore import Parameter, Tensor, nn
 
 from graphaudit import graph as g
-from graphaudit.capture.structure import Structure
+from graphaudit.capture.network.structure import Structure
 
 __all__ = ["Tracer", "describe_tensor", "flatten_tensors", "op_type_of"]
 

@@ -36,7 +36,7 @@ import numpy as np
 from mindspore import Tensor, ops
 
 from graphaudit import graph as g
-from graphaudit.capture.trace import flatten_tensors
+from graphaudit.capture.network.recorder import flatten_tensors
 
 __all__ = [
     "TracedLoss",

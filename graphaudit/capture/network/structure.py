@@ -20,7 +20,7 @@ import networkx as nx
 from mindspore import Parameter, nn
 
 from graphaudit import graph as g
-from graphaudit.capture.jit import compiled_boundaries
+from graphaudit.capture.compilation.jit import compiled_boundaries
 
 __all__ = ["Structure", "add_structure", "gc_frozen", "gc_paused"]
 

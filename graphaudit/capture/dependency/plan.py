@@ -1,6 +1,6 @@
 """What the dependency probe changes in the batch, and how it reads what moved (NumPy only).
 
-The probe (:mod:`graphaudit.capture.dependency`) runs the network on variants of the batch
+The probe (:mod:`graphaudit.capture.dependency.probe`) runs the network on variants of the batch
 the user gave. This module builds them and measures them; it runs no MindSpore.
 
 The *primary* input is the first tensor of at least two dimensions (token ids ``(B, T)``,

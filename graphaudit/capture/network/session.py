@@ -3,7 +3,7 @@
 :func:`capture` walks a network's cells and parameters and, with ``inputs``, traces one
 PyNative forward pass; given a loss, it also traces the loss on that pass's output
 (:func:`trace_loss`). Everything a pass can change is restored before it returns: see
-:mod:`~graphaudit.capture.isolation`.
+:mod:`~graphaudit.capture.network.isolation`.
 
 Example:
     >>> import numpy as np
@@ -23,14 +23,14 @@ import mindspore as ms
 import networkx as nx
 from mindspore import nn
 
-from graphaudit.capture.inputs import check_cell, describe_inputs, normalize_inputs
-from graphaudit.capture.isolation import preserved, synchronize
-from graphaudit.capture.jit import jit_disabled
-from graphaudit.capture.loss import TracedLoss, _binds, loss_calls, unheld_label
-from graphaudit.capture.step_run import graphs_not_saved
-from graphaudit.capture.structure import Structure, add_structure
-from graphaudit.capture.trace import Tracer
-from graphaudit.capture.tracing import EXCLUSIVE, tracing
+from graphaudit.capture.compilation.jit import jit_disabled
+from graphaudit.capture.network.inputs import check_cell, describe_inputs, normalize_inputs
+from graphaudit.capture.network.isolation import preserved, synchronize
+from graphaudit.capture.network.recorder import Tracer
+from graphaudit.capture.network.structure import Structure, add_structure
+from graphaudit.capture.network.wrappers import EXCLUSIVE, tracing
+from graphaudit.capture.training.loss import TracedLoss, _binds, loss_calls, unheld_label
+from graphaudit.capture.training.step_harness import graphs_not_saved
 from graphaudit.errors import ForwardError, GraphAuditError, excerpt
 from graphaudit.version import __version__
 
@@ -76,7 +76,7 @@ def _written_by_optimizers(cells: Iterable[nn.Cell]) -> list[Any]:
     step when its construct is traced; the optimizer's construct is compiled (``@jit``), so
     its writes cannot be seen operation by operation and are saved up front instead.
     """
-    from graphaudit.capture.optimizer import optimizer_state_parameters, unique
+    from graphaudit.capture.training.optimizer import optimizer_state_parameters, unique
 
     optimizers = [cell for cell in cells if isinstance(cell, nn.Optimizer)]
     return unique(p for optimizer in optimizers for p in optimizer_state_parameters(optimizer))
@@ -91,7 +91,7 @@ def capture(
 ) -> Captured:
     """:func:`~graphaudit.capture.to_networkx`, also returning the object maps, the output, the loss.
 
-    *inputs* are checked (:func:`~graphaudit.capture.inputs.normalize_inputs`). Cells in
+    *inputs* are checked (:func:`~graphaudit.capture.network.inputs.normalize_inputs`). Cells in
     *expand* have the operations in their body traced even when they have no sub-cells (a
     loss inside a network-with-loss). With *loss* ``(loss_fn, label)`` and *inputs*, the
     loss is traced too, on the network's output (:func:`trace_loss`); a loss that cannot
@@ -132,7 +132,7 @@ def capture(
 def trace_loss(loss_fn: nn.Cell, output: Any, label: Any) -> TracedLoss:
     """The loss traced on the network's *output*, its body expanded: one capture per attempt.
 
-    Tried on the calls of :func:`~graphaudit.capture.loss.loss_calls`, in order: the call the
+    Tried on the calls of :func:`~graphaudit.capture.training.loss.loss_calls`, in order: the call the
     training step makes (the whole output, a tuple label spread over the loss's further
     arguments), then the output's first tensor with stand-in labels. Each attempt is a
     capture of its own, so that a kernel failing in one (a loss given values it rejects)

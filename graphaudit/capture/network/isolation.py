@@ -26,7 +26,7 @@ except ImportError:  # MindSpore 2.7 has no queued copy kernel: values are read 
     _tensor_move = None
 from mindspore.ops.primitive import Primitive
 
-from graphaudit.capture.values import tensor_values
+from graphaudit.capture.network.values import tensor_values
 
 __all__ = [
     "Snapshot",

@@ -1,6 +1,6 @@
 """Hash every parameter of a network, and exchange the hashes across the ranks of a job.
 
-The file format is :mod:`graphaudit.fingerprint`; this module reads MindSpore tensors
+The file format is :mod:`graphaudit.distributed.fingerprint`; this module reads MindSpore tensors
 (:func:`fingerprint_network`) and runs its collectives (:func:`gather_fingerprints`).
 
 Example:
@@ -21,16 +21,16 @@ from typing import Any
 import numpy as np
 from mindspore import Tensor, nn, ops
 
-from graphaudit.capture.values import tensor_values
+from graphaudit.capture.network.values import tensor_values
+from graphaudit.distributed.fingerprint import Fingerprint, ParameterDigest
 from graphaudit.errors import ArgumentTypeError, GraphAuditError
-from graphaudit.fingerprint import Fingerprint, ParameterDigest
 from graphaudit.version import __version__
 
 __all__ = ["communication_world", "digest_parameter", "env_int", "fingerprint_network", "gather_fingerprints"]
 
 
 def digest_parameter(param: Any) -> ParameterDigest:
-    """The :class:`~graphaudit.fingerprint.ParameterDigest` of one ``Parameter`` (or ``Tensor``)."""
+    """The :class:`~graphaudit.distributed.fingerprint.ParameterDigest` of one ``Parameter`` (or ``Tensor``)."""
     array = np.ascontiguousarray(tensor_values(param))
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))

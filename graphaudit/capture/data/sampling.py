@@ -24,7 +24,7 @@ standard error every second.
 Example:
     >>> import numpy as np
     >>> import mindspore.dataset as ds
-    >>> from graphaudit.capture.dataset import capture_pipeline
+    >>> from graphaudit.capture.data.pipeline import capture_pipeline
     >>> data = ds.NumpySlicesDataset({"x": np.arange(10.0), "label": np.arange(10) % 2}, shuffle=False).batch(4)
     >>> sample = sample_pipeline(capture_pipeline(data, "train"), batches=2)
     >>> sample.rows, sample.complete, sample.column("x").tolist()
@@ -45,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from graphaudit.capture.dataset import Pipeline, kept_caches, walk
+from graphaudit.capture.data.pipeline import Pipeline, kept_caches, walk
+from graphaudit.errors import SamplingError
 from graphaudit.graph import pipeline as gp
 
 __all__ = [
@@ -67,10 +68,6 @@ MAX_SECONDS = 60.0
 MAX_ROWS = 1_000_000
 ROWS_PER_UNBATCHED = 32
 PROGRESS_AFTER = 1.0
-
-
-class SamplingError(Exception):
-    """The pipeline could not be sampled; the message says why, in one sentence."""
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 :func:`probe_dependencies` runs the network in inference mode (``set_train(False)``: no
 Dropout, BatchNorm on its moving statistics, so that nothing mixes samples legitimately)
-on the batch given and on variants of it (:mod:`graphaudit.capture.dependency_plan`):
+on the batch given and on variants of it (:mod:`graphaudit.capture.dependency.plan`):
 
 1. the batch as given (the baseline);
 2. one combined variant: the last sample changed (its positions before the cut rolled by one
@@ -17,7 +17,7 @@ pads only), the run-to-run noise is measured by running the baseline again, and 
 (in the order cells return) whose output moves while its inputs do not is where the dependency
 enters: every cell's inputs and outputs are recorded with forward hooks, removed afterwards.
 
-Everything is put back (:mod:`graphaudit.capture.isolation`): parameters, buffers, training
+Everything is put back (:mod:`graphaudit.capture.network.isolation`): parameters, buffers, training
 flags, the context mode, random states; the hooks are removed and the cells' attributes checked.
 
 Example:
@@ -39,14 +39,14 @@ import mindspore as ms
 import numpy as np
 from mindspore import Parameter, Tensor, nn
 
-from graphaudit.capture.dependency_plan import Change, Plan, Region
-from graphaudit.capture.dependency_run import Call, Recorder, Runner, entry, first_moving, hooked, relative
-from graphaudit.capture.isolation import preserved, training_flags
-from graphaudit.capture.jit import jit_disabled
-from graphaudit.capture.optimizer import unique
-from graphaudit.capture.step_run import graphs_not_saved
-from graphaudit.capture.tracing import EXCLUSIVE
-from graphaudit.capture.values import tensor_values
+from graphaudit.capture.compilation.jit import jit_disabled
+from graphaudit.capture.dependency.passes import Call, Recorder, Runner, entry, first_moving, hooked, relative
+from graphaudit.capture.dependency.plan import Change, Plan, Region
+from graphaudit.capture.network.isolation import preserved, training_flags
+from graphaudit.capture.network.values import tensor_values
+from graphaudit.capture.network.wrappers import EXCLUSIVE
+from graphaudit.capture.training.optimizer import unique
+from graphaudit.capture.training.step_harness import graphs_not_saved
 
 __all__ = ["Dependence", "DependencyResult", "probe_dependencies"]
 

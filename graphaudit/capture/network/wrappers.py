@@ -1,6 +1,6 @@
-"""The wrappers that feed a :class:`~graphaudit.capture.trace.Tracer`, and the session that installs them.
+"""The wrappers that feed a :class:`~graphaudit.capture.network.recorder.Tracer`, and the session that installs them.
 
-:func:`tracing` installs the wrappers (:func:`graphaudit.capture.patching.patched`) once
+:func:`tracing` installs the wrappers (:func:`graphaudit.capture.network.patching.patched`) once
 and yields ``run(tracer, cell, args)``: every cell call, functional operation, tensor method
 and primitive call made while ``run`` executes is reported to *tracer*. Outside ``run`` (and
 inside an operation already being recorded) the wrappers only call the original.
@@ -15,8 +15,8 @@ Example:
     >>> import numpy as np
     >>> import networkx as nx
     >>> from mindspore import nn, Tensor
-    >>> from graphaudit.capture.structure import add_structure
-    >>> from graphaudit.capture.trace import Tracer
+    >>> from graphaudit.capture.network.structure import add_structure
+    >>> from graphaudit.capture.network.recorder import Tracer
     >>> net = nn.SequentialCell([nn.Dense(2, 2), nn.ReLU()])
     >>> graph = nx.MultiDiGraph()
     >>> tracer = Tracer(graph, add_structure(graph, net), lambda p: None)
@@ -35,8 +35,8 @@ from typing import Any
 
 from mindspore import nn
 
-from graphaudit.capture.patching import OpSite, patched
-from graphaudit.capture.trace import Tracer, op_type_of
+from graphaudit.capture.network.patching import OpSite, patched
+from graphaudit.capture.network.recorder import Tracer, op_type_of
 
 __all__ = ["EXCLUSIVE", "Run", "active_tracer", "trace_forward", "tracing"]
 

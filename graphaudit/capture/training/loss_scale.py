@@ -14,7 +14,7 @@ exactly once before the update. In MindSpore three objects take part, and they m
 - every ``nn.Optimizer`` divides the gradients by its own ``loss_scale`` (default 1).
 
 :func:`gradient_scaling` reads them without running anything; the probe
-(:mod:`graphaudit.capture.step`) uses :attr:`GradientScaling.train_cell` to run the same
+(:mod:`graphaudit.capture.training.probe_steps`) uses :attr:`GradientScaling.train_cell` to run the same
 scaled steps. Read on MindSpore 2.10 (``mindspore/nn/wrap/loss_scale.py``,
 ``mindspore/train/amp.py``).
 

@@ -16,7 +16,7 @@ other than ``TypeCast`` / ``OneHot``. Then:
 Example:
     >>> import numpy as np
     >>> import mindspore.dataset as ds
-    >>> from graphaudit.capture.dataset import capture_pipeline
+    >>> from graphaudit.capture.data.pipeline import capture_pipeline
     >>> data = ds.NumpySlicesDataset({"x": np.zeros((6, 2)), "label": [0, 0, 0, 0, 1, 2]}).batch(2)
     >>> column = whole_label_column(capture_pipeline(data, "train"), "label")
     >>> column.counts, column.where
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from graphaudit.capture import dataset_ops as ops
-from graphaudit.capture.dataset import Pipeline
+from graphaudit.capture.data import operations as ops
+from graphaudit.capture.data.pipeline import Pipeline
 from graphaudit.graph import pipeline as gp
 
 __all__ = ["MAX_ROWS", "LabelColumn", "label_counts", "whole_label_column"]

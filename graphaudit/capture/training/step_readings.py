@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from mindspore import Parameter, Tensor, nn
 
-from graphaudit.capture.isolation import tensor_bytes
+from graphaudit.capture.network.isolation import tensor_bytes
 
 __all__ = [
     "diff_norm",

@@ -13,7 +13,7 @@ through an alias that PyNative shares and graph mode copies). :func:`run_in_grap
    in the network's own training mode: the setup's ``TrainOneStepCell``, else
    ``nn.TrainOneStepCell(WithLossCell(net, loss_fn), optimizer)``;
 3. puts everything back: the context mode, parameter values (in place), training flags,
-   random states (:mod:`graphaudit.capture.isolation`).
+   random states (:mod:`graphaudit.capture.network.isolation`).
 
 A compile failure is kept as a :class:`CompileFailure`: MindSpore's own first sentence, and
 the innermost frame of its "Traceback of Net Construct Code" that is the user's code (file,
@@ -50,24 +50,24 @@ import mindspore as ms
 import numpy as np
 from mindspore import Tensor, nn
 
-from graphaudit.capture.isolation import (
+from graphaudit.capture.network.isolation import (
     fresh_random_primitives,
     preserved,
     preserved_seed_counters,
     synchronize,
     training_flags,
 )
-from graphaudit.capture.optimizer import optimizer_state_parameters, unique
-from graphaudit.capture.step_run import (
+from graphaudit.capture.network.recorder import flatten_tensors
+from graphaudit.capture.network.values import tensor_values
+from graphaudit.capture.network.wrappers import EXCLUSIVE
+from graphaudit.capture.training.optimizer import optimizer_state_parameters, unique
+from graphaudit.capture.training.step_harness import (
     StepLoss,
     cells_of,
     graphs_not_saved,
     preserved_cell_grad_flags,
     restored_in_place,
 )
-from graphaudit.capture.trace import flatten_tensors
-from graphaudit.capture.tracing import EXCLUSIVE
-from graphaudit.capture.values import tensor_values
 
 __all__ = [
     "LOCK",
@@ -269,7 +269,7 @@ def run_in_graph_mode(
     compiled with their gradients; compiling the whole network in GRAPH_MODE would check
     code the user never compiles.
     """
-    from graphaudit.capture.jit import jit_disabled
+    from graphaudit.capture.compilation.jit import jit_disabled
 
     how = "jit" if jit_boundaries else "graph-mode"
     train = None

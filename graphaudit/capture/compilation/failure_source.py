@@ -23,7 +23,7 @@ import re
 import textwrap
 from typing import Any
 
-from graphaudit.capture.jit import python_function
+from graphaudit.capture.compilation.jit import python_function
 
 __all__ = ["Located", "cell_at", "locate"]
 

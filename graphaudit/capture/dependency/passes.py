@@ -5,12 +5,12 @@ with forward hooks on every cell (:func:`hooked`, removed on exit, the cells' at
 back) recording each call's input and output tensors in the order the calls return, and keeps
 what the judged cell returned: the network's output when it holds a tensor per sample, else
 the outermost cell's that does. :func:`relative`, :func:`first_moving` and :func:`entry` read
-two recorded passes. :mod:`graphaudit.capture.dependency` decides what they show.
+two recorded passes. :mod:`graphaudit.capture.dependency.probe` decides what they show.
 
 Example:
     >>> import numpy as np
     >>> from mindspore import Tensor, nn
-    >>> from graphaudit.capture.dependency_plan import Plan
+    >>> from graphaudit.capture.dependency.plan import Plan
     >>> net = nn.SequentialCell([nn.Dense(3, 3), nn.ReLU()])
     >>> x = np.ones((2, 3), np.float32)
     >>> with hooked(dict(net.cells_and_names())) as recorder:
@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 from mindspore import Tensor, nn
 
-from graphaudit.capture.dependency_plan import Plan, Region, moved
-from graphaudit.capture.graph_mode import preserved_attributes
-from graphaudit.capture.isolation import synchronize
-from graphaudit.capture.trace import flatten_tensors
-from graphaudit.capture.values import tensor_values
+from graphaudit.capture.compilation.graph_mode import preserved_attributes
+from graphaudit.capture.dependency.plan import Plan, Region, moved
+from graphaudit.capture.network.isolation import synchronize
+from graphaudit.capture.network.recorder import flatten_tensors
+from graphaudit.capture.network.values import tensor_values
 
 __all__ = ["Call", "Recorder", "Runner", "entry", "first_moving", "hooked", "relative"]
 

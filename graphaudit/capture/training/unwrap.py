@@ -118,7 +118,7 @@ def _strip_output_casts(net: Any, unwrapped: list[str]) -> Any:
 
 def unwrap(net: Any, optimizer: Any = None, loss_fn: Any = None) -> TrainingSetup:
     """What *net* trains; see the module docstring. An *optimizer* or *loss_fn* given explicitly wins."""
-    from graphaudit.capture.jit import unwrap_jit_cell
+    from graphaudit.capture.compilation.jit import unwrap_jit_cell
 
     net = unwrap_jit_cell(net)  # jit(cell): the cell's compiled construct
     unwrapped: list[str] = []
