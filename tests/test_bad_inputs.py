@@ -484,8 +484,8 @@ CASES: list[Case] = [
         lambda t: graphaudit.audit(Net(), inputs=_x(), spec=Spec(expected_connections=[("backbon", "head")])),
         None,
         "Spec.expected_connections ('backbon', 'head') names 'backbon', which matches no cell path",
-        finding="GA304",
-        note="finding GA304 (error), naming the close matches: `Close matches: backbone.`",
+        finding="GA300",
+        note="finding GA300 (error), naming the close matches: `Close matches: backbone.`",
     ),
     Case(
         "missing-connection-glob",
@@ -495,7 +495,7 @@ CASES: list[Case] = [
         ),
         None,
         "Spec.expected_connections ('layers.*', 'head') names 'layers.*', which matches no cell path",
-        finding="GA304",
+        finding="GA300",
     ),
     Case(
         "forbidden-path",
@@ -505,7 +505,7 @@ CASES: list[Case] = [
         ),
         None,
         "Spec.forbidden_connections ('hed', 'backbone') names 'hed'",
-        finding="GA305",
+        finding="GA300",
     ),
     Case(
         "calls-path",
@@ -513,23 +513,24 @@ CASES: list[Case] = [
         lambda t: graphaudit.audit(Net(), inputs=_x(), spec=Spec(calls={"hed": 1})),
         None,
         "Spec.calls['hed'] names 'hed', which matches no cell path",
-        finding="GA307",
+        finding="GA300",
     ),
     Case(
         "shared-cells-path",
         '`Spec(shared_cells=[["backbone", "hed"]])`',
         lambda t: graphaudit.audit(Net(), spec=Spec(shared_cells=[["backbone", "hed"]])),
         None,
-        "the design declares 'hed' in the shared cell group",
-        finding="GA103",
+        "the shared cell group ['backbone', 'hed'] names 'hed', which matches no cell path",
+        finding="GA300",
     ),
     Case(
         "shared-parameters-name",
         '`Spec(shared_parameters=[["backbone.weight", "hed.weight"]])`',
         lambda t: graphaudit.audit(Net(), spec=Spec(shared_parameters=[["backbone.weight", "hed.weight"]])),
         None,
-        "",
-        finding="GA103",
+        "the shared parameter group ['backbone.weight', 'hed.weight'] names 'hed.weight', which matches no "
+        "parameter of the network",
+        finding="GA300",
     ),
     Case(
         "allow-bad-glob",
@@ -649,7 +650,7 @@ def test_optimizer_of_another_instance_names_every_parameter() -> None:
 
 def test_misspelt_path_finding_names_the_close_match() -> None:
     report = graphaudit.audit(Net(), inputs=_x(), spec=Spec(expected_connections=[("backbon", "head")]))
-    (finding,) = report.by_check("GA304")
+    (finding,) = report.by_check("GA300")
     assert finding.severity == "error" and finding.subject == "backbon"
     assert "Close matches: backbone." in finding.message
 
@@ -668,12 +669,13 @@ def test_audit_rejects_a_malformed_python_spec() -> None:
 
 
 def test_frozen_glob_matching_nothing_is_reported() -> None:
-    """Every other spec pattern that names nothing gets a finding (GA103, GA304, GA305, GA307,
-    with close matches); a misspelt ``frozen``/``trainable`` glob checks nothing, silently."""
+    """A misspelt ``frozen``/``trainable`` glob checks nothing: GA300 says so, as for every other
+    field of the design (connections, calls, shared groups)."""
     net = Net()
     for spec in (Spec(frozen=["backbon.*"]), Spec(trainable=["hed.*"])):
         report = graphaudit.audit(net, nn.SGD(net.trainable_params()), spec=spec)
-        (finding,) = [f for f in report.findings if f.check_id in ("GA205", "GA206")]
+        (finding,) = [f for f in report.findings if f.check_id in ("GA205", "GA206", "GA300")]
+        assert finding.check_id == "GA300", finding
         assert finding.severity == "error" and "matches no parameter" in finding.message, spec
 
 

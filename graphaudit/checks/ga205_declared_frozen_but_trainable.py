@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.patterns import unmatched_parameter_patterns
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
@@ -39,7 +38,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
         ```
     """
-    yield from unmatched_parameter_patterns(ctx, ctx.spec.frozen, "frozen")
     if ctx.optimizer is None or not ctx.spec.frozen:
         return
     for node, param in ctx.parameters():

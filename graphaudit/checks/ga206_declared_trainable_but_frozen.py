@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.patterns import unmatched_parameter_patterns
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
@@ -55,7 +54,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
         ```
     """
-    yield from unmatched_parameter_patterns(ctx, ctx.spec.trainable, "trainable")
     for node, param in ctx.parameters():
         if not ctx.spec.is_trainable(param.name):
             continue
