@@ -1,0 +1,41 @@
+"""GA011 warning: a survey CSV that writes -999 for "not answered", declared with missing_value=-999.
+
+The file holds no NaN (an error) but the declared marker: the network would train on -999 as
+if it were an income. The marker was declared, so it may be handled on purpose later: a warning.
+"""
+
+import atexit
+import os
+import shutil
+import tempfile
+
+import mindspore.dataset as ds
+import numpy as np
+from mindspore import nn
+
+SUBJECT = "train:income"
+
+
+def csv_file() -> str:
+    folder = tempfile.mkdtemp(prefix="graphaudit-GA011-")
+    atexit.register(shutil.rmtree, folder, True)
+    path = os.path.join(folder, "train.csv")
+    rng = np.random.default_rng(0)
+    with open(path, "w") as out:
+        for i in range(64):
+            age, income = rng.normal(0, 1), rng.normal(0, 1)
+            text = "-999" if i % 9 == 4 else f"{income:.4f}"
+            out.write(f"{age:.4f},{text},{i % 2}\n")
+    return path
+
+
+def build() -> dict:
+    columns = ["age", "income", "label"]
+    train = ds.CSVDataset(csv_file(), column_defaults=[0.0, 0.0, 0], column_names=columns).batch(16)
+    net = nn.Dense(2, 2)
+    return {
+        "net": net,
+        "optimizer": nn.SGD(net.trainable_params()),
+        "dataset": train,
+        "missing_value": -999,
+    }
