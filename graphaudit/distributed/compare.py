@@ -113,17 +113,17 @@ def differences(fingerprints: Sequence[Fingerprint]) -> list[Difference]:
             parts.append(f"{_join(labels[i] for i in members)} {verb} {_describe(digest)}")
         trainable = any(fps[i].parameters[name].requires_grad for i in holders)
         note = (
-            ""
+            " Data-parallel training averages gradients, not weights, so the ranks train different models."
             if trainable
             else " It has requires_grad=False: BatchNorm moving statistics legitimately drift apart "
-            "during training without SyncBatchNorm, but a frozen weight must be identical."
+            "during training without SyncBatchNorm, but a frozen weight must be identical, or the "
+            "ranks compute different functions."
         )
         findings.append(
             _finding(
                 "error" if trainable else "warning",
                 name,
-                f"{name} differs across ranks ({len(ordered)} versions): {'; '.join(parts)}. Data-parallel "
-                f"training averages gradients, not weights, so the ranks train different models.{note}",
+                f"{name} differs across ranks ({len(ordered)} versions): {'; '.join(parts)}.{note}",
                 "Initialise every rank identically: call mindspore.set_seed(SAME_SEED) (not a seed that "
                 "depends on the rank) before building the network, or load the same checkpoint on every "
                 "rank, or broadcast rank 0's weights before training.",
