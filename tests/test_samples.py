@@ -8,11 +8,11 @@ exact parameter name or cell path its finding must name.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from sample_audits import audited
 
 import graphaudit
 from graphaudit.checks import all_checks
@@ -23,22 +23,12 @@ SLOW = {"GA962"}  # its samples launch a real two-rank msrun job
 IDS = [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c for c in sorted(CHECKS)]
 
 
-def load(check_id: str, which: str) -> ModuleType:
+def run(check_id: str, which: str) -> tuple[ModuleType, graphaudit.Report]:
     path = SAMPLES / check_id / f"{which}.py"
     if not path.exists():
         pytest.fail(f"check {check_id} has no sample {path.relative_to(SAMPLES.parent)}")
-    spec = importlib.util.spec_from_file_location(f"sample_{check_id}_{which}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def run(check_id: str, which: str) -> tuple[ModuleType, graphaudit.Report]:
-    module = load(check_id, which)
-    kwargs = module.build()
-    net = kwargs.pop("net")
-    return module, graphaudit.audit(net, **kwargs)
+    module, _, report = audited(check_id, which)
+    return module, report
 
 
 @pytest.mark.parametrize("check_id", IDS)

@@ -1,0 +1,53 @@
+"""Each sample of ``samples/`` audited once per test session, for every test that reads it.
+
+A sample's audit is a pure function of the sample (seeded, isolated: the audit changes nothing),
+so the tests that only read its report — its findings (tests/test_samples.py), the baseline the
+metamorphic forms are compared with, its JSON and SARIF — share one audit instead of running it
+again each. Tests that exercise a path of their own (the command line, a transformed network)
+still run it themselves.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, NamedTuple
+
+import graphaudit
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+class Audited(NamedTuple):
+    """A sample's module, the keyword arguments its ``build()`` returned, and their audit."""
+
+    module: ModuleType
+    kwargs: dict[str, Any]
+    report: graphaudit.Report
+
+
+_AUDITED: dict[Path, Audited] = {}
+
+
+def load(path: Path) -> ModuleType:
+    """Import a sample file under a module name of its own (its classes importable by it)."""
+    name = f"sample_{path.parent.name}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def audited(check_id: str, which: str) -> Audited:
+    """``samples/<check_id>/<which>.py`` built and audited, once per session."""
+    path = (SAMPLES / check_id / f"{which}.py").resolve()
+    if path not in _AUDITED:
+        module = load(path)
+        kwargs = module.build()
+        given = dict(kwargs)
+        _AUDITED[path] = Audited(module, kwargs, graphaudit.audit(given.pop("net"), **given))
+    return _AUDITED[path]
