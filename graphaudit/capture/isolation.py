@@ -206,6 +206,7 @@ class Snapshot:
     mode: int = 0
     training: list[tuple[bool, Any]] = field(default_factory=list)
     requires_grad: list[bool] = field(default_factory=list)
+    names: list[tuple[str, bool]] = field(default_factory=list)
     values: dict[int, tuple[Parameter, Tensor | np.ndarray]] = field(default_factory=dict)
     ms_rng: np.ndarray | None = None
     np_rng: Any = None
@@ -263,6 +264,15 @@ class Snapshot:
         for param, requires_grad in zip(self.parameters, self.requires_grad):
             if param.requires_grad != requires_grad:
                 param.requires_grad = requires_grad
+        # The user's construct may rename parameters: slicing a CellList (``self.layers[:n]``,
+        # 40 mindone.transformers models) builds a new CellList whose auto-prefix renames
+        # every sliced layer's parameters (``model.layers.0.w`` -> ``0.w``) and clears their
+        # ``is_init``. Run by the audit, that would change what checkpoints save and load.
+        for param, (name, is_init) in zip(self.parameters, self.names):
+            if param.name != name:
+                param.name = name
+            if getattr(param, "is_init", is_init) != is_init:
+                param.is_init = is_init
 
     def _restore_values(self) -> None:
         restore_values(self._saved_values())
@@ -290,6 +300,7 @@ def preserved(cells: list[nn.Cell], parameters: list[Parameter]) -> Iterator[Sna
         mode=ms.get_context("mode"),
         training=[(bool(c.training), getattr(c, "_phase", None)) for c in cells],
         requires_grad=[bool(p.requires_grad) for p in parameters],
+        names=[(p.name, bool(getattr(p, "is_init", False))) for p in parameters],
         ms_rng=ms.get_rng_state().asnumpy().copy(),
         np_rng=np.random.get_state(),
         py_rng=random.getstate(),
