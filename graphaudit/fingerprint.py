@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from graphaudit.errors import FingerprintError
+from graphaudit.errors import ArgumentError, ArgumentTypeError, FingerprintError, check_count
 
 if TYPE_CHECKING:
     from graphaudit.findings import Finding
@@ -193,6 +193,13 @@ def fingerprint(net: Any, *, rank: int | None = None, world_size: int | None = N
     """
     from graphaudit.capture.fingerprint import fingerprint_network
 
+    check_count(rank, "rank", "fingerprint()", minimum=0, allow_none=True)
+    check_count(world_size, "world_size", "fingerprint()", minimum=1, allow_none=True)
+    if rank is not None and world_size is not None and rank >= world_size:
+        raise ArgumentError(
+            f"fingerprint() got rank={rank} with world_size={world_size}: ranks count from 0, so "
+            f"rank must be below world_size (0 to {world_size - 1})"
+        )
     return fingerprint_network(net, rank=rank, world_size=world_size)
 
 
@@ -203,4 +210,20 @@ def compare(fingerprints: Sequence[Fingerprint]) -> list[Finding]:
     """
     from graphaudit.checks.ga801_weights_differ_across_ranks import compare as ga801_compare
 
+    if isinstance(fingerprints, (str, bytes, Fingerprint)) or not hasattr(fingerprints, "__iter__"):
+        raise ArgumentTypeError(
+            f"compare() expects a list of Fingerprint objects (one per rank), got {type(fingerprints).__name__}: "
+            "write compare([Fingerprint.load(path) for path in paths])"
+        )
+    fingerprints = list(fingerprints)
+    wrong = [f for f in fingerprints if not isinstance(f, Fingerprint)]
+    if wrong:
+        raise ArgumentTypeError(
+            f"compare() expects Fingerprint objects (from fingerprint(net) or Fingerprint.load(path)), "
+            f"got a {type(wrong[0]).__name__} in the list"
+        )
+    if not fingerprints:
+        raise ArgumentError(
+            "compare() got no fingerprint: save one per rank (fingerprint(net).save(path)) and compare them all"
+        )
     return ga801_compare(fingerprints)

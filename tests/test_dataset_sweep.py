@@ -130,7 +130,9 @@ def test_a_multiprocessing_map_keeps_every_check_that_reads_it() -> None:
             stage = T.Compose([_double, second])
             return _rows(32).map(stage, "x", python_multiprocessing=multiprocessing).batch(4)
 
-        report = graphaudit.audit_dataset(pipeline(V.Rescale(1 / 255, 0)), pipeline(_triple), num_classes=2, batches=1)
+        report = graphaudit.audit_dataset(
+            pipeline(V.Rescale(1 / 255, 0)), pipeline(_triple), num_classes=2, batches=1
+        )
         graph = report.datasets["train"]
         return (
             {f.check_id for f in report.findings},

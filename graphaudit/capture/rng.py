@@ -17,7 +17,7 @@ of ``numpy.random`` and ``random``. A draw that bypasses them, through a functio
 before the audit started (``from numpy.random import rand`` at import time), reaches the
 real state; when no other Python thread ran during the audit, that state is set back as
 before, since only the audit can have drawn it; otherwise it is left alone (see
-docs/isolation.md).
+docs/probe.md).
 
     >>> import numpy as np
     >>> with private_random_state():
