@@ -32,8 +32,9 @@ from typing import Any
 
 from mindspore.train import Callback
 
-from graphaudit.errors import ArgumentError, AuditFailed
+from graphaudit.errors import ArgumentError, ArgumentTypeError, AuditFailed
 from graphaudit.findings import FAIL_ON
+from graphaudit.suggest import did_you_mean
 
 __all__ = ["AuditCallback", "AuditFailed"]
 
@@ -55,6 +56,11 @@ class AuditCallback(Callback):
             raise ArgumentError(
                 f"AuditCallback(fail_on=...) takes one of {', '.join(FAIL_ON)}, got {fail_on!r}"
             )
+        if not isinstance(probe, int) or (not isinstance(probe, bool) and probe < 0):
+            raise ArgumentTypeError(
+                f"AuditCallback(probe=...) takes True, False or a number of steps >= 0, got {probe!r}"
+            )
+        _check_keywords(audit_options)
         self.fail_on = fail_on
         self.probe = probe
         self.audit_options = audit_options
@@ -77,6 +83,30 @@ class AuditCallback(Callback):
             run_context.request_stop()
             raise AuditFailed(self.report)
         logger.info("%s", self.report)
+
+
+#: audit() keywords the callback sets itself, from what Model.train runs.
+_SET_BY_THE_CALLBACK = ("net", "optimizer", "inputs", "mode")
+
+
+def _check_keywords(options: dict[str, Any]) -> None:
+    """Refuse, when the callback is made, a keyword audit() would refuse at the first step."""
+    import inspect
+
+    from graphaudit.runner import audit
+
+    known = [n for n in inspect.signature(audit).parameters if n not in _SET_BY_THE_CALLBACK]
+    for name in options:
+        if name in _SET_BY_THE_CALLBACK:
+            raise ArgumentTypeError(
+                f"AuditCallback() got {name}=, which it takes from Model.train itself (the training "
+                "network and its first batch): leave it out"
+            )
+        if name not in known:
+            raise ArgumentTypeError(
+                f"AuditCallback() got an unexpected keyword argument {name!r}{did_you_mean(name, known)} "
+                f"(it passes keywords on to graphaudit.audit(): {', '.join(known)})"
+            )
 
 
 def _first_batch(params: Any) -> tuple[Any, ...]:

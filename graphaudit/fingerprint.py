@@ -28,9 +28,10 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from graphaudit.checks.ga801_weights_differ_across_ranks import compare
+from graphaudit.checks.ga801_weights_differ_across_ranks import compare as ga801_compare
 from graphaudit.distributed.fingerprint import (
     ALGORITHM,
     FORMAT,
@@ -39,6 +40,8 @@ from graphaudit.distributed.fingerprint import (
     FingerprintError,
     ParameterDigest,
 )
+from graphaudit.errors import ArgumentError, ArgumentTypeError, check_count
+from graphaudit.findings import Finding
 
 __all__ = [
     "ALGORITHM",
@@ -66,4 +69,35 @@ def fingerprint(net: Any, *, rank: int | None = None, world_size: int | None = N
     """
     from graphaudit.distributed.hashing import fingerprint_network  # runs MindSpore: on first use
 
+    check_count(rank, "rank", "fingerprint()", minimum=0, allow_none=True)
+    check_count(world_size, "world_size", "fingerprint()", minimum=1, allow_none=True)
+    if rank is not None and world_size is not None and rank >= world_size:
+        raise ArgumentError(
+            f"fingerprint() got rank={rank} with world_size={world_size}: ranks count from 0, so "
+            f"rank must be below world_size (0 to {world_size - 1})"
+        )
     return fingerprint_network(net, rank=rank, world_size=world_size)
+
+
+def compare(fingerprints: Sequence[Fingerprint]) -> list[Finding]:
+    """GA801 findings for the parameters that are not identical on every fingerprint.
+
+    See :func:`graphaudit.checks.ga801_weights_differ_across_ranks.compare`.
+    """
+    if isinstance(fingerprints, (str, bytes, Fingerprint)) or not hasattr(fingerprints, "__iter__"):
+        raise ArgumentTypeError(
+            f"compare() expects a list of Fingerprint objects (one per rank), got {type(fingerprints).__name__}: "
+            "write compare([Fingerprint.load(path) for path in paths])"
+        )
+    fingerprints = list(fingerprints)
+    wrong = [f for f in fingerprints if not isinstance(f, Fingerprint)]
+    if wrong:
+        raise ArgumentTypeError(
+            f"compare() expects Fingerprint objects (from fingerprint(net) or Fingerprint.load(path)), "
+            f"got a {type(wrong[0]).__name__} in the list"
+        )
+    if not fingerprints:
+        raise ArgumentError(
+            "compare() got no fingerprint: save one per rank (fingerprint(net).save(path)) and compare them all"
+        )
+    return ga801_compare(fingerprints)

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Union
 
-from graphaudit.errors import GraphAuditError
+from graphaudit.errors import ArgumentTypeError, GraphAuditError, check_path
 from graphaudit.findings import Finding, plural
 from graphaudit.spec import Spec, glob_problem
 from graphaudit.suggest import did_you_mean
@@ -42,6 +42,11 @@ def _parse_allow(allow: Iterable[str] | str) -> list[tuple[str, str | None]]:
 
     if isinstance(allow, str):
         allow = (allow,)
+    elif not hasattr(allow, "__iter__"):
+        raise ArgumentTypeError(
+            f"allow= holds check IDs, check names or 'ID:subject-glob' strings, got {type(allow).__name__} "
+            f"{allow!r}: write allow=['GA101'] (a list)"
+        )
     checks = all_checks()
     known = set(checks) | {check.name for check in checks.values()}
     rules: list[tuple[str, str | None]] = []
@@ -262,7 +267,11 @@ def assert_matches_snapshot(
         {'0': 2}
     """
     __tracebackhide__ = True
-    target = os.fspath(path)
+    target = os.fspath(check_path(path, "path", "assert_matches_snapshot()"))
+    if not isinstance(update, bool):
+        raise ArgumentTypeError(
+            f"assert_matches_snapshot() expects update= to be True or False, got {update!r}"
+        )
     if update or not os.path.exists(target):
         spec = Spec.from_net(net, inputs, depth=depth)
         spec.save(target)

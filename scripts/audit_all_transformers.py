@@ -530,6 +530,10 @@ def audit_model(name: str) -> dict[str, Any]:
                 traceback=traceback.format_exc()[-2000:],
             )
             return record
+        # A construct may rename parameters (a sliced CellList: 40 mindone models): the names the
+        # model was built with are put back after this forward pass, so that the audit's own
+        # pass, which must put them back too, is seen if it does not.
+        names = {id(p): (p.name, p.requires_grad) for p in train_model.get_parameters()}
         try:
             model.set_train(True)
             model(*inputs)
@@ -539,6 +543,8 @@ def audit_model(name: str) -> dict[str, Any]:
                 status="forward_failed", reason=first_line(err), traceback=traceback.format_exc()[-2000:]
             )
             return record
+        for param in train_model.get_parameters():
+            param.name = names[id(param)][0]
         tie = declared_tie(model, config)
         record["tie_declared"] = tie
         spec = graphaudit.Spec(shared_parameters=tie) if tie else None
@@ -550,6 +556,11 @@ def audit_model(name: str) -> dict[str, Any]:
             record.update(status="crash", reason=first_line(err), traceback=traceback.format_exc()[-4000:])
             return record
         changed = [p.name for p in train_model.get_parameters() if p.asnumpy().tobytes() != before[id(p)]]
+        changed += [
+            f"{names[id(p)][0]} (renamed {p.name!r} or requires_grad changed)"
+            for p in train_model.get_parameters()
+            if (p.name, p.requires_grad) != names[id(p)]
+        ]
         record.update(
             status="ok",
             audit_seconds=round(time.perf_counter() - t0, 1),

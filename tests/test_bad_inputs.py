@@ -594,7 +594,180 @@ CASES: list[Case] = [
         AT,
         "imbalanced= takes True or False, got 'maybe' (str)",
     ),
+    # ---------------------------------------------------------------- every public entry point's arguments
+    Case(
+        "label-str",
+        '`audit(net, inputs=x, label="y", loss_fn=...)`',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), label="y", loss_fn=nn.MSELoss()),
+        IE,
+        "label is the str 'y'; a label holds the batch's target values",
+        "label=Tensor(y)",
+    ),
+    Case(
+        "render-path-none",
+        "`render(net, None)`",
+        lambda t: graphaudit.render(Net(), None),
+        AT,
+        "render() expects path= to be a file path (a str or pathlib.Path), got NoneType None",
+    ),
+    Case(
+        "render-option-misspelt",
+        '`render(net, "net.svg", dpeth=2)`',
+        lambda t: graphaudit.render(Net(), t / "net.svg", dpeth=2),
+        AT,
+        "render() got an unknown drawing option 'dpeth'; did you mean 'depth'?",
+    ),
+    Case(
+        "summarize-net",
+        "`summarize(net)`",
+        lambda t: graphaudit.summarize(Net()),
+        AT,
+        "summarize() expects a graph captured by graphaudit, got Net",
+        "summarize(graphaudit.to_networkx(net))",
+    ),
+    Case(
+        "watch-checks-int",
+        "`Watch(checks=950)`",
+        lambda t: graphaudit.Watch(checks=950),
+        AT,
+        "watch() expects checks= to be a list of watchpoint IDs or names, got int 950",
+    ),
+    Case(
+        "watch-layers-str",
+        '`Watch(layers="backbone")`',
+        lambda t: graphaudit.Watch(layers="backbone"),
+        AT,
+        "watch() expects layers= to be a list of cell paths, got the str 'backbone'",
+        "layers=['backbone']",
+    ),
+    Case(
+        "watch-on-finding",
+        '`Watch(on_finding="print")`',
+        lambda t: graphaudit.Watch(on_finding="print"),
+        AT,
+        "watch() expects on_finding= to be a function taking a Finding (or None), got str 'print'",
+    ),
+    Case(
+        "watch-out-int",
+        "`Watch(out=3)`",
+        lambda t: graphaudit.Watch(out=3),
+        AT,
+        "watch() expects out= to be a file path (a str or pathlib.Path), got int 3",
+    ),
+    Case(
+        "watch-batch-size",
+        "`watch(net, optimizer, batch_size=0)`",
+        lambda t: graphaudit.watch(Net(), nn.SGD(Net().trainable_params()), batch_size=0).__enter__(),
+        graphaudit.errors.ArgumentError,
+        "watch() expects batch_size= to be at least 1, got 0",
+    ),
+    Case(
+        "callback-keyword-misspelt",
+        "`AuditCallback(spce=spec)`",
+        lambda t: graphaudit.AuditCallback(spce=Spec()),
+        AT,
+        "AuditCallback() got an unexpected keyword argument 'spce'; did you mean 'spec'?",
+    ),
+    Case(
+        "callback-inputs",
+        "`AuditCallback(inputs=x)`",
+        lambda t: graphaudit.AuditCallback(inputs=_x()),
+        AT,
+        "AuditCallback() got inputs=, which it takes from Model.train itself",
+        "leave it out",
+    ),
+    Case(
+        "callback-probe-str",
+        '`AuditCallback(probe="yes")`',
+        lambda t: graphaudit.AuditCallback(probe="yes"),
+        AT,
+        "AuditCallback(probe=...) takes True, False or a number of steps >= 0, got 'yes'",
+    ),
+    Case(
+        "spec-from-toml-bytes",
+        '`Spec.from_toml(b"...")`',
+        lambda t: Spec.from_toml(b"[calls]\n"),
+        AT,
+        "Spec.from_toml() expects the TOML text as a str, got bytes (decode it first",
+        "Spec.load(path)",
+    ),
+    Case(
+        "spec-load-none",
+        "`Spec.load(None)`",
+        lambda t: Spec.load(None),
+        AT,
+        "Spec.load() expects path= to be a file path (a str or pathlib.Path), got NoneType None",
+    ),
+    Case(
+        "fingerprint-rank-str",
+        '`fingerprint(net, rank="0")`',
+        lambda t: _fingerprint(Net(), rank="0"),
+        AT,
+        "fingerprint() expects rank= to be a whole number >= 0, got str '0'",
+    ),
+    Case(
+        "fingerprint-rank-too-big",
+        "`fingerprint(net, rank=2, world_size=2)`",
+        lambda t: _fingerprint(Net(), rank=2, world_size=2),
+        graphaudit.errors.ArgumentError,
+        "fingerprint() got rank=2 with world_size=2: ranks count from 0",
+    ),
+    Case(
+        "compare-paths",
+        '`compare(["rank0.json", "rank1.json"])`',
+        lambda t: _compare(["rank0.json", "rank1.json"]),
+        AT,
+        "compare() expects Fingerprint objects (from fingerprint(net) or Fingerprint.load(path)), got a str",
+    ),
+    Case(
+        "compare-empty",
+        "`compare([])`",
+        lambda t: _compare([]),
+        graphaudit.errors.ArgumentError,
+        "compare() got no fingerprint",
+        "save one per rank",
+    ),
+    Case(
+        "assert-clean-allow-int",
+        "`assert_clean(net, allow=101)`",
+        lambda t: assert_clean(Net(), allow=101),
+        AT,
+        "allow= holds check IDs, check names or 'ID:subject-glob' strings, got int 101",
+        "allow=['GA101']",
+    ),
+    Case(
+        "assert-matches-spec-int",
+        "`assert_matches_spec(net, 3)`",
+        lambda t: assert_matches_spec(Net(), 3),
+        AT,
+        "Spec.load() expects path= to be a file path (a str or pathlib.Path), got int 3",
+    ),
+    Case(
+        "snapshot-path-none",
+        "`assert_matches_snapshot(net, None)`",
+        lambda t: _snapshot(Net(), None),
+        AT,
+        "assert_matches_snapshot() expects path= to be a file path (a str or pathlib.Path), got NoneType None",
+    ),
 ]
+
+
+def _fingerprint(net: nn.Cell, **kwargs: Any) -> Any:
+    from graphaudit.fingerprint import fingerprint
+
+    return fingerprint(net, **kwargs)
+
+
+def _compare(fingerprints: Any) -> Any:
+    from graphaudit.fingerprint import compare
+
+    return compare(fingerprints)
+
+
+def _snapshot(net: nn.Cell, path: Any) -> Any:
+    from graphaudit.testing import assert_matches_snapshot
+
+    return assert_matches_snapshot(net, path)
 
 
 def _in_graph_mode(fn: Callable[[], Any]) -> Any:

@@ -107,3 +107,40 @@ def test_a_multiprocessing_map_is_drawn_with_its_transform() -> None:
     graph = capture_pipeline(PIPELINES["map-multiprocessing-mixed"](), "train").graph
     names = [d["name"] for _, d in graph.nodes(data=True) if d["kind"] == gp.TRANSFORM]
     assert names == ["TypeCast", "_double"]
+
+
+def _triple(x):
+    return x * 3
+
+
+def test_a_multiprocessing_compose_of_functions_is_read_by_function_name() -> None:
+    """``Compose`` wraps each Python function in a FuncWrapper: drawn as the function, not ``FuncWrapper``."""
+    data = _rows().map(T.Compose([_double, _triple]), "x", python_multiprocessing=True)
+    graph = capture_pipeline(data, "train").graph
+    names = [d["name"] for _, d in graph.nodes(data=True) if d["kind"] == gp.TRANSFORM]
+    assert names == ["_double", "_triple"]
+
+
+def test_a_multiprocessing_map_keeps_every_check_that_reads_it() -> None:
+    """MindSpore's JSON gives such a map as ``[None]``: the checks read it from the Python
+    objects, and report, run and skip exactly what they do without multiprocessing."""
+
+    def audited(multiprocessing: bool) -> tuple[set[str], list[str], list[str], list[str]]:
+        def pipeline(second) -> ds.Dataset:
+            stage = T.Compose([_double, second])
+            return _rows(32).map(stage, "x", python_multiprocessing=multiprocessing).batch(4)
+
+        report = graphaudit.audit_dataset(
+            pipeline(V.Rescale(1 / 255, 0)), pipeline(_triple), num_classes=2, batches=1
+        )
+        graph = report.datasets["train"]
+        return (
+            {f.check_id for f in report.findings},
+            [d["name"] for _, d in graph.nodes(data=True) if d["kind"] == gp.TRANSFORM],
+            sorted(report.checks_run),
+            sorted(n.check_id for n in report.not_run),
+        )
+
+    plain, multiprocessing = audited(False), audited(True)
+    assert plain[0] and plain[1] == ["_double", "Rescale"]
+    assert multiprocessing == plain

@@ -55,3 +55,40 @@ def test_the_probe_leaves_the_optimizers_attributes_as_it_found_them() -> None:
     assert [
         name for name, value in before.items() if after[name] is not value and name not in first_call
     ] == []
+
+
+class _SlicedLayers(nn.Cell):
+    """mindone.transformers' decoder loop (``for layer in self.layers[: n]``, 40 of its models).
+
+    MindSpore's ``CellList[a:b]`` builds a new CellList, and its auto-prefix renames every
+    sliced layer's parameters (``layers.0.weight`` -> ``0.weight``) and clears their ``is_init``.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(3, 3), nn.Dense(3, 3)])
+        self.head = nn.Dense(3, 2)
+        self.head.bias.requires_grad = False
+
+    def construct(self, x: Tensor) -> Tensor:
+        for layer in self.layers[:2]:
+            x = layer(x)
+        return self.head(x)
+
+
+@pytest.mark.parametrize("how", ["trace", "probe", "graph_mode"])
+def test_an_audit_leaves_parameter_names_values_and_requires_grad_as_it_found_them(how) -> None:
+    net = _SlicedLayers()
+    optimizer = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    data = {"inputs": Tensor(np.ones((1, 3), np.float32)), "label": Tensor(np.zeros((1, 2), np.float32))}
+
+    def state() -> list:
+        return [(p.name, p.requires_grad, p.is_init, p.asnumpy().tobytes()) for p in net.get_parameters()]
+
+    before = state()
+    assert before[0][0] == "layers.0.weight"
+    options = {"probe": 2} if how == "probe" else {"graph_mode": True} if how == "graph_mode" else {}
+    graphaudit.audit(net, optimizer, **data, loss_fn=nn.MSELoss(), **options)
+    assert state() == before
+    net(data["inputs"])  # the user's own call renames, as it always did: the audit did not hide it
+    assert net.layers[0].weight.name == "0.weight"

@@ -5,10 +5,13 @@ its writes are not rolled back, and two audits in two threads report what each r
 from __future__ import annotations
 
 import json
+import random
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
+import mindspore as ms
 import numpy as np
 import pytest
 from mindspore import Parameter, Tensor, nn, ops
@@ -128,3 +131,73 @@ def test_two_audits_in_two_threads_report_what_each_reports_alone() -> None:
     assert alone[0]["findings"] and "GA301" in {f["check_id"] for f in alone[0]["findings"]}
     for _ in range(20):
         assert tuple(_in_threads(_audit_spare, _audit_frozen)) == alone
+
+
+class _Drawing(nn.Cell):
+    """A network whose construct draws from every process-wide random state."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dense = nn.Dense(4, 4)
+
+    def construct(self, x: Tensor) -> Tensor:
+        noise = Tensor(np.random.rand(*x.shape).astype(np.float32) * random.random())
+        return ops.dropout(self.dense(x) + noise, p=0.5)
+
+
+def _draw() -> tuple[Any, float, float]:
+    """One draw from each of the states :class:`_Drawing` uses.
+
+    The seeds a new ``nn.Dropout`` takes come from the same counter ``ops.dropout`` advances;
+    no kernel runs: MindSpore 2.10 cannot run Dropout kernels in two threads at once
+    ("The pointer[runtime_info] is null", without graphaudit too).
+    """
+    seeds = nn.Dropout(p=0.5).dropout.attrs["Seed1"]
+    return seeds, float(np.random.rand()), random.random()
+
+
+@pytest.mark.slow
+def test_another_threads_random_draws_are_neither_rewound_nor_advanced_by_an_audit() -> None:
+    x, label = tensor(4, 4), tensor(4, 4)
+
+    def seeded() -> None:
+        ms.set_seed(7)  # also seeds numpy
+        random.seed(7)
+
+    seeded()
+    reference = [_draw() for _ in range(3000)]
+    net = _Drawing()  # its initialisers draw from numpy: before the seed
+    net.set_train(True)
+    optimizer = nn.SGD(net.trainable_params())
+    seeded()
+    auditing = threading.Event()
+    drawn: list[tuple[Any, float, float]] = []
+
+    def other_thread() -> None:
+        auditing.wait()
+        while (auditing.is_set() or len(drawn) < 50) and len(drawn) < len(reference):
+            drawn.append(_draw())
+            time.sleep(0.002)  # draws spread over the whole audit, before and after its restores
+
+    def auditor() -> None:
+        auditing.set()
+        try:
+            for _ in range(2):
+                graphaudit.audit(
+                    net,
+                    optimizer,
+                    inputs=x,
+                    probe=1,
+                    loss_fn=nn.MSELoss(),
+                    label=label,
+                )
+        finally:
+            auditing.clear()
+
+    try:
+        _in_threads(auditor, other_thread)
+    finally:
+        ms.set_seed(0)
+    assert len(drawn) < len(reference), "the other thread drew more than the reference holds"
+    mismatch = next((i for i, (a, b) in enumerate(zip(drawn, reference)) if a != b), None)
+    assert mismatch is None, f"draw {mismatch} of {len(drawn)} differs from a run without the audit"

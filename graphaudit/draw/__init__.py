@@ -48,8 +48,9 @@ from graphaudit.draw.html import Header, Panel, html_page
 from graphaudit.draw.marks import targets
 from graphaudit.draw.style import KIND_COLORS, SEVERITY_COLORS
 from graphaudit.draw.tree import Loss
-from graphaudit.errors import RenderError, RenderTimeoutError
+from graphaudit.errors import ArgumentTypeError, RenderError, RenderTimeoutError, check_path
 from graphaudit.findings import Finding
+from graphaudit.suggest import did_you_mean
 
 __all__ = [
     "FORMATS",
@@ -134,6 +135,25 @@ def _page(
     )
 
 
+def _check_options(options: dict[str, Any]) -> None:
+    """Refuse a drawing option :func:`~graphaudit.draw.to_dot` does not take, with a "did you mean"."""
+    import inspect
+
+    known = [
+        name
+        for name, p in inspect.signature(draw).parameters.items()
+        if p.kind is p.KEYWORD_ONLY
+        or (p.kind is p.POSITIONAL_OR_KEYWORD and name not in ("graph", "findings"))
+    ]
+    known += ["format", "depth", "max_nodes", "timeout", "header", "page_title", "panels"]
+    for name in options:
+        if name not in known:
+            raise ArgumentTypeError(
+                f"render() got an unknown drawing option {name!r}{did_you_mean(name, known)} "
+                f"(the options are {', '.join(sorted(set(known)))})"
+            )
+
+
 def render_graph(
     graph: nx.MultiDiGraph,
     path: str | Path,
@@ -162,8 +182,9 @@ def render_graph(
         >>> render_graph(graphaudit.to_networkx(nn.Dense(2, 2)), out).read_text().startswith("digraph")
         True
     """
-    path = Path(path)
+    path = check_path(path, "path", "render()")
     fmt = _format(path, format)
+    _check_options(options)
     options.setdefault("title", None)
     if options["title"] is None:
         options["title"] = _root_class(graph)

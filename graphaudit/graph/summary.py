@@ -17,12 +17,28 @@ from collections import Counter
 import networkx as nx
 
 from graphaudit import graph as g
+from graphaudit.errors import ArgumentTypeError
 
 __all__ = ["summarize"]
 
 
 def summarize(graph: nx.MultiDiGraph) -> str:
-    """Describe *graph* in a few lines: sizes, sharing, and the traced forward pass."""
+    """Describe *graph* in a few lines: sizes, sharing, and the traced forward pass.
+
+    Example:
+        >>> import graphaudit
+        >>> from mindspore import nn
+        >>> print(summarize(graphaudit.to_networkx(nn.Dense(2, 3))))
+        Dense: 1 cells, 2 parameters (9 elements, 9 trainable)
+    """
+    if not isinstance(graph, nx.MultiDiGraph) or "graphaudit_version" not in graph.graph:
+        what = type(graph).__name__
+        hint = "summarize(graphaudit.to_networkx(net))"
+        if not hasattr(graph, "cells_and_names"):
+            hint += " or summarize(report.graph)"
+        raise ArgumentTypeError(
+            f"summarize() expects a graph captured by graphaudit, got {what}: write {hint}"
+        )
     cells = list(g.nodes_of_kind(graph, g.CELL))
     params = list(g.nodes_of_kind(graph, g.PARAMETER))
     numel = sum(d["numel"] for _, d in params)

@@ -23,6 +23,7 @@ from typing import Any
 
 from graphaudit import graph as g
 from graphaudit.draw import Header, Loss, Panel, graph_html, graph_svg, render_graph
+from graphaudit.errors import check_path
 from graphaudit.report import Report
 
 __all__ = [
@@ -194,4 +195,5 @@ def render(net: Any, path: str | Path, *, inputs: Any = None, **options: Any) ->
     """
     from graphaudit.capture import to_networkx
 
+    check_path(path, "path", "render()")  # before the capture, which can take a while
     return render_graph(to_networkx(net, inputs=inputs), path, **options)

@@ -126,6 +126,11 @@ def _inputs_and_label(net: Any, inputs: Any, label: Any, takes_label: bool, loss
                 "inputs=(x, y), or inputs=x, label=y."
             )
         inputs, label = args[:-1], args[-1]
+    if isinstance(label, (str, bytes)):  # a scalar construct() may take, but never a loss's target
+        raise InputError(
+            f"label is the {type(label).__name__} {label!r}; a label holds the batch's target values: pass "
+            "a mindspore.Tensor or numpy array (e.g. label=Tensor(y)), or a number."
+        )
     if label is not None:
         label = normalize_value(label, "" if not takes_label else "[-1]")
     try:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import TYPE_CHECKING, Any, Union
 
-from graphaudit.errors import ArgumentTypeError, SpecError
+from graphaudit.errors import ArgumentTypeError, SpecError, check_path
 from graphaudit.spec.diff import diff_designs
 from graphaudit.spec.patterns import matches_any
 from graphaudit.spec.toml_read import Reader, read_toml
@@ -165,6 +165,12 @@ class Spec:
             ...
             graphaudit.errors.SpecError: design.toml:1: unknown key 'parameter' at the top level; did you mean 'parameters'? (the keys allowed there are 'parameters', 'shared', 'connections', 'calls', 'model')
         """
+        if not isinstance(text, str):
+            hint = " (decode it first: text.decode('utf-8'))" if isinstance(text, bytes) else ""
+            raise ArgumentTypeError(
+                f"Spec.from_toml() expects the TOML text as a str, got {type(text).__name__}{hint}; "
+                "to read a file, use Spec.load(path)"
+            )
         return cls(**read_toml(text, source), source=source)
 
     def validate(self) -> None:
@@ -266,7 +272,7 @@ class Spec:
             >>> spec.frozen, spec.source == path
             (['backbone.*'], True)
         """
-        source = os.fspath(path)
+        source = os.fspath(check_path(path, "path", "Spec.load()"))
         try:
             with open(source, encoding="utf-8") as file:
                 text = file.read()

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from graphaudit.errors import ArgumentError, ArgumentTypeError
+from graphaudit.errors import ArgumentError, ArgumentTypeError, check_count
 from graphaudit.findings import Finding
 from graphaudit.watch.session import DEFAULT_EVERY, Session
 
@@ -145,6 +145,7 @@ def watch(
     session = Session(
         every=every, checks=checks, fail_on=fail_on, out=out, on_finding=on_finding, layers=layers
     )
+    check_count(batch_size, "batch_size", "watch()", minimum=1, allow_none=True)
     watcher = Watcher(session, net, optimizer, batch_size)
     failed = True
     try:

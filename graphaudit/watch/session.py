@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from graphaudit.checks import Check, all_checks, find_check
-from graphaudit.errors import ArgumentError, GraphAuditError
+from graphaudit.errors import ArgumentError, GraphAuditError, check_callable, check_names, check_path
 from graphaudit.evidence import EvidenceSet
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.findings import Finding
@@ -88,11 +88,13 @@ class Session:
         if fail_on not in FAIL_ON:
             raise ArgumentError(f"watch(fail_on=...) takes one of {', '.join(FAIL_ON)}, got {fail_on!r}")
         self.every = check_every(every)
+        if checks is not None and not isinstance(checks, str):
+            checks = check_names(checks, "checks", "watch()", what="watchpoint IDs or names")
         self.checks = watchpoints(checks)
         self.fail_on = fail_on
-        self.out = None if out is None else Path(out)
-        self.on_finding = on_finding
-        self.layers = tuple(layers)
+        self.out = check_path(out, "out", "watch()", allow_none=True)
+        self.on_finding = check_callable(on_finding, "on_finding", "watch()", takes="a Finding")
+        self.layers = tuple(check_names(layers, "layers", "watch()", what="cell paths"))
         self.recorder: Recorder | None = None
         self.report: Report | None = None
         self._net: Any = None

@@ -212,6 +212,8 @@ def _python_transforms(operations: list[Any]) -> Iterator[dict[str, Any]]:
         if type(op).__name__ == "Compose":
             yield from _python_transforms(list(getattr(op, "transforms", [])))
             continue
+        if type(op).__name__ == "FuncWrapper" and callable(getattr(op, "transform", None)):
+            op = op.transform  # how a Compose holds a Python function: named by the function
         function = inspect.isfunction(op) or inspect.ismethod(op) or inspect.isbuiltin(op)
         name = op.__name__ if function else type(op).__name__
         python = function or not (type(op).__module__ or "").startswith("mindspore.dataset")

@@ -9,8 +9,6 @@ pass can change and puts it back afterwards, on success and on failure alike.
 from __future__ import annotations
 
 import copy
-import importlib
-import random
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -26,6 +24,7 @@ except ImportError:  # MindSpore 2.7 has no queued copy kernel: values are read 
     _tensor_move = None
 from mindspore.ops.primitive import Primitive
 
+from graphaudit.capture.network.rng import private_random_state
 from graphaudit.capture.network.values import tensor_values
 
 __all__ = [
@@ -180,16 +179,14 @@ def training_flags(net: nn.Cell, mode: bool) -> Iterator[None]:
 
 @contextmanager
 def preserved_seed_counters() -> Iterator[None]:
-    """Keep MindSpore's per-operation seed counters (``ops.dropout(x)`` advances them)."""
-    ms_seed = importlib.import_module("mindspore.common.seed")  # the package re-exports a function `seed`
-    counters = getattr(ms_seed, "_KERNEL_SEED", None)
-    saved = dict(counters) if isinstance(counters, dict) else None
-    try:
+    """Draw random numbers from private copies of the random states, for this thread only.
+
+    MindSpore's per-operation seed counters (``ops.dropout(x)`` advances them), its default
+    generator, ``numpy.random`` and ``random`` are process-wide: saving and setting them back
+    would rewind the draws other threads made meanwhile (:mod:`graphaudit.capture.network.rng`).
+    """
+    with private_random_state():
         yield
-    finally:
-        if saved is not None and counters is not None:
-            counters.clear()
-            counters.update(saved)
 
 
 def copy_counter() -> Parameter:
@@ -206,10 +203,8 @@ class Snapshot:
     mode: int = 0
     training: list[tuple[bool, Any]] = field(default_factory=list)
     requires_grad: list[bool] = field(default_factory=list)
+    names: list[tuple[str, bool]] = field(default_factory=list)
     values: dict[int, tuple[Parameter, Tensor | np.ndarray]] = field(default_factory=dict)
-    ms_rng: np.ndarray | None = None
-    np_rng: Any = None
-    py_rng: Any = None
 
     copies_done: Parameter | None = None
 
@@ -242,7 +237,7 @@ class Snapshot:
     def restore(self) -> None:
         """Put everything back; every step runs even if an earlier one fails."""
         errors: list[BaseException] = []
-        for step in (self._restore_context, self._restore_flags, self._restore_values, self._restore_random):
+        for step in (self._restore_context, self._restore_flags, self._restore_values):
             try:
                 step()
             except Exception as err:  # keep restoring the rest, report the first failure
@@ -263,15 +258,18 @@ class Snapshot:
         for param, requires_grad in zip(self.parameters, self.requires_grad):
             if param.requires_grad != requires_grad:
                 param.requires_grad = requires_grad
+        # The user's construct may rename parameters: slicing a CellList (``self.layers[:n]``,
+        # 40 mindone.transformers models) builds a new CellList whose auto-prefix renames
+        # every sliced layer's parameters (``model.layers.0.w`` -> ``0.w``) and clears their
+        # ``is_init``. Run by the audit, that would change what checkpoints save and load.
+        for param, (name, is_init) in zip(self.parameters, self.names):
+            if param.name != name:
+                param.name = name
+            if getattr(param, "is_init", is_init) != is_init:
+                param.is_init = is_init
 
     def _restore_values(self) -> None:
         restore_values(self._saved_values())
-
-    def _restore_random(self) -> None:
-        if self.ms_rng is not None:
-            ms.set_rng_state(Tensor(self.ms_rng))
-        np.random.set_state(self.np_rng)
-        random.setstate(self.py_rng)
 
 
 @contextmanager
@@ -290,9 +288,7 @@ def preserved(cells: list[nn.Cell], parameters: list[Parameter]) -> Iterator[Sna
         mode=ms.get_context("mode"),
         training=[(bool(c.training), getattr(c, "_phase", None)) for c in cells],
         requires_grad=[bool(p.requires_grad) for p in parameters],
-        ms_rng=ms.get_rng_state().asnumpy().copy(),
-        np_rng=np.random.get_state(),
-        py_rng=random.getstate(),
+        names=[(p.name, bool(getattr(p, "is_init", False))) for p in parameters],
         copies_done=copy_counter(),
     )
     for cell in cells:

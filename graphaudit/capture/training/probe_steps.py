@@ -266,6 +266,7 @@ def measure_steps(
     all_params = unique([*subjects, *loss_params, *optimizer_state_parameters(optimizer), *train_params])
     cells = cells_of(net, loss_fn, optimizer, train)
     requires_grad = {id(p): bool(p.requires_grad) for p in subjects}
+    names = {id(p): p.name for p in subjects}  # the step's construct may rename them (put back)
 
     with EXCLUSIVE, ExitStack() as stack:
         stack.enter_context(closed_grad_graphs())
@@ -295,8 +296,8 @@ def measure_steps(
             numbers = grad_numbers(grad_of[key], divide) if requires_grad[key] and key in grad_of else None
             probes.append(
                 ParameterProbe(
-                    name=param.name,
-                    node=(parameter_nodes or {}).get(key) or parameter_node(param.name),
+                    name=names[key],
+                    node=(parameter_nodes or {}).get(key) or parameter_node(names[key]),
                     requires_grad=requires_grad[key],
                     in_optimizer=key in in_optimizer,
                     in_network=key in in_network,
