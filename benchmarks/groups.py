@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks import torchview_anchor
 from benchmarks.common import LoadMonitor, others_cores_now, usable_cores
 from benchmarks.settings import LLAMA, LM, MODES, RENDER_STAGES, RENDER_WIDTH, SIZES, TRACED_SIZES
 
@@ -31,7 +32,7 @@ class Refused(SystemExit):
 
 # -- workers: one measurement each, in a fresh interpreter ------------------------------------
 def run_worker(name: str, params: dict[str, Any]) -> Any:
-    from benchmarks import dependency, llama, model, probe, scaling, startup, transformer
+    from benchmarks import dependency, llama, model, probe, scaling, startup, transformer, watch
 
     workers: dict[str, Callable[..., Any]] = {
         "model-time": model.time_model,
@@ -44,6 +45,9 @@ def run_worker(name: str, params: dict[str, Any]) -> Any:
         "startup": startup.time_startup,
         "probe-time": probe.time_probe,
         "dependency-time": dependency.time_dependency,
+        "watch-time": watch.timed,
+        "watch-memory": watch.memory,
+        "torchview-time": torchview_anchor.time_torchview,
     }
     return workers[name](**params)
 
@@ -154,6 +158,11 @@ def measure(
     probe_size: int = 64,
     probe_repeats: int = 3,
     probe_steps: int = 5,
+    watch_steps: int = 100,
+    watch_size: int = 32,
+    watch_repeats: int = 3,
+    torch_python: str | None = None,
+    anchor_repeats: int = 5,
     worker: Callable[[str, dict[str, Any]], Any] = spawn,
     policy: LoadPolicy | None = None,
 ) -> dict[str, Any]:
@@ -164,6 +173,8 @@ def measure(
     llama = LLAMA if llama is None else llama
     policy = LoadPolicy() if policy is None else policy
     started = time.time()
+    watch_params = {"steps": watch_steps, "size": watch_size}
+    anchor_python, anchor_skipped = torchview_anchor.find_torch_python(torch_python)
     plan: list[tuple[str, str, bool, Callable[[], Any]]] = [
         (
             "model_time",
@@ -218,6 +229,21 @@ def measure(
             for kind in ("cnn", "decoder")
         ),
         (
+            "watch_time",
+            "Model.train with Watch()",
+            True,
+            lambda: worker("watch-time", {**watch_params, "repeats": watch_repeats}),
+        ),
+        (
+            "watch_memory",
+            "Model.train with Watch() memory",
+            False,
+            lambda: {
+                kind: worker("watch-memory", {**watch_params, "watched": kind == "watched"})
+                for kind in ("plain", "watched")
+            },
+        ),
+        (
             "scale_time",
             "synthetic scaling time",
             True,
@@ -242,6 +268,16 @@ def measure(
                 "render-time", {"stages": render_stages, "width": render_width, "repeats": scale_repeats}
             ),
         ),
+        (
+            "anchor",
+            "torchview anchor",
+            True,
+            lambda: (
+                worker("torchview-time", {"python": anchor_python, "repeats": anchor_repeats, "size": size})
+                if anchor_python
+                else {"skipped": anchor_skipped}
+            ),
+        ),
     ]
     results: dict[str, Any] = {"groups": {}}
     for key, title, timed, body in plan:
@@ -257,6 +293,8 @@ def measure(
         "scale_repeats": scale_repeats,
         "lm_repeats": lm_repeats,
         "startup_repeats": startup_repeats,
+        "watch_steps": watch_steps,
+        "watch_repeats": watch_repeats,
         "sizes": sizes,
         "traced_sizes": traced_sizes,
         "mindspore_version": ms.__version__,

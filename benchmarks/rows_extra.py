@@ -12,6 +12,7 @@ from benchmarks.table import make_row, med_min, phase_of
 def extra_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Rows 7 onwards, from :func:`benchmarks.groups.measure`'s results."""
     out: list[dict[str, Any]] = []
+    out.extend(_transformer_rows(results["transformer"]))
     out.extend(_lazy_rows(results["lazy"]))
     out.extend(_startup_rows(results["startup"]))
     if "probe" in results:
@@ -19,7 +20,67 @@ def extra_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     for kind in ("cnn", "decoder"):
         if f"dependency_{kind}" in results:
             out.append(_dependency_row(results[f"dependency_{kind}"]))
+    if "watch_time" in results:
+        out.extend(_watch_rows(results["watch_time"], results["watch_memory"], results["meta"]))
+    if "anchor" in results and "skipped" not in results["anchor"]:
+        out.append(_anchor_row(results["anchor"]))
     return out
+
+
+def _watch_rows(t: dict[str, Any], mem: dict[str, Any], meta: dict[str, Any]) -> list[dict[str, Any]]:
+    seconds = t["seconds"]
+    plain = med_min(seconds["plain"])
+    shape = f"1 epoch of {meta['watch_steps']} steps, batches of 8"
+    out = [
+        make_row(
+            f"12 Model.train resnet18, Watch() {label}",
+            "watch_time",
+            "s",
+            med_min(seconds[name]),
+            "Model.train, no Watch",
+            plain,
+            TARGETS[target],
+            note=f"{shape}; {note}",
+        )
+        for name, label, target, note in (
+            ("default", "default", "watch_default", "Watch(fail_on='never'): sampled every 50 steps"),
+            (
+                "every step",
+                "every=1",
+                "watch_every",
+                "Watch(every=1): weights copied, gradients read each step",
+            ),
+        )
+    ]
+    watched, unwatched = mem["watched"], mem["plain"]
+    out.append(
+        make_row(
+            "12 Watch(every=1) extra peak memory",
+            "watch_memory",
+            "MiB",
+            (watched["rise_mib"] - unwatched["rise_mib"], None),
+            "unwatched training's peak",
+            (unwatched["peak_mib"], None),
+            TARGETS["watch_memory"],
+            note=f"peak RSS rise of a watched epoch {watched['rise_mib']:.1f} MiB vs unwatched "
+            f"{unwatched['rise_mib']:.1f} MiB, each in a fresh process, after one epoch",
+        )
+    )
+    return out
+
+
+def _anchor_row(a: dict[str, Any]) -> dict[str, Any]:
+    versions = ", ".join(f"{k} {v}" for k, v in a["versions"].items())
+    return make_row(
+        "13 torchview draw_graph, torchvision resnet50",
+        "anchor",
+        "s",
+        med_min(a["seconds"]["draw_graph"]),
+        "torch resnet50 forward",
+        med_min(a["seconds"]["forward"]),
+        note=f"information, beside rows 2-3: input {tuple(a['input_shape'])}, {a['threads']} torch threads; "
+        f"{versions}; interpreter {a['python']}",
+    )
 
 
 def _dependency_row(d: dict[str, Any]) -> dict[str, Any]:

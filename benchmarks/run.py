@@ -42,6 +42,18 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
 11. the dependency probe (``benchmarks/dependency.py``): its passes on mindcv resnet18
     (``2x3x64x64``, the batch probe) and on a GPT-style decoder (``2x64`` tokens, every probe)
     / one PyNative forward pass of the same batch. Target <= 2x (issue 26).
+12. the training watch (``benchmarks/watch.py``, issue 23): ``Model.train`` of mindcv resnet18
+    (one epoch of 100 steps, batches of ``8x3x32x32``, PyNative) with ``graphaudit.Watch()``
+    (default sampling) and with ``Watch(every=1)`` / the same training without it, interleaved
+    in one process; targets <= 1.03x and <= 1.3x. And the extra peak RSS of a watched epoch
+    (``every=1``) over an unwatched one, each in a fresh process, / the unwatched process's
+    peak RSS; target <= 10%.
+13. optional anchor (``benchmarks/torchview_anchor.py``): torchview's ``draw_graph`` on
+    torchvision's resnet50 / a resnet50 forward pass (``1x3x224x224``), both in the
+    interpreter given by ``--torch-python PATH`` (default: ``$GRAPHAUDIT_TORCH_PYTHON``), which
+    must have ``torch``, ``torchvision`` and ``torchview`` (never graphaudit's dependencies).
+    Information, beside rows 2-3; without such an interpreter the table says it was skipped
+    and why.
 
 Every group of measurements runs in a fresh subprocess (memory: one process per
 measurement). Within a group the phases are timed interleaved (forward, structure, full,
@@ -62,6 +74,12 @@ it still does.
 Usage::
 
     python benchmarks/run.py [--quick] [--json PATH] [--max-load X] [--model resnet50] [--size 224] [--repeats 5]
+                             [--torch-python PATH]
+
+``--quick`` is a smoke run: every group, on smaller sizes with one repeat (the watch: 4 steps).
+The code: this file is the command line; ``groups.py`` runs the groups (a worker subprocess
+each, the load policy), ``rows.py`` / ``rows_extra.py`` make the rows from the results,
+``table.py`` prints them, ``settings.py`` holds the sizes and targets.
 
 Linux only (``/proc/self/status``, ``/proc/stat``).
 """
@@ -134,6 +152,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=2,
         help="with --max-load: repeats of a group that ran loaded (default 2)",
     )
+    parser.add_argument(
+        "--torch-python",
+        metavar="PATH",
+        help="a Python with torch, torchvision and torchview for the optional torchview anchor row "
+        "(default: $GRAPHAUDIT_TORCH_PYTHON; without one the row is skipped with a message)",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--worker-params", help=argparse.SUPPRESS)
     parser.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)
@@ -167,6 +191,11 @@ def main(argv: list[str] | None = None) -> None:
             scale_repeats=2 if args.quick else 3,
             lm_repeats=3 if args.quick else 7,
             startup_repeats=3 if args.quick else 7,
+            probe_repeats=1 if args.quick else 3,
+            watch_steps=4 if args.quick else 100,
+            watch_repeats=1 if args.quick else 3,
+            torch_python=args.torch_python,
+            anchor_repeats=1 if args.quick else 5,
             policy=policy,
         )
     except Refused as refused:

@@ -25,6 +25,9 @@ TARGETS = {
     "startup_s": 0.5,
     "probe_extra_steps": 0.6,  # probe=N <= N + 0.6 training steps: N steps and one traced forward pass
     "dependency": 2.0,
+    "watch_default": 1.03,  # issue 23: Model.train with Watch() / without
+    "watch_every": 1.3,  # Watch(every=1) / without
+    "watch_memory": 0.10,  # extra peak RSS of a watched training / the unwatched process's peak
 }
 MODES = ("training", "inference")
 EXIT_INVARIANT, EXIT_REFUSED = 1, 3

@@ -132,6 +132,8 @@ def format_table(results: dict[str, Any], table: list[dict[str, Any]]) -> str:
         "units: s = seconds, M = MiB (peak RSS rise), us = microseconds; ratio = measured / baseline "
         "(of the medians, and of the minimums); met: the median against the target, NO +n% = missed by n%"
     )
+    if "skipped" in results.get("anchor", {}):
+        lines.append(f"13 torchview anchor skipped: {results['anchor']['skipped']}")
     memory = [*results["scale_memory"], *results["model_memory"].values()]
     if not all(m["peak_reset"] for m in memory) or not results["lazy"]["peak_reset"]:
         lines.append("note: VmHWM could not be reset; memory is the growth over earlier peaks")
