@@ -81,7 +81,9 @@ def test_benchmark_rows_on_toy_sizes(measured):
     assert targets["Watch(every=1) extra peak memory"] == "<= 0.1x"
     assert not any(item.startswith("13 ") for item in items)
     text = run.format_table(results, table)
-    assert "13 torchview anchor skipped: --torch-python / $GRAPHAUDIT_TORCH_PYTHON '/nonexistent/python'" in text
+    assert (
+        "13 torchview anchor skipped: --torch-python / $GRAPHAUDIT_TORCH_PYTHON '/nonexistent/python'" in text
+    )
     assert "structure-only audit" in text and "load average (1/5/15 min) before" in text
     assert "usable cores" in text and "LM tracing overhead per traced op" in text
 

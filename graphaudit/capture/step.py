@@ -75,6 +75,7 @@ from graphaudit.capture.step_run import (
     step_error,
 )
 from graphaudit.capture.tracing import EXCLUSIVE
+from graphaudit.capture.values import same_bits
 from graphaudit.graph.ids import parameter_node
 
 __all__ = [
@@ -301,7 +302,7 @@ def measure_steps(
                     in_optimizer=key in in_optimizer,
                     in_network=key in in_network,
                     weight_decay=decay.get(key, 0.0),
-                    changed=before[key].tobytes() != after[key].tobytes(),
+                    changed=not same_bits(before[key], after[key]),
                     max_abs_change=max_abs_diff(before[key], after[key]),
                     forward_change=max_abs_diff(before[key], middle[key]),
                     optimizer_change=max_abs_diff(middle[key], after[key]),
@@ -309,7 +310,7 @@ def measure_steps(
                     grad_max_abs=None if numbers is None else numbers[1],
                     grad_nan=None if numbers is None else numbers[2],
                     grad_inf=None if numbers is None else numbers[3],
-                    moved_by_optimizer=middle[key].tobytes() != after[key].tobytes(),
+                    moved_by_optimizer=not same_bits(middle[key], after[key]),
                     learning_rate=learning_rate(optimizer, param) if key in in_optimizer else None,
                     group=group.get(key, 0),
                     shape=tuple(int(d) for d in param.shape),
