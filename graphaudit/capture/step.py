@@ -54,13 +54,13 @@ from graphaudit.capture.isolation import (
 from graphaudit.capture.lossscale import GradientScaling, gradient_scaling, scale_value
 from graphaudit.capture.optimizer import optimizer_entries, optimizer_state_parameters, unique
 from graphaudit.capture.step_numbers import (
+    StepChange,
     diff_norm,
     grad_numbers,
     groups_of,
     l2,
     learning_rate,
     loss_value,
-    max_abs_diff,
     values,
 )
 from graphaudit.capture.step_run import (
@@ -75,7 +75,6 @@ from graphaudit.capture.step_run import (
     step_error,
 )
 from graphaudit.capture.tracing import EXCLUSIVE
-from graphaudit.capture.values import same_bits
 from graphaudit.graph.ids import parameter_node
 
 __all__ = [
@@ -294,6 +293,7 @@ def measure_steps(
         for param in subjects:
             key = id(param)
             numbers = grad_numbers(grad_of[key], divide) if requires_grad[key] and key in grad_of else None
+            moved = StepChange(before[key], middle[key], after[key])
             probes.append(
                 ParameterProbe(
                     name=param.name,
@@ -302,15 +302,15 @@ def measure_steps(
                     in_optimizer=key in in_optimizer,
                     in_network=key in in_network,
                     weight_decay=decay.get(key, 0.0),
-                    changed=not same_bits(before[key], after[key]),
-                    max_abs_change=max_abs_diff(before[key], after[key]),
-                    forward_change=max_abs_diff(before[key], middle[key]),
-                    optimizer_change=max_abs_diff(middle[key], after[key]),
+                    changed=moved.changed,
+                    max_abs_change=moved.total,
+                    forward_change=moved.forward,
+                    optimizer_change=moved.optimizer,
                     grad_norm=None if numbers is None else numbers[0],
                     grad_max_abs=None if numbers is None else numbers[1],
                     grad_nan=None if numbers is None else numbers[2],
                     grad_inf=None if numbers is None else numbers[3],
-                    moved_by_optimizer=not same_bits(middle[key], after[key]),
+                    moved_by_optimizer=moved.by_optimizer,
                     learning_rate=learning_rate(optimizer, param) if key in in_optimizer else None,
                     group=group.get(key, 0),
                     shape=tuple(int(d) for d in param.shape),

@@ -23,6 +23,7 @@ from graphaudit.capture.isolation import tensor_bytes
 from graphaudit.capture.values import same_bits
 
 __all__ = [
+    "StepChange",
     "diff_norm",
     "grad_numbers",
     "groups_of",
@@ -78,6 +79,28 @@ def max_abs_diff(before: np.ndarray, after: np.ndarray) -> float:
         diff = np.subtract(after, before, dtype=np.float64)
         np.abs(diff, out=diff)
     return float(np.max(diff))
+
+
+class StepChange:
+    """How one parameter moved in the first step: each comparison made once.
+
+    A step usually changes a parameter in one of its two parts (the forward pass moves
+    BatchNorm's statistics, the optimizer the weights): when one part left it bit for bit
+    the same, the whole step's change is the other part's, with no third comparison.
+    """
+
+    def __init__(self, before: np.ndarray, middle: np.ndarray, after: np.ndarray) -> None:
+        forward_same = same_bits(before, middle)
+        self.by_optimizer = not same_bits(middle, after)
+        self.forward = 0.0 if forward_same else max_abs_diff(before, middle)
+        self.optimizer = max_abs_diff(middle, after) if self.by_optimizer else 0.0
+        if forward_same:
+            self.changed, self.total = self.by_optimizer, self.optimizer
+        elif not self.by_optimizer:
+            self.changed, self.total = True, self.forward
+        else:
+            self.changed = not same_bits(before, after)
+            self.total = max_abs_diff(before, after)
 
 
 def grad_numbers(grad: Any, divide_by: float = 1.0) -> tuple[float, float, int, int]:
