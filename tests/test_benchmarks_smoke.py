@@ -16,7 +16,7 @@ pytest.importorskip("mindcv")
 if not sys.platform.startswith("linux"):
     pytest.skip("the benchmarks read /proc/self/status and /proc/stat", allow_module_level=True)
 
-from benchmarks import run
+from benchmarks import groups, run
 from benchmarks.common import GroupLoad, LoadMonitor
 
 TOY_LM = {"layers": 2, "hidden": 16, "heads": 2, "ffn": 32, "seq": 8, "vocab": 50}
@@ -41,6 +41,9 @@ def measured():
         startup_repeats=1,
         probe_model="synthetic:20",
         probe_steps=2,
+        watch_steps=1,
+        watch_repeats=1,
+        torch_python="/nonexistent/python",  # the optional anchor: skipped, with the reason
         worker=run.run_worker,
         policy=run.LoadPolicy(log=lambda text: None),
     )
@@ -50,7 +53,7 @@ def measured():
 def test_benchmark_rows_on_toy_sizes(measured):
     results, table = measured
     items = [row["item"] for row in table]
-    for number in [*"123456789", "10", "11"]:
+    for number in [*"123456789", "10", "11", "12"]:
         assert any(item.startswith(number + " ") for item in items), number
     assert sum(item.startswith("10 synthetic:20 audit with probe=") for item in items) == 2
     dependency = [row for row in table if row["item"].startswith("11 dependency probe")]
@@ -73,7 +76,14 @@ def test_benchmark_rows_on_toy_sizes(measured):
     assert targets["synthetic:20 audit with probe=1"] == "<= 1.6x"
     assert sum(item.startswith("6 synthetic:20 full audit") for item in items) == 4
     assert targets["LM tracing overhead per traced op"] == "<= 3x"
+    assert targets["Model.train resnet18, Watch() default"] == "<= 1.03x"
+    assert targets["Model.train resnet18, Watch() every=1"] == "<= 1.3x"
+    assert targets["Watch(every=1) extra peak memory"] == "<= 0.1x"
+    assert not any(item.startswith("13 ") for item in items)
     text = run.format_table(results, table)
+    assert (
+        "13 torchview anchor skipped: --torch-python / $GRAPHAUDIT_TORCH_PYTHON '/nonexistent/python'" in text
+    )
     assert "structure-only audit" in text and "load average (1/5/15 min) before" in text
     assert "usable cores" in text and "LM tracing overhead per traced op" in text
 
@@ -136,7 +146,7 @@ def test_load_marking_rules():
 
 
 def test_max_load_refuses_a_group_that_stays_loaded(monkeypatch):
-    monkeypatch.setattr(run, "others_cores_now", lambda seconds: 0.0)
+    monkeypatch.setattr(groups, "others_cores_now", lambda seconds: 0.0)
     monkeypatch.setattr(GroupLoad, "reasons", lambda self, threshold: ["too busy"])
     calls = []
     policy = run.LoadPolicy(max_load=2.0, retries=1, log=lambda text: None)

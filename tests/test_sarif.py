@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 from mindspore import Parameter, Tensor, nn
+from sample_audits import audited
 
 import graphaudit
 from graphaudit.checks import all_checks
@@ -46,15 +47,12 @@ def load(path: Path) -> ModuleType:
 
 
 def sample_report(path: Path) -> graphaudit.Report:
-    kwargs = load(path).build()
-    return graphaudit.audit(kwargs.pop("net"), **kwargs)
+    return audited(path.parent.name, path.stem).report  # one audit per sample per session
 
 
 def located_sample_log(path: Path) -> tuple[graphaudit.Report, dict]:
     """A sample's report and its log with every result located, as the command line makes it."""
-    module = load(path)
-    kwargs = module.build()
-    report = graphaudit.audit(kwargs.pop("net"), **kwargs)
+    module, kwargs, report = audited(path.parent.name, path.stem)
     log = to_sarif(
         report,
         artifact_uri="factory.py",
@@ -323,7 +321,7 @@ _ASSIGNS = re.compile(r"^self\.(\w+)\s*(?::[^=]*)?=")
 @pytest.mark.parametrize("path", BAD_SAMPLES, ids=[p.parent.name for p in BAD_SAMPLES])
 def test_every_located_line_assigns_a_subject_or_builds_the_optimizer(path):
     report, log = located_sample_log(path)
-    kwargs = load(path).build()
+    kwargs = audited(path.parent.name, path.stem).kwargs
     optimizer = type(kwargs["optimizer"]).__name__ if kwargs.get("optimizer") is not None else None
     for finding, result in zip(report.findings, log["runs"][0]["results"]):
         physical = result["locations"][0]["physicalLocation"]

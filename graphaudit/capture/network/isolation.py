@@ -25,7 +25,7 @@ except ImportError:  # MindSpore 2.7 has no queued copy kernel: values are read 
 from mindspore.ops.primitive import Primitive
 
 from graphaudit.capture.network.rng import private_random_state
-from graphaudit.capture.network.values import tensor_values
+from graphaudit.capture.network.values import same_bits, tensor_values
 
 __all__ = [
     "Snapshot",
@@ -106,7 +106,7 @@ def restore_values(saved: Iterable[tuple[Parameter, np.ndarray]]) -> None:
     so after ``set_data`` it silently stops updating the parameter (and ``global_step``).
     The writes are queued together and waited for once, then checked bit for bit.
     """
-    changed = [(p, v) for p, v in saved if tensor_values(p).tobytes() != v.tobytes()]
+    changed = [(p, v) for p, v in saved if not same_bits(tensor_values(p), v)]
     written = []
     for param, value in changed:
         tensor = Tensor(value)
@@ -123,7 +123,7 @@ def restore_values(saved: Iterable[tuple[Parameter, np.ndarray]]) -> None:
         synchronize()
     finally:
         for param, value, tensor in written:
-            if tensor_values(param).tobytes() != value.tobytes():
+            if not same_bits(tensor_values(param), value):
                 param.set_data(tensor)
 
 

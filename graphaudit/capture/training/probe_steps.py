@@ -66,13 +66,13 @@ from graphaudit.capture.training.step_harness import (
     step_error,
 )
 from graphaudit.capture.training.step_readings import (
+    StepChange,
     diff_norm,
     grad_numbers,
     groups_of,
     l2,
     learning_rate,
     loss_value,
-    max_abs_diff,
     values,
 )
 from graphaudit.graph.ids import parameter_node
@@ -294,6 +294,7 @@ def measure_steps(
         for param in subjects:
             key = id(param)
             numbers = grad_numbers(grad_of[key], divide) if requires_grad[key] and key in grad_of else None
+            moved = StepChange(before[key], middle[key], after[key])
             probes.append(
                 ParameterProbe(
                     name=names[key],
@@ -302,15 +303,15 @@ def measure_steps(
                     in_optimizer=key in in_optimizer,
                     in_network=key in in_network,
                     weight_decay=decay.get(key, 0.0),
-                    changed=before[key].tobytes() != after[key].tobytes(),
-                    max_abs_change=max_abs_diff(before[key], after[key]),
-                    forward_change=max_abs_diff(before[key], middle[key]),
-                    optimizer_change=max_abs_diff(middle[key], after[key]),
+                    changed=moved.changed,
+                    max_abs_change=moved.total,
+                    forward_change=moved.forward,
+                    optimizer_change=moved.optimizer,
                     grad_norm=None if numbers is None else numbers[0],
                     grad_max_abs=None if numbers is None else numbers[1],
                     grad_nan=None if numbers is None else numbers[2],
                     grad_inf=None if numbers is None else numbers[3],
-                    moved_by_optimizer=middle[key].tobytes() != after[key].tobytes(),
+                    moved_by_optimizer=moved.by_optimizer,
                     learning_rate=learning_rate(optimizer, param) if key in in_optimizer else None,
                     group=group.get(key, 0),
                     shape=tuple(int(d) for d in param.shape),

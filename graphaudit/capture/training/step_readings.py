@@ -20,8 +20,10 @@ import numpy as np
 from mindspore import Parameter, Tensor, nn
 
 from graphaudit.capture.network.isolation import tensor_bytes
+from graphaudit.capture.network.values import same_bits
 
 __all__ = [
+    "StepChange",
     "diff_norm",
     "grad_numbers",
     "groups_of",
@@ -70,23 +72,56 @@ def diff_norm(before: np.ndarray, after: np.ndarray) -> float:
 
 def max_abs_diff(before: np.ndarray, after: np.ndarray) -> float:
     """max |after - before| (0.0 when they are bit-identical)."""
-    if before.size == 0 or before.tobytes() == after.tobytes():
+    if before.size == 0 or same_bits(before, after):
         return 0.0
     with np.errstate(invalid="ignore", over="ignore"):
-        diff = np.abs(after.astype(np.float64) - before.astype(np.float64))
+        # One float64 temporary, cast in chunks by the ufunc, instead of two widened copies.
+        diff = np.subtract(after, before, dtype=np.float64)
+        np.abs(diff, out=diff)
     return float(np.max(diff))
+
+
+class StepChange:
+    """How one parameter moved in the first step: each comparison made once.
+
+    A step usually changes a parameter in one of its two parts (the forward pass moves
+    BatchNorm's statistics, the optimizer the weights): when one part left it bit for bit
+    the same, the whole step's change is the other part's, with no third comparison.
+    """
+
+    def __init__(self, before: np.ndarray, middle: np.ndarray, after: np.ndarray) -> None:
+        forward_same = same_bits(before, middle)
+        self.by_optimizer = not same_bits(middle, after)
+        self.forward = 0.0 if forward_same else max_abs_diff(before, middle)
+        self.optimizer = max_abs_diff(middle, after) if self.by_optimizer else 0.0
+        if forward_same:
+            self.changed, self.total = self.by_optimizer, self.optimizer
+        elif not self.by_optimizer:
+            self.changed, self.total = True, self.forward
+        else:
+            self.changed = not same_bits(before, after)
+            self.total = max_abs_diff(before, after)
 
 
 def grad_numbers(grad: Any, divide_by: float = 1.0) -> tuple[float, float, int, int]:
     """``(norm, max |g|, NaN count, Inf count)`` of a gradient, divided by *divide_by* (a loss scale)."""
-    values_ = (grad if isinstance(grad, np.ndarray) else tensor_bytes(grad)).astype(np.float64).ravel()
-    nan = int(np.isnan(values_).sum())
-    inf = int(np.isinf(values_).sum())
-    if values_.size == 0:
-        return 0.0, 0.0, nan, inf
+    values_ = grad if isinstance(grad, np.ndarray) else tensor_bytes(grad)
+    flat = _numeric(values_)
+    if flat.size == 0:
+        return 0.0, 0.0, 0, 0
+    if np.isfinite(flat).all():
+        # The common case, without a float64 copy of every gradient: the norm as l2() gives it
+        # (what each step's record holds), max |g| exactly (float32 -> float is exact). A
+        # float32 sum of squares can overflow where float64's does not: then the wide path.
+        norm = l2(flat)
+        if np.isfinite(norm):
+            return norm / divide_by, float(max(-flat.min(), flat.max())) / divide_by, 0, 0
+    wide = flat.astype(np.float64)
+    nan = int(np.isnan(wide).sum())
+    inf = int(np.isinf(wide).sum())
     with np.errstate(invalid="ignore", over="ignore"):
-        norm = float(np.linalg.norm(values_)) / divide_by
-        max_abs = float(np.max(np.abs(values_))) / divide_by
+        norm = float(np.linalg.norm(wide)) / divide_by
+        max_abs = float(np.max(np.abs(wide))) / divide_by
     return norm, max_abs, nan, inf
 
 

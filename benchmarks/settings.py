@@ -1,0 +1,33 @@
+"""The benchmark's sizes and targets (issues 14, 21, 23, 26), shared by its groups and its table."""
+
+from __future__ import annotations
+
+SIZES = [1_000, 10_000, 50_000]
+TRACED_SIZES = [1_000, 10_000]
+QUICK_SIZES = [200, 2_000, 10_000]
+QUICK_TRACED_SIZES = [200, 2_000]
+RENDER_STAGES, RENDER_WIDTH = 50, 100  # 5,051 cells
+MAX_NODES = 1500  # graphaudit.draw's default
+LINEAR_SLACK = 1.2  # 10x the size may take at most 12x the time / memory
+LM = {"layers": 12, "hidden": 256, "heads": 4, "ffn": 1024, "seq": 64, "vocab": 2048}
+LLAMA = {"layers": 32, "hidden": 4096, "ffn": 11008, "vocab": 32000}
+TARGETS = {
+    "structure": 0.02,
+    "full:training": 1.2,
+    "full+render:training": 1.4,
+    "full:inference": 1.1,
+    "full+render:inference": 1.4,
+    "memory": 1.2,
+    "warm_memory": 0.2,
+    "per_op": 3.0,
+    "lazy_time": 1.0,
+    "lazy_mib": 16.0,
+    "startup_s": 0.5,
+    "probe_extra_steps": 0.6,  # probe=N <= N + 0.6 training steps: N steps and one traced forward pass
+    "dependency": 2.0,
+    "watch_default": 1.03,  # issue 23: Model.train with Watch() / without
+    "watch_every": 1.3,  # Watch(every=1) / without
+    "watch_memory": 0.10,  # extra peak RSS of a watched training / the unwatched process's peak
+}
+MODES = ("training", "inference")
+EXIT_INVARIANT, EXIT_REFUSED = 1, 3
