@@ -545,7 +545,10 @@ def audit_model(name: str) -> dict[str, Any]:
         before = {id(p): p.asnumpy().tobytes() for p in train_model.get_parameters()}
         t0 = time.perf_counter()
         try:
-            report = graphaudit.audit(train_model, inputs=inputs, spec=spec)
+            # The dependency probe (GA340-GA343) runs on the batch of 2: the causal LMs are
+            # recognised by their class name, and the attention mask is named when passed.
+            mask = {"mask_input": "attention_mask"} if "attention_mask" in mask_keys(model, inputs) else {}
+            report = graphaudit.audit(train_model, inputs=inputs, spec=spec, **mask)
         except Exception as err:
             record.update(status="crash", reason=first_line(err), traceback=traceback.format_exc()[-4000:])
             return record
@@ -558,8 +561,30 @@ def audit_model(name: str) -> dict[str, Any]:
             errors=[_finding(f) for f in report.of_severity("error")],
             warnings=[_finding(f) for f in report.of_severity("warning")],
             infos=sorted({f.check_id for f in report.of_severity("info")}),
+            dependency=dependency_status(report),
         )
         return record
+
+
+DEPENDENCY_CHECKS = ("GA340", "GA341", "GA342", "GA343")
+
+
+def mask_keys(model: Any, inputs: tuple[Any, ...]) -> list[str]:
+    """The construct() arguments *inputs* gives a value for (the attention mask among them or not)."""
+    keys = [k for k in inspect.signature(model.construct).parameters if k not in ("self", "kwargs")]
+    return [k for k, v in zip(keys, inputs) if v is not None]
+
+
+def dependency_status(report: Any) -> dict[str, str]:
+    """Per dependency check: ``ran``, ``found`` (it reported) or why it did not run."""
+    found = {f.check_id for f in report.findings}
+    status = {}
+    for check in DEPENDENCY_CHECKS:
+        if check in report.checks_run:
+            status[check] = "found" if check in found else "ran"
+        else:
+            status[check] = "not run: " + report.skipped.get(check, "?")[:160]
+    return status
 
 
 # ---------------------------------------------------------------------------- workers
