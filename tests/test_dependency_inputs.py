@@ -86,7 +86,7 @@ def test_a_constant_side_input_is_left_as_it_is():
     changed = plan.variant([Change(1, "all"), Change(0, "future"), Change(0, "pads")])
     assert (changed[1] == 0).all()
     assert changed[3][1].tolist() == [0, 0, 1, 1, 1, 1, 1, 1]  # a quarter of the last sample flipped
-    assert changed[3][0].tolist() == [0, 0, 1, 1, 1, 0, 0, 1]  # the future of sample 0, never its pads
+    assert changed[3][0].tolist() == [0, 0, 1, 1, 1, 1, 1, 1]  # sample 0's mask: as the probe padded it
     # position_ids of sample 0: changed at its pads (0, 1) and its future (5, 6), kept elsewhere
     assert (changed[2][0] != positions[0]).tolist() == [True, True, False, False, False, True, True, False]
 

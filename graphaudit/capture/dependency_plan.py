@@ -14,8 +14,8 @@ changed at "the future" would change the past too. A side input whose values are
 (an all-ones mask nobody named, ``token_type_ids`` of zeros) is left as it is: there is no
 other valid value to give it. Reordering (``"roll"``) reorders the primary input only: the
 tokens move, their positions (and ``position_ids``) stay. The named attention mask is changed
-as a mask: its 0s and 1s flipped (a quarter of the last sample, the future of the others), never
-at the padded positions of the padding probe.
+as a mask, and only where a whole sample changes: its 0s and 1s flipped over the first quarter
+of the last sample (never every position masked).
 
 Integer inputs are changed to other values already in that input's range (token ids stay
 valid ids), float inputs get Gaussian noise of the input's own scale; the generator is
@@ -165,8 +165,12 @@ class Plan:
         """The positions of input *index* that *change* changes, or ``None`` when it leaves it alone."""
         if index == self.primary:
             return self.positions(change.what)
-        if change.what in ("roll", "pads") and index == self.mask:
-            return None  # the tokens are reordered, not the mask; the pads are what the mask says
+        if change.what != "all" and index == self.mask:
+            # The tokens are reordered, not the mask; the pads are what the mask says; and the
+            # mask's future is kept: positions computed from it (OPT's position ids, a running
+            # sum of the mask) would move at the last position, and GA342 reads which cell
+            # first moves there as the first that mixes positions.
+            return None
         if change.what == "all":
             if index == self.mask:  # a quarter of the sample flipped: never every position masked
                 return list(range(max(1, data.shape[1] // 4)))
