@@ -27,6 +27,7 @@ Usage::
     GLOG_v=3 PYTHONPATH=. python scripts/audit_all_transformers.py --out /tmp/tf-audit
     python scripts/audit_all_transformers.py --out /tmp/tf-audit --models GPT2LMHeadModel,RwkvForCausalLM
     python scripts/audit_all_transformers.py --out /tmp/tf-audit --summarize-only
+    python scripts/audit_all_transformers.py --out /tmp/tf-decoder --is-decoder --models BertLMHeadModel
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ VOCAB, SEQ, BATCH, CLASSES = 128, 8, 2, 3
 DEFAULT_TIMEOUT = 300.0
 RESTART_EVERY = 8
 KINDS = ("ForCausalLM", "ForSequenceClassification", "ForMaskedLM")
+IS_DECODER = "GRAPHAUDIT_SWEEP_IS_DECODER"  # set by --is-decoder, read by the workers
 
 #: The tiny size, by the config fields' usual names (only the fields a config has are set).
 TINY: dict[str, Any] = {
@@ -395,6 +397,10 @@ def build_model(name: str) -> tuple[Any, Any]:
 
     cls = getattr(mt, name)
     config = tiny_config(cls)
+    if os.environ.get(IS_DECODER) == "1" and name.endswith("ForCausalLM"):
+        # An encoder family's *ForCausalLM (BERT, RoBERTa, ...) attends both ways unless
+        # is_decoder=True (the port warns): --is-decoder builds them as one trains a causal LM.
+        config.is_decoder = True
     ms.set_seed(0)
     return cls(config), config
 
@@ -809,7 +815,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
     parser.add_argument("--rerun", default="", help="statuses to run again, comma-separated")
     parser.add_argument("--summarize-only", action="store_true")
+    parser.add_argument(
+        "--is-decoder", action="store_true", help="build every *ForCausalLM with config.is_decoder=True"
+    )
     args = parser.parse_args()
+    if args.is_decoder:
+        os.environ[IS_DECODER] = "1"
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.summarize_only:
         models = [m for m in args.models.split(",") if m] or candidate_classes()
