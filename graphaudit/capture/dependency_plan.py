@@ -106,7 +106,10 @@ class Plan:
         plan.batched = tuple(
             i
             for i, a in enumerate(plan.arrays)
-            if i != primary and a is not None and a.ndim >= 2 and a.shape[0] == plan.batch
+            if i != primary
+            and a is not None
+            and a.ndim >= 2
+            and a.shape[0] == plan.batch
             and (i == plan.mask or _varies(a))
         )
         return plan
