@@ -589,7 +589,7 @@ def dependency_status(report: Any) -> dict[str, str]:
         if check in report.checks_run:
             status[check] = "found" if check in found else "ran"
         else:
-            status[check] = "not run: " + report.skipped.get(check, "?")[:160]
+            status[check] = "not run: " + report.skipped.get(check, "?")[:600]
     return status
 
 
@@ -748,6 +748,12 @@ CLASSIFIED: dict[tuple[str, str], tuple[str, str]] = {
         "false alarm (GA308, issue 24's helper)",
         "RemBERT's input projection feeds the attention's query/key/value projections: no "
         "non-linearity is meant there",
+    ),
+    ("GA341", "encoder.layer"): (
+        "real (configuration: is_decoder=False)",
+        "an encoder family's *ForCausalLM (BERT-like) attends both ways unless config.is_decoder is "
+        "true, and the sweep builds the default config (the port warns about it at construction): "
+        "trained as a causal LM it sees the token it predicts; with --is-decoder the probe is silent",
     ),
     ("GA703", "attention"): (
         "false alarm, fixed (16 -> 0)",
