@@ -755,6 +755,12 @@ CLASSIFIED: dict[tuple[str, str], tuple[str, str]] = {
         "true, and the sweep builds the default config (the port warns about it at construction): "
         "trained as a causal LM it sees the token it predicts; with --is-decoder the probe is silent",
     ),
+    ("GA343", "rwkv.blocks"): (
+        "real (HF design; port bug in its warning)",
+        "RWKV never reads its attention_mask (a recurrence: left padding flows into the state of the "
+        "real tokens); HF warns when a mask is passed, the port's condition is inverted "
+        "(`if attention_mask is None`), so a user who passes one is not told",
+    ),
     ("GA703", "attention"): (
         "false alarm, fixed (16 -> 0)",
         "RWKV's numerator / denominator, a sum of exponentials: strictly positive",
