@@ -27,6 +27,7 @@ Usage::
     GLOG_v=3 PYTHONPATH=. python scripts/audit_all_transformers.py --out /tmp/tf-audit
     python scripts/audit_all_transformers.py --out /tmp/tf-audit --models GPT2LMHeadModel,RwkvForCausalLM
     python scripts/audit_all_transformers.py --out /tmp/tf-audit --summarize-only
+    python scripts/audit_all_transformers.py --out /tmp/tf-decoder --is-decoder --models BertLMHeadModel
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ VOCAB, SEQ, BATCH, CLASSES = 128, 8, 2, 3
 DEFAULT_TIMEOUT = 300.0
 RESTART_EVERY = 8
 KINDS = ("ForCausalLM", "ForSequenceClassification", "ForMaskedLM")
+IS_DECODER = "GRAPHAUDIT_SWEEP_IS_DECODER"  # set by --is-decoder, read by the workers
 
 #: The tiny size, by the config fields' usual names (only the fields a config has are set).
 TINY: dict[str, Any] = {
@@ -395,6 +397,10 @@ def build_model(name: str) -> tuple[Any, Any]:
 
     cls = getattr(mt, name)
     config = tiny_config(cls)
+    if os.environ.get(IS_DECODER) == "1" and name.endswith("ForCausalLM"):
+        # An encoder family's *ForCausalLM (BERT, RoBERTa, ...) attends both ways unless
+        # is_decoder=True (the port warns): --is-decoder builds them as one trains a causal LM.
+        config.is_decoder = True
     ms.set_seed(0)
     return cls(config), config
 
@@ -551,7 +557,10 @@ def audit_model(name: str) -> dict[str, Any]:
         before = {id(p): p.asnumpy().tobytes() for p in train_model.get_parameters()}
         t0 = time.perf_counter()
         try:
-            report = graphaudit.audit(train_model, inputs=inputs, spec=spec)
+            # The dependency probe (GA340-GA343) runs on the batch of 2: the causal LMs are
+            # recognised by their class name, and the attention mask is named when passed.
+            mask = {"mask_input": "attention_mask"} if "attention_mask" in mask_keys(model, inputs) else {}
+            report = graphaudit.audit(train_model, inputs=inputs, spec=spec, **mask)
         except Exception as err:
             record.update(status="crash", reason=first_line(err), traceback=traceback.format_exc()[-4000:])
             return record
@@ -569,8 +578,30 @@ def audit_model(name: str) -> dict[str, Any]:
             errors=[_finding(f) for f in report.of_severity("error")],
             warnings=[_finding(f) for f in report.of_severity("warning")],
             infos=sorted({f.check_id for f in report.of_severity("info")}),
+            dependency=dependency_status(report),
         )
         return record
+
+
+DEPENDENCY_CHECKS = ("GA340", "GA341", "GA342", "GA343")
+
+
+def mask_keys(model: Any, inputs: tuple[Any, ...]) -> list[str]:
+    """The construct() arguments *inputs* gives a value for (the attention mask among them or not)."""
+    keys = [k for k in inspect.signature(model.construct).parameters if k not in ("self", "kwargs")]
+    return [k for k, v in zip(keys, inputs) if v is not None]
+
+
+def dependency_status(report: Any) -> dict[str, str]:
+    """Per dependency check: ``ran``, ``found`` (it reported) or why it did not run."""
+    found = {f.check_id for f in report.findings}
+    status = {}
+    for check in DEPENDENCY_CHECKS:
+        if check in report.checks_run:
+            status[check] = "found" if check in found else "ran"
+        else:
+            status[check] = "not run: " + report.skipped.get(check, "?")[:600]
+    return status
 
 
 # ---------------------------------------------------------------------------- workers
@@ -729,6 +760,18 @@ CLASSIFIED: dict[tuple[str, str], tuple[str, str]] = {
         "RemBERT's input projection feeds the attention's query/key/value projections: no "
         "non-linearity is meant there",
     ),
+    ("GA341", "encoder.layer"): (
+        "real (configuration: is_decoder=False)",
+        "an encoder family's *ForCausalLM (BERT-like) attends both ways unless config.is_decoder is "
+        "true, and the sweep builds the default config (the port warns about it at construction): "
+        "trained as a causal LM it sees the token it predicts; with --is-decoder the probe is silent",
+    ),
+    ("GA343", "rwkv.blocks"): (
+        "real (HF design; port bug in its warning)",
+        "RWKV never reads its attention_mask (a recurrence: left padding flows into the state of the "
+        "real tokens); HF warns when a mask is passed, the port's condition is inverted "
+        "(`if attention_mask is None`), so a user who passes one is not told",
+    ),
     ("GA703", "attention"): (
         "false alarm, fixed (16 -> 0)",
         "RWKV's numerator / denominator, a sum of exponentials: strictly positive",
@@ -795,7 +838,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
     parser.add_argument("--rerun", default="", help="statuses to run again, comma-separated")
     parser.add_argument("--summarize-only", action="store_true")
+    parser.add_argument(
+        "--is-decoder", action="store_true", help="build every *ForCausalLM with config.is_decoder=True"
+    )
     args = parser.parse_args()
+    if args.is_decoder:
+        os.environ[IS_DECODER] = "1"
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.summarize_only:
         models = [m for m in args.models.split(",") if m] or candidate_classes()

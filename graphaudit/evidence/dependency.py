@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -52,11 +53,34 @@ def recognised_causal(cells: dict[str, Any]) -> str | None:
     for cell in cells.values():
         name = type(cell).__name__
         if name.endswith(_CAUSAL_SUFFIXES):
-            return f"it holds a {name}"
+            return f"it holds a {name}" + _encoder_configured(cell)
         config = getattr(cell, "config", None)
         if getattr(config, "is_decoder", False) is True:
             return f"the config of its {name} says is_decoder"
     return None
+
+
+def _encoder_configured(cell: Any) -> str:
+    """A note when a ``*ForCausalLM`` of an encoder family is configured as an encoder.
+
+    BERT-like families (BERT, RoBERTa, BigBird, ...) have a ``*ForCausalLM`` that attends
+    both ways unless ``config.is_decoder`` is true (HF and mindone warn when it is built so):
+    the probe then finds the future reaching the past, and the note says why. Families whose
+    code never reads ``is_decoder`` (LLaMA, GPT-2, ...) are causal whatever it says.
+    """
+    config = getattr(cell, "config", None)
+    if getattr(config, "is_decoder", None) is not False:
+        return ""
+    try:
+        source = inspect.getsource(sys.modules[type(cell).__module__])
+    except (KeyError, OSError, TypeError):
+        return ""
+    if "is_decoder" not in source:
+        return ""
+    return (
+        ", whose config says is_decoder=False: this family's code reads it, and then attends to every "
+        "position both ways; set is_decoder=True in the config to train it as a causal LM"
+    )
 
 
 def _time_major(cells: dict[str, Any]) -> str | None:

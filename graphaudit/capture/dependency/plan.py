@@ -4,10 +4,22 @@ The probe (:mod:`graphaudit.capture.dependency.probe`) runs the network on varia
 the user gave. This module builds them and measures them; it runs no MindSpore.
 
 The *primary* input is the first tensor of at least two dimensions (token ids ``(B, T)``,
-images ``(B, C, H, W)``, embeddings ``(B, T, C)``): only it is changed, plus the attention
-mask when one is named. Integer inputs are changed to other values already in the batch's
-range (token ids stay valid ids), float inputs get Gaussian noise of the input's own scale;
-the generator is NumPy's own, seeded, never the global one.
+images ``(B, C, H, W)``, embeddings ``(B, T, C)``). Every other *batched* input (at least two
+dimensions, as many rows as the primary: ``token_type_ids``, ``position_ids``, a second image,
+a segmentation mask) is changed with it, sample by sample: a variant that changes sample *j*
+changes sample *j* of each, so that a model mixing samples through any of its inputs is found.
+A change of some positions changes those positions of the inputs that have the sequence axis
+(axis 1 as long as the primary's) and leaves the others as they were: a ``(B, C)`` side input
+changed at "the future" would change the past too. A side input whose values are all the same
+(an all-ones mask nobody named, ``token_type_ids`` of zeros) is left as it is: there is no
+other valid value to give it. Reordering (``"roll"``) reorders the primary input only: the
+tokens move, their positions (and ``position_ids``) stay. The named attention mask is changed
+as a mask, and only where a whole sample changes: its 0s and 1s flipped over the first quarter
+of the last sample (never every position masked).
+
+Integer inputs are changed to other values already in that input's range (token ids stay
+valid ids), float inputs get Gaussian noise of the input's own scale; the generator is
+NumPy's own, seeded, never the global one.
 
 A *role* says which samples and positions a variant changes (:class:`Change`). A
 :class:`Region` says where an output must not have moved; :func:`moved` measures the largest
@@ -20,6 +32,10 @@ Example:
     (2, 8, 4, [5, 6])
     >>> changed = plan.variant([Change(1, "all")])[0]
     >>> bool((changed[0] == np.arange(8)).all()), bool((changed[1] != np.arange(8, 16)).all())
+    (True, True)
+    >>> ids, types = np.arange(16, dtype=np.int32).reshape(2, 8), np.array([[0] * 8, [1] * 8], np.int32)
+    >>> changed = Plan.of((ids, types), sequence=False).variant([Change(1, "all")])[1]
+    >>> changed[0].tolist() == [0] * 8, changed[1].tolist() == [0] * 8
     (True, True)
 """
 
@@ -66,6 +82,7 @@ class Plan:
     pads: tuple[int, ...] = ()  # the masked positions of sample 0
     padded_by_probe: bool = False
     notes: list[str] = field(default_factory=list)
+    batched: tuple[int, ...] = ()  # the inputs changed with the primary, sample by sample
 
     @classmethod
     def of(cls, arrays: Sequence[np.ndarray | None], *, sequence: bool, mask: int | None = None) -> Plan:
@@ -86,6 +103,15 @@ class Plan:
             plan.cut = plan.length // 2
         if mask is not None:
             plan._pad(mask)
+        plan.batched = tuple(
+            i
+            for i, a in enumerate(plan.arrays)
+            if i != primary
+            and a is not None
+            and a.ndim >= 2
+            and a.shape[0] == plan.batch
+            and (i == plan.mask or _varies(a))
+        )
         return plan
 
     def _pad(self, mask: int) -> None:
@@ -120,23 +146,50 @@ class Plan:
         return list(range(int(self.arrays[self.primary].shape[1])))  # type: ignore[union-attr]
 
     def variant(self, changes: Sequence[Change]) -> list[np.ndarray | None]:
-        """The inputs with *changes* made to the primary input (a new list; the plan is unchanged)."""
+        """The inputs with *changes* made to every batched input (a new list; the plan is unchanged)."""
         arrays = list(self.arrays)
-        data = np.array(arrays[self.primary])
         rng = np.random.default_rng(_SEED)
-        for change in changes:
-            where = self.positions(change.what)
-            if change.what == "roll":
-                data[change.sample, where] = np.roll(data[change.sample, where], 1, axis=0)
-            else:
-                data[change.sample, where] = _other_values(data[change.sample, where], data, rng)
-        arrays[self.primary] = data
+        for index in (self.primary, *self.batched):
+            data = np.array(arrays[index])
+            for change in changes:
+                where = self._where(index, data, change)
+                if where is None:
+                    continue
+                if change.what == "roll":
+                    data[change.sample, where] = np.roll(data[change.sample, where], 1, axis=0)
+                elif index == self.mask:
+                    data[change.sample, where] = np.where(data[change.sample, where] == 0, 1, 0)
+                else:
+                    data[change.sample, where] = _other_values(data[change.sample, where], data, rng)
+            arrays[index] = data
         return arrays
+
+    def _where(self, index: int, data: np.ndarray, change: Change) -> list[int] | None:
+        """The positions of input *index* that *change* changes, or ``None`` when it leaves it alone."""
+        if index == self.primary:
+            return self.positions(change.what)
+        if change.what != "all" and index == self.mask:
+            # The tokens are reordered, not the mask; the pads are what the mask says; and the
+            # mask's future is kept: positions computed from it (OPT's position ids, a running
+            # sum of the mask) would move at the last position, and GA342 reads which cell
+            # first moves there as the first that mixes positions.
+            return None
+        if change.what == "all":
+            if index == self.mask:  # a quarter of the sample flipped: never every position masked
+                return list(range(max(1, data.shape[1] // 4)))
+            return list(range(data.shape[1]))
+        if change.what == "roll" or not self.length or data.shape[1] != self.length:
+            return None  # reordering moves the tokens only; no sequence axis: no position to change
+        return self.positions(change.what)
 
     def rolls(self) -> bool:
         """Whether rolling the positions before the cut of the last sample changes it (not all equal)."""
         last = self.arrays[self.primary][self.batch - 1, : self.cut]  # type: ignore[index]
         return bool((np.roll(last, 1, axis=0) != last).any())
+
+
+def _varies(values: np.ndarray) -> bool:
+    return values.size > 0 and bool((values != values.flat[0]).any())
 
 
 def _other_values(values: np.ndarray, batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
