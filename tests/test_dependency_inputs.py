@@ -77,7 +77,7 @@ def test_samples_mixed_through_a_side_input_alone_are_found():
 
 def test_a_constant_side_input_is_left_as_it_is():
     """Token types of zeros have no other valid value (a second type may not exist)."""
-    from graphaudit.capture.dependency_plan import Change, Plan
+    from graphaudit.capture.dependency.plan import Change, Plan
 
     ids, types, positions, mask = (t.asnumpy() for t in tagger_inputs())
     types[:] = 0
