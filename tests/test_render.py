@@ -556,7 +556,10 @@ class Nested(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.blocks = nn.SequentialCell(
-            [nn.SequentialCell([nn.SequentialCell([nn.Dense(4, 4), nn.ReLU()]) for _ in range(2)]) for _ in range(3)]
+            [
+                nn.SequentialCell([nn.SequentialCell([nn.Dense(4, 4), nn.ReLU()]) for _ in range(2)])
+                for _ in range(3)
+            ]
         )
         self.head = nn.Dense(4, 2)
 
@@ -581,7 +584,9 @@ def test_only_a_findings_own_subject_is_coloured_and_always_with_its_id(view: st
     dot = to_dot(report.graph, report.findings, view=view)
     coloured = [line for line in _box_lines(dot) if any(c in line for c in SEVERITY_COLORS.values())]
     assert coloured and all("[GA201]" in line for line in coloured), coloured
-    head = re.compile(r'\[id="(ga-cell_3a_head"|ga-call_3a_head_23_1"|ga-param_3a_head_2e_)')  # the head, its weights
+    head = re.compile(
+        r'\[id="(ga-cell_3a_head"|ga-call_3a_head_23_1"|ga-param_3a_head_2e_)'
+    )  # the head, its weights
     assert all(head.search(line) for line in coloured), coloured
     root = next(line for line in _box_lines(dot) if "(network)" in line)
     assert f'color="{PLAIN_BORDER}" penwidth=1' in root  # the network holds the head, but is not its subject
