@@ -5,9 +5,14 @@ A finding names cells and parameters by their attribute paths (``body.0``, ``hea
 :mod:`inspect` and :mod:`ast` from the classes of the report's network
 (``Report.structure``): walking up the path, the first class outside MindSpore that assigns
 the attribute (``self.head = nn.Dense(...)``, ``self.w = Parameter(...)``; an item of a
-``SequentialCell`` is found at the line that builds the container). Findings about the
-optimizer point at the factory's call of the optimizer's class instead. :class:`Sources`
-parses each file once.
+``SequentialCell`` is found at the line that builds the container). A finding about what a
+cell computes (an activation, a head: its ``call:`` nodes) points at the line that creates
+that cell, so GA401 points at the ``Dense(..., activation="sigmoid")`` and not at the loss.
+The rest point at the factory's line that creates the thing: findings about the optimizer
+(or naming its class) at its call of the optimizer's class, findings about the loss at the
+call of the loss's class, a data-pipeline step (``train/shuffle#1``) at the call that adds
+it, and a finding about the whole network, or an item of a MindSpore container at the
+root, at the call that builds the network. :class:`Sources` parses each file once.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from graphaudit.report import Report
 __all__ = ["Locator", "Site", "Sources", "about_optimizer"]
 
 _INDEX = re.compile(r"\[[^\]]*\]")
+_CLASS = re.compile(r"^[A-Z]\w*$")  # a subject that is a class name: "BCEWithLogitsLoss"
+_STEP = re.compile(r"^[^/:]+/(\w+)#(\d+)")  # a data-pipeline step: "train/shuffle#1"
 
 
 @dataclass(frozen=True)
@@ -163,47 +170,57 @@ class Sources:
                 return site
         return None
 
-    def call_site(self, factory: Any, name: str) -> Site | None:
-        """The first line of *factory*'s source that calls something called *name* (``nn.Momentum(...)``)."""
+    def call_site(self, factory: Any, name: str, nth: int = 1) -> Site | None:
+        """The line of *factory*'s source with its *nth* call of something called *name* (``nn.Momentum(...)``)."""
         found = self.definition(factory)
         if found is None:
             return None
         file, node = found
-        lines = [
-            call.lineno
-            for call in ast.walk(node)
-            if isinstance(call, ast.Call)
-            and (
-                (isinstance(call.func, ast.Name) and call.func.id == name)
-                or (isinstance(call.func, ast.Attribute) and call.func.attr == name)
-            )
-        ]
-        return Site(file, min(lines)) if lines else None
+        lines = sorted(
+            {
+                call.lineno
+                for call in ast.walk(node)
+                if isinstance(call, ast.Call)
+                and (
+                    (isinstance(call.func, ast.Name) and call.func.id == name)
+                    or (isinstance(call.func, ast.Attribute) and call.func.attr == name)
+                )
+            }
+        )
+        return Site(file, lines[nth - 1]) if len(lines) >= nth else None
 
 
 def about_optimizer(check: Check | None) -> bool:
-    """Whether *check*'s findings are about what the optimizer holds (GA2xx reading the optimizer).
+    """Whether *check*'s findings are about the optimizer: what it holds (GA2xx), its learning rates (GA914-916).
 
     Example:
         >>> from graphaudit.checks import all_checks
         >>> checks = all_checks()
-        >>> about_optimizer(checks["GA201"]), about_optimizer(checks["GA204"]), about_optimizer(checks["GA101"])
-        (True, False, False)
+        >>> [about_optimizer(checks[i]) for i in ("GA201", "GA204", "GA101", "GA914")]
+        [True, False, False, True]
     """
-    return (
-        check is not None
-        and check.check_id[2] == "2"
-        and any(k.__name__ == "OptimizerView" for k in check.needs)
-    )
+    if check is None:
+        return False
+    needs = {k.__name__ for k in check.needs}
+    return (check.check_id[2] == "2" and "OptimizerView" in needs) or "LearningRates" in needs  # its schedule
 
 
 class Locator:
     """The source line behind each finding of one report (see the module docstring)."""
 
-    def __init__(self, report: Report, sources: Sources, optimizer_site: Site | None) -> None:
+    def __init__(
+        self,
+        report: Report,
+        sources: Sources,
+        optimizer_site: Site | None,
+        factories: tuple[Any, ...] = (),
+        optimizer: str | None = None,
+    ) -> None:
         self.report = report
         self.sources = sources
         self.optimizer_site = optimizer_site
+        self.factories = factories
+        self.optimizer = optimizer  # the optimizer's class name
         graph = report.graph
         self.cells = cell_nodes_by_path(graph) if report.structure is not None else {}
         self.parameter_paths: dict[str, list[str]] = {}  # name and every path -> attribute paths
@@ -225,7 +242,34 @@ class Locator:
             attrs = graph.nodes[node] if node in graph else {}
             if attrs.get("kind") in (CELL, PARAMETER) and "paths" in attrs:
                 paths.extend(node_paths(graph, node)[:1])
+        calls = [
+            graph.nodes[n].get("path")
+            for n in finding.nodes
+            if n in graph and graph.nodes[n].get("kind") == "call"
+        ]
+        paths.extend(calls)  # what a cell computes (GA401's sigmoid, about the loss): that cell
         return list(dict.fromkeys(p for p in paths if p))
+
+    def _called(self, name: str, nth: int = 1) -> Site | None:
+        """The factories' *nth* call of *name*: the line that creates a loss, a pipeline step, the network."""
+        return next(
+            (s for f in self.factories if (s := self.sources.call_site(f, name, nth)) is not None), None
+        )
+
+    def _source(self, subject: str) -> re.Match[str] | None:
+        """For a pipeline (``train``) or one of its columns (``train:label``), its source step."""
+        pipeline = self.report.datasets.get(subject.partition(":")[0])
+        if pipeline is None:
+            return None
+        sources = sorted(
+            str(a.get("path", "")) for n, a in pipeline.nodes(data=True) if a.get("kind") == "source"
+        )
+        return _STEP.match(sources[0]) if sources else None
+
+    def _root_site(self) -> Site | None:
+        structure = self.report.structure
+        root = structure.cells.get(self.cells.get("")) if structure is not None and "" in self.cells else None
+        return self._called(type(root).__name__) if root is not None else None
 
     def _site_of_path(self, path: str) -> Site | None:
         structure = self.report.structure
@@ -241,12 +285,22 @@ class Locator:
         return None
 
     def site(self, finding: Finding, check: Check | None) -> Site | None:
-        if self.optimizer_site is not None and about_optimizer(check):
+        if self.optimizer_site is not None and (about_optimizer(check) or finding.subject == self.optimizer):
             return self.optimizer_site
+        step = _STEP.match(finding.subject) or self._source(finding.subject)
+        if step is not None:  # a data-pipeline step (or a column: its source), added by the factory
+            return self._called(step.group(1), int(step.group(2)))
         if self.report.structure is None:
             return None
-        for path in self._paths(finding):
+        paths = self._paths(finding)
+        for path in paths:
             site = self._site_of_path(path)
             if site is not None:
                 return site
+        if _CLASS.match(finding.subject):  # a loss (GA4xx) or an optimizer, named by its class
+            site = self._called(finding.subject)
+            if site is not None:
+                return site
+        if paths or finding.subject == "(root)" or "cell:" in finding.nodes:
+            return self._root_site()  # the network, or an item of a container the factory builds
         return None
