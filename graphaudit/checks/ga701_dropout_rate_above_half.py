@@ -47,7 +47,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
     What it does:
         Reports every dropout-like cell (``nn.Dropout``, ``Dropout1d/2d/3d``,
-        ``mint.nn.Dropout``, DropPath...) whose drop probability is above 0.5. For
+        ``mint.nn.Dropout``, DropPath...) whose drop probability is above 0.5: one finding
+        for all the dropouts of one class built with one rate (one ported configuration),
+        each of them listed in its ``subjects``. For
         ``nn.Dropout`` the rate is read where MindSpore 2.10 keeps it, the ``ops.Dropout``
         primitive built in ``__init__`` (``p`` or ``keep_prob`` assigned later change nothing).
 

@@ -189,6 +189,41 @@ class Sources:
         )
         return Site(file, lines[nth - 1]) if len(lines) >= nth else None
 
+    def calls_after(self, factory: Any, name: str, line: int, nth: int = 1) -> Site | None:
+        """*factory*'s *nth* call of *name* at or after *line* (a step chained on a pipeline built there)."""
+        k = 1
+        site = self.call_site(factory, name, k)
+        while site is not None and site.line < line:
+            k += 1
+            site = self.call_site(factory, name, k)
+        return self.call_site(factory, name, k + nth - 1) if site is not None else None
+
+    def net_site(self, factory: Any) -> Site | None:
+        """The line that creates what *factory* returns as ``"net"``: the call, or the variable's assignment."""
+        found = self.definition(factory)
+        value = _returned_net(found[1]) if found is not None else None
+        if found is None or value is None:
+            return None
+        if isinstance(value, ast.Name):
+            name = value.id
+            lines = [
+                statement.lineno
+                for statement in ast.walk(found[1])
+                if any(isinstance(t, ast.Name) and t.id == name for t in _targets(statement))
+            ]
+            return Site(found[0], min(lines)) if lines else None
+        return Site(found[0], value.lineno)
+
+
+def _returned_net(node: ast.AST) -> ast.AST | None:
+    """In a factory's body, the expression it returns as ``"net"`` (``{"net": net, ...}``)."""
+    for found in ast.walk(node):
+        if isinstance(found, ast.Dict):
+            for key, value in zip(found.keys, found.values):
+                if isinstance(key, ast.Constant) and key.value == "net":
+                    return value
+    return None
+
 
 def about_optimizer(check: Check | None) -> bool:
     """Whether *check*'s findings are about the optimizer: what it holds (GA2xx), its learning rates (GA914-916).
@@ -257,19 +292,28 @@ class Locator:
         )
 
     def _source(self, subject: str) -> re.Match[str] | None:
-        """For a pipeline (``train``) or one of its columns (``train:label``), its source step."""
-        pipeline = self.report.datasets.get(subject.partition(":")[0])
-        if pipeline is None:
+        """For a pipeline (``train``), one of its columns (``train:label``) or steps, its source: the
+        *n*-th call of its class (``ImageFolderDataset``), counting the pipelines built from that class."""
+        name = subject.partition(":")[0].partition("/")[0]
+        first: dict[str, str] = {}
+        for pipeline, graph in self.report.datasets.items():
+            sources = sorted(
+                str(a.get("op", "")) for _, a in graph.nodes(data=True) if a.get("kind") == "source"
+            )
+            if sources:
+                first[pipeline] = sources[0]
+        if name not in first:
             return None
-        sources = sorted(
-            str(a.get("path", "")) for n, a in pipeline.nodes(data=True) if a.get("kind") == "source"
-        )
-        return _STEP.match(sources[0]) if sources else None
+        nth = [p for p in first if first[p] == first[name]].index(name) + 1
+        return _STEP.match(f"{name}/{first[name]}#{nth}")
 
     def _root_site(self) -> Site | None:
         structure = self.report.structure
         root = structure.cells.get(self.cells.get("")) if structure is not None and "" in self.cells else None
-        return self._called(type(root).__name__) if root is not None else None
+        site = self._called(type(root).__name__) if root is not None else None
+        if site is None:  # built by a helper the factory calls: the line that makes what it returns
+            site = next((s for f in self.factories if (s := self.sources.net_site(f)) is not None), None)
+        return site
 
     def _site_of_path(self, path: str) -> Site | None:
         structure = self.report.structure
@@ -287,9 +331,22 @@ class Locator:
     def site(self, finding: Finding, check: Check | None) -> Site | None:
         if self.optimizer_site is not None and (about_optimizer(check) or finding.subject == self.optimizer):
             return self.optimizer_site
-        step = _STEP.match(finding.subject) or self._source(finding.subject)
-        if step is not None:  # a data-pipeline step (or a column: its source), added by the factory
-            return self._called(step.group(1), int(step.group(2)))
+        step = _STEP.match(finding.subject)
+        source = self._source(finding.subject)
+        if source is not None:  # a data-pipeline step (or a column: its source), added by the factory
+            site = self._called(source.group(1), int(source.group(2)))
+            if step is None or site is None or step.group(1) == source.group(1):
+                return site
+            # a step chained on the pipeline's source: its call on that line or after it
+            nth = int(step.group(2))
+            return next(
+                (
+                    s
+                    for f in self.factories
+                    if (s := self.sources.calls_after(f, step.group(1), site.line, nth))
+                ),
+                None,
+            )
         if self.report.structure is None:
             return None
         paths = self._paths(finding)
