@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 from mindspore import Tensor, nn
 from nets import Repeated, tensor
-from test_render import EVIL_KEY, EVIL_PARAM, Hostile, big_net, evil_report, sample_report
+from test_render import EVIL_KEY, EVIL_PARAM, Hostile, big_net, evil_report, nested_report, sample_report
 
 import graphaudit
 from graphaudit.draw.dot import draw
@@ -355,8 +355,11 @@ def test_a_data_pipeline_has_a_tab_and_its_findings_open_it(
     open_report(browser, report, tmp_path / "data.html")
     tab = browser.find_element(By.CSS_SELECTOR, '.ga-tab[data-panel="0"]')
     assert tab.text == "data pipeline 'train'" and "ga-tab-on" in tab.get_attribute("class")
+    legend = browser.find_element(By.CSS_SELECTOR, ".ga-legend")
+    assert not legend.is_displayed()  # the legend is the network's, not the pipeline's
     browser.find_element(By.CSS_SELECTOR, '.ga-tab[data-panel=""]').click()  # to the (empty) network
     assert not browser.find_element(By.CSS_SELECTOR, ".ga-canvas.ga-panel").is_displayed()
+    assert legend.is_displayed()
     click_row(browser, "GA001")  # back to the pipeline, its source highlighted and in view
     panel = browser.find_element(By.CSS_SELECTOR, ".ga-canvas.ga-panel")
     assert panel.is_displayed() and "ga-tab-on" in tab.get_attribute("class")
@@ -405,6 +408,71 @@ def test_the_header_says_what_did_not_run_and_why(browser: webdriver.Chrome, tmp
     browser.find_element(By.CSS_SELECTOR, ".ga-not-run summary").click()
     items = [li.text for li in browser.find_elements(By.CSS_SELECTOR, ".ga-not-run li")]
     assert items == [n.text() for n in report.not_run]
+
+
+def _strokes(driver: webdriver.Chrome, element_id: str) -> list[str]:
+    """The stroke colours of the outline(s) of drawn box *element_id* in the network's canvas."""
+    return driver.execute_script(
+        """
+        const g = document.querySelector('.ga-canvas.ga-network g[id="' + arguments[0] + '"]');
+        return Array.from(g.querySelectorAll(':scope > path, :scope > polygon, :scope > g > a > path,'
+          + ' :scope > g > a > polygon')).map(p => p.getAttribute('stroke'));
+        """,
+        element_id,
+    )
+
+
+def test_the_first_view_frames_the_flagged_boxes_and_colours_only_them(
+    browser: webdriver.Chrome, tmp_path: Path, out: Path
+) -> None:
+    report = nested_report()  # GA201 about the head, drawn below three tall nested blocks
+    open_report(browser, report, tmp_path / "nested.html")
+    head = "ga-call_3a_head_23_1"
+    assert in_view(browser, head)  # the first view opens on what is flagged
+    browser.save_screenshot(str(out / "nested-first-view.png"))
+    assert "[GA201]" in browser.find_element(By.CSS_SELECTOR, f'g[id="{head}"]').text
+    assert set(_strokes(browser, head)) == {"#d55e00"}
+    assert set(_strokes(browser, "ga-call_3a__23_1")) == {"#9aa5b1"}  # the network around it: plain
+    assert "the finding you clicked" not in browser.find_element(By.CSS_SELECTOR, ".ga-legend").text
+    click_row(browser, "GA201")
+    assert "the finding you clicked" in browser.find_element(By.CSS_SELECTOR, ".ga-legend").text
+    clean = graphaudit.Report([], report.graph, network="Nested")  # nothing flagged: the whole network
+    open_report(browser, clean, tmp_path / "clean.html")
+    box = browser.execute_script(
+        f"""
+        const canvas = {APP}.querySelector('.ga-canvas.ga-network'), g = canvas.querySelector('g.graph');
+        const r = g.getBoundingClientRect(), c = canvas.getBoundingClientRect();
+        return [r.left - c.left, r.top - c.top, c.right - r.right, c.bottom - r.bottom];
+        """
+    )
+    assert min(box) >= -1, box
+    legend = browser.find_element(By.CSS_SELECTOR, ".ga-legend").text
+    assert "finding" not in legend and "operation" not in legend  # only what this view draws
+
+
+def test_the_findings_panel_resizes_and_its_messages_wrap(
+    browser: webdriver.Chrome, tmp_path: Path, out: Path
+) -> None:
+    open_report(browser, nested_report(), tmp_path / "nested.html")
+    side = browser.find_element(By.CSS_SELECTOR, ".ga-side")
+    splitter = browser.find_element(By.CSS_SELECTOR, ".ga-splitter")
+    before = side.rect["width"]
+    ActionChains(browser).click_and_hold(splitter).move_by_offset(-250, 0).release().perform()
+    assert abs(side.rect["width"] - before - 250) <= 8, (before, side.rect["width"])
+    splitter.send_keys(Keys.ARROW_RIGHT)  # and back a little from the keyboard
+    assert abs(side.rect["width"] - before - 210) <= 8
+    canvas = browser.find_element(By.CSS_SELECTOR, ".ga-canvas.ga-network").rect
+    assert canvas["x"] + canvas["width"] <= side.rect["x"]  # the drawing gave it the room
+    wrapped = browser.execute_script(
+        f"""
+        const wrap = {APP}.querySelector('.ga-table-wrap'), cell = wrap.querySelector('td.ga-message');
+        const line = parseFloat(getComputedStyle(cell).lineHeight) || 18;
+        return [wrap.scrollWidth <= wrap.clientWidth, cell.scrollWidth <= cell.clientWidth,
+                cell.getBoundingClientRect().height > 1.5 * line];
+        """
+    )
+    assert wrapped == [True, True, True]  # the message wraps over lines, nothing scrolls sideways
+    browser.save_screenshot(str(out / "nested-wide-panel.png"))
 
 
 # --- large networks (slow) ---------------------------------------------------------------------------

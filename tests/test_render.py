@@ -43,6 +43,7 @@ digraph graphaudit {
 	graph [compound=true rankdir=TB nodesep=0.2 ranksep=0.22 fontname=Arial fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (structure view)"]
 	node [shape=box style="rounded,filled" fontname=Arial fontsize=10 height=0.3 margin="0.1,0.04" color="#5f6b7a" penwidth=1]
 	edge [fontname=Arial fontsize=8 arrowsize=0.6]
+	graph [pack=8 packmode=array_tu]
 	subgraph "cluster_ga-legend" {
 		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
 		"ga-legend-cell" [label=cell fillcolor="#ffffff"]
@@ -59,6 +60,7 @@ digraph graphaudit {
 	graph [compound=true rankdir=TB nodesep=0.2 ranksep=0.22 fontname=Arial fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (traced view)"]
 	node [shape=box style="rounded,filled" fontname=Arial fontsize=10 height=0.3 margin="0.1,0.04" color="#5f6b7a" penwidth=1]
 	edge [fontname=Arial fontsize=8 arrowsize=0.6]
+	graph [pack=8 packmode=array_tu]
 	subgraph "cluster_ga-legend" {
 		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
 		"ga-legend-call" [label="cell call" fillcolor="#ffffff"]
@@ -76,13 +78,14 @@ digraph graphaudit {
 }
 """
 
-# One warning on the Dense: the node is filled and bordered, the network's cluster (which
-# holds it) bordered; the tooltip carries the message and the fix, quotes escaped, & as &amp;.
+# One warning on the Dense: the node is filled and bordered, and the network's cluster (which
+# holds it, but is not what the finding is about) stays plain; the tooltip carries the message and the fix, quotes escaped, & as &amp;.
 FINDING_DOT = """\
 digraph graphaudit {
 	graph [compound=true rankdir=TB nodesep=0.2 ranksep=0.22 fontname=Arial fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="SequentialCell (structure view)"]
 	node [shape=box style="rounded,filled" fontname=Arial fontsize=10 height=0.3 margin="0.1,0.04" color="#5f6b7a" penwidth=1]
 	edge [fontname=Arial fontsize=8 arrowsize=0.6]
+	graph [pack=8 packmode=array_tu]
 	subgraph "cluster_ga-legend" {
 		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
 		"ga-legend-cell" [label=cell fillcolor="#ffffff"]
@@ -90,7 +93,7 @@ digraph graphaudit {
 		"ga-legend-cell" -> "ga-legend-warning" [style=invis]
 	}
 	subgraph "cluster_ga-cell_3a_" {
-		graph [id="ga-cell_3a_" class="ga-cell" label="(network) · SequentialCell · 6 params" tooltip="cell (network)\\nSequentialCell · 6 params" fillcolor="#fafafa" color="#e69f00" penwidth=1.5]
+		graph [id="ga-cell_3a_" class="ga-cell" label="(network) · SequentialCell · 6 params" tooltip="cell (network)\\nSequentialCell · 6 params" fillcolor="#fafafa" color="#9aa5b1" penwidth=1]
 		"ga-cell_3a_0" [id="ga-cell_3a_0" class="ga-cell ga-flagged ga-sev-warning ga-check-GA900" label="0\\nDense · 6 params [GA900]" tooltip="cell 0\\nDense · 6 params\\nGA900 example-check [warning] 0\\n  Say \\"why\\". Fix: Do <this> &amp; that." fillcolor="#f1ca73" color="#e69f00" penwidth=2.5]
 	}
 }
@@ -104,6 +107,7 @@ digraph graphaudit {
 	graph [compound=true rankdir=TB nodesep=0.2 ranksep=0.22 fontname=Arial fontsize=12 labelloc=t style="rounded,filled" color="#9aa5b1" label="Hostile (structure view)"]
 	node [shape=box style="rounded,filled" fontname=Arial fontsize=10 height=0.3 margin="0.1,0.04" color="#5f6b7a" penwidth=1]
 	edge [fontname=Arial fontsize=8 arrowsize=0.6]
+	graph [pack=8 packmode=array_tu]
 	subgraph "cluster_ga-legend" {
 		graph [id="ga-legend" label=legend fillcolor="#ffffff" color="#9aa5b1" penwidth=1 fontsize=9]
 		"ga-legend-cell" [label=cell fillcolor="#ffffff"]
@@ -544,6 +548,62 @@ def test_the_legend_is_one_column_on_the_left() -> None:
     ]
     assert len(entries) >= 3
     assert len({g.find(f"{SVG_NS}text").get("x") for g in entries}) == 1  # one under the other
+
+
+class Nested(nn.Cell):
+    """Three nested blocks and a head: clusters deep enough to make tall ranks beside the legend."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = nn.SequentialCell(
+            [
+                nn.SequentialCell([nn.SequentialCell([nn.Dense(4, 4), nn.ReLU()]) for _ in range(2)])
+                for _ in range(3)
+            ]
+        )
+        self.head = nn.Dense(4, 2)
+
+    def construct(self, x):
+        return self.head(self.blocks(x))
+
+
+def nested_report() -> graphaudit.Report:
+    net = Nested()
+    return graphaudit.audit(net, nn.SGD(net.blocks.trainable_params()), inputs=tensor(1, 4))  # head left out
+
+
+def _box_lines(dot: str) -> list[str]:
+    """The attribute lists of the network's nodes and clusters (not the legend's)."""
+    return [line for line in dot.splitlines() if ' [id="ga-' in line and "ga-legend" not in line]
+
+
+@pytest.mark.parametrize("view", ["structure", "traced"])
+def test_only_a_findings_own_subject_is_coloured_and_always_with_its_id(view: str) -> None:
+    report = nested_report()
+    assert [f.check_id for f in report.findings] == ["GA201"]  # about the head
+    dot = to_dot(report.graph, report.findings, view=view)
+    coloured = [line for line in _box_lines(dot) if any(c in line for c in SEVERITY_COLORS.values())]
+    assert coloured and all("[GA201]" in line for line in coloured), coloured
+    head = re.compile(
+        r'\[id="(ga-cell_3a_head"|ga-call_3a_head_23_1"|ga-param_3a_head_2e_)'
+    )  # the head, its weights
+    assert all(head.search(line) for line in coloured), coloured
+    root = next(line for line in _box_lines(dot) if "(network)" in line)
+    assert f'color="{PLAIN_BORDER}" penwidth=1' in root  # the network holds the head, but is not its subject
+
+
+@needs_dot
+@skip_without_dot
+def test_the_legend_is_packed_without_gaps_beside_tall_ranks() -> None:
+    root = ET.fromstring(report_svg(nested_report()))
+    entries = [
+        g for g in root.iter(f"{SVG_NS}g") if (g.findtext(f"{SVG_NS}title") or "").startswith("ga-legend-")
+    ]
+    ys = sorted(float(g.find(f"{SVG_NS}text").get("y")) for g in entries)  # type: ignore[union-attr]
+    steps = [b - a for a, b in zip(ys, ys[1:])]
+    assert len(ys) >= 4 and max(steps) < 50, steps  # one entry's height and a rank gap (it was 166 pt)
+    groups = {g.get("id"): g for g in root.iter(f"{SVG_NS}g")}
+    assert max(_xs(groups["ga-legend"])) < min(_xs(groups["ga-call_3a__23_1"]))  # still on the left
 
 
 @needs_dot

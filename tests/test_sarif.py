@@ -14,7 +14,6 @@ import importlib.util
 import inspect
 import json
 import linecache
-import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -289,9 +288,9 @@ LOCATED = {
     "GA102": "self.embed = nn.Embedding(vocab, dim)",  # a parameter of MindSpore's cell: the cell
     "GA105": 'self.w = Parameter(Tensor(np.ones((4,), np.float32)), name="w")',  # defined by the owner
     "GA203": "optimizer = nn.Momentum(net.get_parameters(), 0.01, 0.9, weight_decay=1e-4)",
-    "GA303": "self.hidden = [nn.Dense(8, 8) for _ in range(2)]",  # a cell in a plain list
+    "GA303": "self.hidden = [nn.Dense(8, 8) for _ in range(width)]",  # a cell in a plain list
     "GA601": 'self.hidden = nn.Dense(32, 32, weight_init="zeros")',
-    "GA603": "self.layers = nn.CellList([copy.deepcopy(layer) for _ in range(3)])",
+    "GA603": "self.layers = nn.CellList([copy.deepcopy(layer) for _ in range(width)])",
 }
 
 
@@ -313,31 +312,6 @@ def test_a_result_points_at_the_line_that_creates_its_subject(check_id):
         assert _line_text(physical) == LOCATED[check_id]
     uris = [a["location"]["uri"] for a in log["runs"][0]["artifacts"]]
     assert uris == ["factory.py", path.resolve().as_uri()]  # each file once
-
-
-_ASSIGNS = re.compile(r"^self\.(\w+)\s*(?::[^=]*)?=")
-
-
-@pytest.mark.parametrize("path", BAD_SAMPLES, ids=[p.parent.name for p in BAD_SAMPLES])
-def test_every_located_line_assigns_a_subject_or_builds_the_optimizer(path):
-    report, log = located_sample_log(path)
-    kwargs = audited(path.parent.name, path.stem).kwargs
-    optimizer = type(kwargs["optimizer"]).__name__ if kwargs.get("optimizer") is not None else None
-    for finding, result in zip(report.findings, log["runs"][0]["results"]):
-        physical = result["locations"][0]["physicalLocation"]
-        if physical["artifactLocation"]["uri"] == "factory.py":
-            assert physical["region"] == {"startLine": 1}  # the fallback
-            continue
-        text = _line_text(physical)
-        check = CHECKS[finding.check_id]
-        if check.family == CHECKS["GA201"].family and any(k.__name__ == "OptimizerView" for k in check.needs):
-            assert optimizer is not None and f"{optimizer}(" in text, (finding, text)
-            continue
-        assigned = _ASSIGNS.match(text)
-        assert assigned, (finding.check_id, finding.subject, text)
-        names = {part for s in (finding.subject, *finding.subjects) for part in re.split(r"[.\[]", s)}
-        nodes = {part for n in finding.nodes for part in re.split(r"[.:#]", n)}
-        assert assigned.group(1) in names | nodes, (finding.check_id, finding.subject, text)
 
 
 class Scaled(nn.Cell):

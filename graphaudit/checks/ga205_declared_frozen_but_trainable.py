@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
@@ -40,14 +41,23 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     if ctx.optimizer is None or not ctx.spec.frozen:
         return
-    for node, param in ctx.parameters():
-        if not ctx.spec.is_frozen(param.name) or not param.requires_grad or not ctx.in_optimizer(param):
-            continue
+    members = [
+        node
+        for node, param in ctx.parameters()
+        if ctx.spec.is_frozen(param.name) and param.requires_grad and ctx.in_optimizer(param)
+    ]
+    # One cause, one finding: the freeze that was never done, however many parameters it covers.
+    for group in one_group(ctx, members):
+        they = group.pronouns()
+        setting = f"{group.names[0]}.requires_grad" if len(group.names) == 1 else "requires_grad of each"
         yield ctx.finding(
             "error",
-            ctx.subject_of(node),
-            f"{ctx.subject_of(node)}{ctx.named_as(node)} is declared frozen but has requires_grad=True and is in the optimizer: it will train.",
-            f"Set {ctx.subject_of(node)}.requires_grad = False and build the optimizer from net.trainable_params(), "
-            "or remove it from Spec(frozen=...) if it is meant to train.",
-            [node],
+            group.subject,
+            f"{group.describe('parameter')} {'is' if len(group.names) == 1 else 'are'} declared frozen but "
+            f"{'has' if len(group.names) == 1 else 'have'} requires_grad=True and {they.be} in the optimizer: "
+            f"{they.subject} will train.",
+            f"Set {setting} = False and build the optimizer from net.trainable_params(), "
+            f"or remove {they.object} from Spec(frozen=...) if {they.subject} {'is' if len(group.names) == 1 else 'are'} meant to train.",
+            group.graph_nodes,
+            subjects=group.names,
         )

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
@@ -54,6 +55,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
         ```
     """
+    causes: dict[tuple[str, ...], list[str]] = {}  # what is wrong -> the parameters it is wrong for
     for node, param in ctx.parameters():
         if not ctx.spec.is_trainable(param.name):
             continue
@@ -61,16 +63,28 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue
         problems = []
         if not param.requires_grad:
-            problems.append("has requires_grad=False")
+            problems.append("requires_grad=False")
         if ctx.optimizer is not None and not ctx.in_optimizer(param):
-            problems.append("is not in the optimizer")
-        if not problems or problems == ["is not in the optimizer"]:
+            problems.append("not in the optimizer")
+        if not problems or problems == ["not in the optimizer"]:
             continue  # trainable but left out of the optimizer: GA201 reports it, once
-        yield ctx.finding(
-            "error",
-            ctx.subject_of(node),
-            f"{ctx.subject_of(node)}{ctx.named_as(node)} is declared trainable but {' and '.join(problems)}: it will not train.",
-            f"Set {ctx.subject_of(node)}.requires_grad = True and build the optimizer from net.trainable_params() "
-            "(after freezing), or remove it from Spec(trainable=...) if it is meant to stay fixed.",
-            [node],
-        )
+        causes.setdefault(tuple(problems), []).append(node)
+    # One cause, one finding: a freeze that went too far, however many parameters it covers.
+    for problems, members in causes.items():
+        for group in one_group(ctx, members):
+            they = group.pronouns()
+            one = len(group.names) == 1
+            have = ("has " if one else "have ") + problems[0]
+            wrong = " and ".join([have, *(("is " if one else "are ") + p for p in problems[1:])])
+            setting = f"{group.names[0]}.requires_grad" if one else "requires_grad of each"
+            yield ctx.finding(
+                "error",
+                group.subject,
+                f"{group.describe('parameter')} {'is' if one else 'are'} declared trainable but {wrong}: "
+                f"{they.subject} will not train.",
+                f"Set {setting} = True and build the optimizer from net.trainable_params() (after freezing), "
+                f"or remove {they.object} from Spec(trainable=...) if {they.subject} {'is' if one else 'are'} "
+                "meant to stay fixed.",
+                group.graph_nodes,
+                subjects=group.names,
+            )

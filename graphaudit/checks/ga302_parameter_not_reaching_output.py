@@ -9,6 +9,7 @@ import networkx as nx
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.calls import never_called_cells
+from graphaudit.checks._shared.grouping import group_parameters
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
@@ -75,34 +76,50 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     graph = ctx.graph
     skipped = _inside_cells(graph, never_called_cells(ctx))
     reaching = reaching_outputs(graph)
+    universe: list[str] = []
+    read: list[str] = []  # read, but nothing computed from them reaches an output
+    unread: list[str] = []  # not read at all
+    readers_of: dict[str, list[str]] = {}
     for node, attrs in g.nodes_of_kind(graph, g.PARAMETER):
         if not attrs["requires_grad"] or not attrs.get("registered", True):
             continue
+        universe.append(node)
         owners = g.owners_of(graph, node)
         if any(owner in skipped for owner in owners):
             continue
         readers = [t for _, t, d in graph.out_edges(node, data=True) if d["kind"] == g.READS]
         if any(reader in reaching for reader in readers):
             continue
-        name = ctx.subject_of(node)
-        also = ctx.named_as(node)
-        if readers:
-            where = ", ".join(
-                dict.fromkeys(
-                    graph.nodes[r].get("path", graph.nodes[r].get("scope", "")) or "(root)" for r in readers
+        readers_of[node] = readers
+        (read if readers else unread).append(node)
+    # One cause, one finding: a branch computed and dropped leaves every parameter in it
+    # without a gradient; they are gathered under the cell that holds them (group_parameters).
+    for members, is_read in ((read, True), (unread, False)):
+        for group in group_parameters(ctx, members, universe):
+            name = group.describe("trainable parameter")
+            they = group.pronouns()
+            one = len(group.names) == 1
+            readers = list(dict.fromkeys(r for n in group.nodes for r in readers_of[n]))
+            if is_read:
+                where = ", ".join(
+                    dict.fromkeys(
+                        graph.nodes[r].get("path", graph.nodes[r].get("scope", "")) or "(root)"
+                        for r in readers
+                    )
                 )
+                message = (
+                    f"{name} {'is' if one else 'are'} trainable and read in the forward pass (by {where}), but "
+                    f"nothing computed from {they.object} reaches an output of the network: {they.subject} "
+                    f"{'gets' if one else 'get'} no gradient and never {'trains' if one else 'train'}."
+                )
+                fix = f"Use the result computed from {group.subject} (return it or combine it into the output), or remove it."
+            else:
+                message = (
+                    f"{name} {'is' if one else 'are'} trainable but nothing reads {they.object} in the traced "
+                    f"forward pass: {they.subject} {'gets' if one else 'get'} no gradient and never "
+                    f"{'trains' if one else 'train'}."
+                )
+                fix = f"Use {group.subject} in construct, or remove it (or set requires_grad=False if it is a fixed buffer)."
+            yield ctx.finding(
+                "error", group.subject, message, fix, [*group.graph_nodes, *readers], subjects=group.names
             )
-            message = (
-                f"{name}{also} is trainable and is read in the forward pass (by {where}), but nothing computed "
-                "from it reaches an output of the network: it gets no gradient and never trains."
-            )
-            fix = f"Use the result computed from {name} (return it or combine it into the output), or remove it."
-        else:
-            message = (
-                f"{name}{also} is trainable but nothing reads it in the traced forward pass: it gets no "
-                "gradient and never trains."
-            )
-            fix = (
-                f"Use {name} in construct, or remove it (or set requires_grad=False if it is a fixed buffer)."
-            )
-        yield ctx.finding("error", name, message, fix, [node, *readers])

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
@@ -45,6 +47,9 @@ def _attribute_name(ctx: AuditContext, owner: str | None, params: list[str]) -> 
             if isinstance(item, nn.Cell) and wanted & {id(p) for p in item.get_parameters()}:
                 return f"{attr}[{key}]"
     return None
+
+
+_INDEX = re.compile(r"\[[^\]]*\]")  # hidden[0] -> hidden: the container
 
 
 @register("GA303", "unregistered-cell", severity="error", needs=(TracedPass,))
@@ -90,6 +95,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         entry = stray.setdefault(key, (outer, owner, []))
         entry[2].extend(p for p in params if p not in entry[2])
 
+    # One cause, one finding: a plain list (or dict) of cells is one mistake, however many it holds.
+    groups: dict[str, list[tuple[str, str, str, list[str]]]] = {}
     for outer, owner, params in stray.values():
         class_name = graph.nodes[outer]["class_name"]
         owner_path = graph.nodes[owner]["path"] if owner is not None else ""
@@ -98,14 +105,30 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             subject = f"{owner_path}.{attribute}" if owner_path else attribute
         else:
             subject = f"<{class_name}> in {owner_path or '(root)'}"
+        groups.setdefault(_INDEX.sub("", subject), []).append((subject, class_name, outer, params))
+    for container, members in groups.items():
+        params = [p for *_, found in members for p in found]
         numel = sum(graph.nodes[p]["numel"] for p in params)
+        classes = " / ".join(dict.fromkeys(m[1] for m in members))
+        if len(members) == 1:
+            subject, class_name = members[0][0], members[0][1]
+            what = f"{subject} is a {class_name} called in the forward pass but not registered in the network"
+        else:
+            subject = container
+            what = (
+                f"{container} holds {len(members)} {classes} cells ({listing([m[0] for m in members])}) called "
+                "in the forward pass but not registered in the network"
+            )
         yield ctx.finding(
             "error",
             subject,
-            f"{subject} is a {class_name} called in the forward pass but not registered in the network "
-            f"(held in a plain Python container or created in construct): its {len(params)} parameter(s) "
-            f"({numel} values) are not in net.trainable_params(), so they are never trained nor saved.",
+            f"{what} (held in a plain Python container or created in construct): their {len(params)} "
+            f"parameter(s) ({numel} values) are not in net.trainable_params(), so they are never trained nor saved."
+            if len(members) > 1
+            else f"{what} (held in a plain Python container or created in construct): its {len(params)} "
+            f"parameter(s) ({numel} values) are not in net.trainable_params(), so they are never trained nor saved.",
             "Register the cell: assign it as an attribute (self.name = cell), or hold several in "
             "nn.CellList / nn.SequentialCell / nn.CellDict instead of a list, tuple or dict.",
-            [outer, *params],
+            [node for m in members for node in (m[2], *m[3])],
+            subjects=[m[0] for m in members],
         )

@@ -8,6 +8,7 @@ from typing import Any
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import drop_probability, is_dropout
+from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
@@ -25,13 +26,30 @@ def configured_with(cell: Any) -> str:
     return "its rate"
 
 
+def holder(paths: list[str]) -> str:
+    """The innermost cell holding every one of *paths*: ``blocks`` for ``blocks.0.drop, blocks.1.drop``.
+
+    Example:
+        >>> holder(["h.0.attn.drop", "h.0.drop", "h.1.drop"]), holder(["a", "b"])
+        ('h', '(root)')
+    """
+    common: list[str] = []
+    for column in zip(*(path.split(".")[:-1] for path in paths)):
+        if len(set(column)) != 1:
+            break
+        common.append(column[0])
+    return ".".join(common) or "(root)"
+
+
 @register("GA701", "dropout-rate-above-half", severity="warning")
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A Dropout that drops more than half of its inputs.
 
     What it does:
         Reports every dropout-like cell (``nn.Dropout``, ``Dropout1d/2d/3d``,
-        ``mint.nn.Dropout``, DropPath...) whose drop probability is above 0.5. For
+        ``mint.nn.Dropout``, DropPath...) whose drop probability is above 0.5: one finding
+        for all the dropouts of one class built with one rate (one ported configuration),
+        each of them listed in its ``subjects``. For
         ``nn.Dropout`` the rate is read where MindSpore 2.10 keeps it, the ``ops.Dropout``
         primitive built in ``__init__`` (``p`` or ``keep_prob`` assigned later change nothing).
 
@@ -53,6 +71,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         self.drop = nn.Dropout(p=0.1)
         ```
     """
+    # One cause, one finding: every dropout of one class built with the same rate is one
+    # mistake (a ported config, a shared constant), however many blocks repeat it.
+    causes: dict[tuple[str, float, str], list[str]] = {}
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
         cell = ctx.structure.cells[node]
         if not is_dropout(cell):
@@ -60,14 +81,20 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         rate = drop_probability(cell)
         if rate is None or rate <= 0.5 + 1e-9:
             continue
-        path = ctx.cell_path(node)
+        causes.setdefault((type(cell).__name__, rate, configured_with(cell)), []).append(node)
+    for (cls, rate, configured), members in causes.items():
+        paths = [ctx.cell_path(node) for node in members]
+        if len(members) == 1:
+            what, verb, their = f"{paths[0]} ({cls})", "drops", "its"
+        else:
+            what, verb, their = f"{len(members)} {cls} cells ({listing(paths)})", "each drop", "their"
         yield ctx.finding(
             "warning",
-            path,
-            f"{path} ({type(cell).__name__}) drops {rate:.0%} of its inputs, configured with "
-            f"{configured_with(cell)}. A rate above 50% is almost always a keep probability written as a "
-            "drop rate, or the reverse.",
+            paths[0] if len(members) == 1 else holder(paths),
+            f"{what} {verb} {rate:.0%} of {their} inputs, configured with {configured}. A rate above "
+            "50% is almost always a keep probability written as a drop rate, or the reverse.",
             f"If {1 - rate:.0%} is the rate you meant, write nn.Dropout(p={1 - rate:.2g}); if {rate:.0%} "
             "really is meant, ignore this warning.",
-            [node],
+            members,
+            subjects=paths,
         )

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterator
 
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import listing, one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
 from graphaudit.findings import Finding
@@ -37,21 +38,29 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     step = ctx.need(ProbeStep)
-    for p in step.parameters:
-        if not p.requires_grad or p.grad_finite is not False:
-            continue
-        kinds = ", ".join(
-            f"{count} {what}" for count, what in ((p.grad_nan, "NaN"), (p.grad_inf, "Inf")) if count
-        )
-        loss_note = f" The loss itself is {step.loss:g}." if not math.isfinite(step.loss) else ""
-        yield ctx.finding(
-            "error",
-            p.subject,
-            f"The gradient of {p.subject}{p.named_as} has non-finite values ({kinds}) after one training step.{loss_note} "
-            "One such step turns the weights into NaN/Inf and training silently diverges.",
-            "Find the operation that produces NaN/Inf: log, sqrt or division of zero or negative values, "
-            "exp overflow, a loss fed values outside its domain; guard it (ops.clamp, an epsilon, "
-            "log_softmax instead of log(softmax)), check the batch for NaN, and lower the learning rate or "
-            "use loss scaling for float16.",
-            (p.node,),
-        )
+    bad = [p for p in step.parameters if p.requires_grad and p.grad_finite is False]
+    if not bad:
+        return
+    # One cause, one finding: one operation that makes NaN/Inf poisons every gradient behind it.
+    nan, inf = sum(p.grad_nan for p in bad), sum(p.grad_inf for p in bad)
+    kinds = ", ".join(f"{count} {what}" for count, what in ((nan, "NaN"), (inf, "Inf")) if count)
+    loss_note = f" The loss itself is {step.loss:g}." if not math.isfinite(step.loss) else ""
+    names = [p.subject for p in bad]
+    what = (
+        f"The gradient of {bad[0].subject}{bad[0].named_as} has"
+        if len(bad) == 1
+        else (f"The gradients of {len(bad)} parameters ({listing(names)}) have")
+    )
+    [group] = one_group(ctx, [p.node for p in bad])  # the cell holding them all
+    yield ctx.finding(
+        "error",
+        group.subject,
+        f"{what} non-finite values ({kinds}) after one training step.{loss_note} "
+        "One such step turns the weights into NaN/Inf and training silently diverges.",
+        "Find the operation that produces NaN/Inf: log, sqrt or division of zero or negative values, "
+        "exp overflow, a loss fed values outside its domain; guard it (ops.clamp, an epsilon, "
+        "log_softmax instead of log(softmax)), check the batch for NaN, and lower the learning rate or "
+        "use loss scaling for float16.",
+        tuple(p.node for p in bad),
+        subjects=names,
+    )

@@ -129,11 +129,11 @@ def _common(entry: Shown) -> Attrs:
 def cluster_attrs(entry: Shown) -> Attrs:
     # Graphviz hands a subgraph's color and penwidth down to the clusters inside it, so each
     # cluster sets its own border, plain or not: a box inside a flagged one stays innocent.
+    # A cluster is coloured only for a finding about it (and then shows its ID), never for
+    # one inside it: the flagged box inside is drawn, coloured and labelled, already.
     color, width = PLAIN_BORDER, "1"
     if entry.severity:
         color, width = SEVERITY_COLORS[entry.severity], SEVERITY_WIDTHS[entry.severity]
-    elif entry.inner_severity:
-        color, width = SEVERITY_COLORS[entry.inner_severity], "1.5"
     return [*_common(entry), ("fillcolor", KIND_COLORS["cluster"]), ("color", color), ("penwidth", width)]
 
 

@@ -214,6 +214,7 @@ def html_page(
 <div class="ga-canvas ga-network" tabindex="0">{inline_svg(svg)}</div>
 {views}
 </div>
+<div class="ga-splitter" role="separator" aria-orientation="vertical" aria-label="resize the findings panel" tabindex="0" title="drag to resize the findings panel (or use the arrow keys)"></div>
 <aside class="ga-side">
 <section class="ga-findings-box">
 <h2>Findings</h2>

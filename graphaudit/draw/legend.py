@@ -3,7 +3,10 @@
 Entries are labelled by what the drawing holds: "parameter (shared)" only when every drawn
 parameter is there because it is shared, "cell never called" for the dashed cells of the
 traced view. The entries are stacked in one column, so that the legend does not widen the
-drawing, and the legend is written first, so that Graphviz puts it on the left where a
+drawing. The legend is laid out apart from the network (``pack`` with ``packmode=array_tu``:
+each connected part on its own, placed in the order written, tops aligned): in one layout
+its entries took the network's ranks, and a tall rank of the network left a large gap
+between two entries. It is written first, so it sits on the left, at the top, where a
 reader (and an HTML page scrolled to its start) sees it.
 
 Example:
@@ -11,7 +14,7 @@ Example:
     >>> from graphaudit.draw.marks import Shown
     >>> dot = graphviz.Digraph()
     >>> add_legend(dot, {"param:w": Shown("param:w", "parameter", ["w"], [], None, why="flagged")}, "structure")
-    >>> print([line.strip() for line in dot.body][2])
+    >>> print([line.strip() for line in dot.body][3])
     "ga-legend-parameter" [label="parameter (with a finding)" fillcolor="#f7f7f7" shape=note]
 """
 
@@ -48,6 +51,8 @@ LEGEND = {
     "collapsed": "collapsed cluster",
     "rollup": "rolled-up repeated blocks",
 }
+#: How the drawing's connected parts are placed once the legend is one of them (see above).
+PACK = [("pack", "8"), ("packmode", "array_tu")]
 # Why a parameter is drawn (Item.why), as the legend says it; "asked" (params="all") adds nothing.
 PARAMETER_REASONS = {"shared": "shared", "flagged": "with a finding"}
 
@@ -70,7 +75,7 @@ def add_legend(dot: graphviz.Digraph, shown: Mapping[str, Shown], view: str) -> 
         >>> never = Shown("cell:spare", "cell", ["spare"], [], None, checks={"GA301": "warning"})
         >>> dot = graphviz.Digraph()
         >>> add_legend(dot, {"cell:spare": never}, "traced")
-        >>> for line in dot.body[2:]:
+        >>> for line in dot.body[3:]:
         ...     print(line.strip())
         "ga-legend-cell" [label="cell never called" fillcolor="#ffffff"]
         "ga-legend-warning" [label="warning finding [check ID]" fillcolor="#f1ca73" color="#e69f00" penwidth=2.5]
@@ -81,8 +86,9 @@ def add_legend(dot: graphviz.Digraph, shown: Mapping[str, Shown], view: str) -> 
     for entry in shown.values():
         if not entry.children:
             by_kind.setdefault("input" if entry.kind == "output" else entry.kind, []).append(entry)
-    severities = {e.severity for e in shown.values()} | {e.inner_severity for e in shown.values()}
+    severities = {e.severity for e in shown.values()}
     keys: list[str] = []
+    dot.attr("graph", _attributes=PACK)
     with dot.subgraph(name="cluster_ga-legend") as legend:
         legend.attr(
             "graph",

@@ -2,9 +2,10 @@
 
 :func:`mark_items` puts every finding on the items of a :class:`~graphaudit.draw.tree.Tree`
 that show its nodes (:class:`Marks`). That does not depend on what is collapsed: an item
-drawn as itself shows the findings on it (a cluster also gets a thin border of the worst
-severity found inside it), an item drawn as a closed box or a roll-up shows every finding on
-it or anything inside it, so collapsing never hides a finding. :func:`look` is one item in
+drawn as itself (a node or an open cluster) shows the findings about it and only those, so
+an open cluster around a flagged head stays plain; an item drawn as a closed box or a
+roll-up shows every finding on it or anything inside it, so collapsing never hides a
+finding. Whatever is coloured carries the IDs of the checks that coloured it. :func:`look` is one item in
 one form (``node``, ``box`` or ``cluster``), :func:`run_look` a roll-up box;
 :func:`shown_items` every box a :class:`~graphaudit.draw.collapse.Plan` draws.
 
@@ -17,8 +18,8 @@ Example:
     >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2)])))
     >>> marks = mark_items(tree, [Finding("GA900", "x", "warning", "0", "m", "f", ("cell:0",))])
     >>> shown = shown_items(tree, plan(tree), marks)
-    >>> shown["cell:0"].severity, shown["cell:"].severity, shown["cell:"].inner_severity
-    ('warning', None, 'warning')
+    >>> shown["cell:0"].severity, shown["cell:"].severity
+    ('warning', None)
     >>> look(tree, marks, "cell:", "box").checks, targets(marks, plan(tree, depth=0))
     ({'GA900': 'warning'}, ([['ga-cell_3a_']], []))
 """
@@ -75,7 +76,6 @@ class Shown:
     children: list[str] = field(default_factory=list)
     checks: dict[str, str] = field(default_factory=dict)  # check ID -> worst severity
     notes: list[str] = field(default_factory=list)
-    inner_severity: str | None = None  # worst severity found inside a cluster
     why: str = ""  # why a parameter is drawn (Item.why), for the legend
     form: str = "node"  # "node", "box" (a closed cluster or a roll-up) or "cluster"
 
@@ -159,8 +159,6 @@ def look(tree: Tree, marks: Marks, key: str, form: str, parent: str | None = Non
             entry.label.append(inside)
     elif form == "cluster" and len(" · ".join(entry.label)) <= CLUSTER_LINE:
         entry.label = [" · ".join(entry.label)]  # one line over the cluster: less height
-    if form == "cluster" and marks.below.get(key):
-        entry.inner_severity = min((marks.findings[i].severity for i in marks.below[key]), key=severity_rank)
     return entry
 
 

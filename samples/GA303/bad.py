@@ -7,10 +7,10 @@ SUBJECT = "hidden[1]"
 
 
 class Net(nn.Cell):
-    def __init__(self) -> None:
+    def __init__(self, width: int = 2) -> None:
         super().__init__()
         self.stem = nn.Dense(4, 8)
-        self.hidden = [nn.Dense(8, 8) for _ in range(2)]
+        self.hidden = [nn.Dense(8, 8) for _ in range(width)]
         self.head = nn.Dense(8, 2)
 
     def construct(self, x):
@@ -20,8 +20,9 @@ class Net(nn.Cell):
         return self.head(x)
 
 
-def build() -> dict:
-    net = Net()
+def build(width: int = 2) -> dict:
+    """*width*: how many layers the plain list holds (tests/test_widened_samples.py widens it)."""
+    net = Net(width)
     return {
         "net": net,
         "optimizer": nn.SGD(net.trainable_params()),

@@ -19,9 +19,10 @@ class DeepSigmoid(nn.Cell):
         return self.head(self.layers(x))
 
 
-def build() -> dict:
+def build(width: int = 6) -> dict:
+    """*width*: how many saturating layers (tests/test_widened_samples.py widens it)."""
     rng = np.random.default_rng(0)
-    net = DeepSigmoid()
+    net = DeepSigmoid(width)
     x = Tensor(rng.standard_normal((16, 32)).astype(np.float32))
     y = Tensor(rng.integers(0, 10, 16).astype(np.int32))
     return {

@@ -66,7 +66,13 @@ class Decoder(nn.Cell):
         return self.head(self.norm(x))
 
 
-def build() -> dict:
+def build(width: int = 2) -> dict:
+    """*width*: how many blocks repeat the mistake (tests/test_widened_samples.py widens it)."""
     ids = Tensor(np.random.default_rng(0).integers(0, 32, (2, 16)).astype(np.int32))
     mask = Tensor(np.ones((2, 16), np.int32))
-    return {"net": Decoder(), "inputs": (ids, mask), "causal": True, "mask_input": "attention_mask"}
+    return {
+        "net": Decoder(layers=width),
+        "inputs": (ids, mask),
+        "causal": True,
+        "mask_input": "attention_mask",
+    }

@@ -62,7 +62,8 @@ class Encoder(nn.Cell):
         return self.head(self.norm(x))
 
 
-def build() -> dict:
+def build(width: int = 2) -> dict:
+    """*width*: how many blocks repeat the mistake (tests/test_widened_samples.py widens it)."""
     ids = Tensor(np.random.default_rng(0).integers(0, 32, (2, 16)).astype(np.int32))
     mask = Tensor(np.ones((2, 16), np.int32))
-    return {"net": Encoder(), "inputs": (ids, mask), "mask_input": "attention_mask"}
+    return {"net": Encoder(layers=width), "inputs": (ids, mask), "mask_input": "attention_mask"}

@@ -8,10 +8,10 @@ SUBJECT = "layers.1.weight"
 
 
 class Net(nn.Cell):
-    def __init__(self) -> None:
+    def __init__(self, width: int = 3) -> None:
         super().__init__()
         layer = nn.Dense(16, 16)
-        self.layers = nn.CellList([copy.deepcopy(layer) for _ in range(3)])
+        self.layers = nn.CellList([copy.deepcopy(layer) for _ in range(width)])
         self.head = nn.Dense(16, 2)
 
     def construct(self, x):
@@ -20,6 +20,7 @@ class Net(nn.Cell):
         return self.head(x)
 
 
-def build() -> dict:
-    net = Net()
+def build(width: int = 3) -> dict:
+    """*width*: how many copies (tests/test_widened_samples.py widens it)."""
+    net = Net(width)
     return {"net": net, "optimizer": nn.Adam(net.trainable_params(), 1e-3)}

@@ -106,6 +106,15 @@
     this.view = { cx: n.x + Math.min(n.w, size.w / z) / 2, cy: n.y + size.h / z / 2, z: z };
     this.apply();
   };
+  /* Frame boxes (in the drawing's units): all of them in view, centred, never above actual size.
+     The first view of a report with findings: the reader came for the flagged boxes. */
+  Viewer.prototype.frame = function (boxes) {
+    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    boxes.forEach(function (b) { x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h); });
+    var union = { w: x1 - x0 + 40, h: y1 - y0 + 40 };
+    this.view = { cx: (x0 + x1) / 2, cy: (y0 + y1) / 2, z: Math.max(Math.min(this.fitZoom(union), ACTUAL), 0.02) };
+    this.apply();
+  };
   Viewer.prototype.zoomAt = function (factor, clientX, clientY) {
     var rect = this.canvas.getBoundingClientRect(), size = this.size();
     var z = Math.max(0.02, Math.min(this.view.z * factor, 8));
@@ -315,7 +324,11 @@
         viewer.view.cy += now.y - anchor.y;
         viewer.apply();
       } else if (keep === undefined) {
-        viewer.start();
+        /* The first view: frame what is flagged, or, with nothing flagged, the whole network. */
+        viewer.fit(ACTUAL);
+        var flagged = [];
+        boxFindings.forEach(function (list, k) { if (nodes.has(k)) flagged.push(viewer.boxOf(nodes.get(k))); });
+        if (flagged.length) viewer.frame(flagged);
       } else {
         viewer.apply();
       }
@@ -446,6 +459,7 @@
         var g = layout.nodes.get(k);
         if (g) { g.classList.add("ga-hl"); boxes.push(g); }
       });
+      legend();
       return boxes;
     }
     function selectRow(fi, scroll) {
@@ -540,7 +554,8 @@
       }
     }
 
-    /* The legend: one entry per kind of box drawn, one per severity shown. */
+    /* The legend: one entry per kind of box drawn, one per severity shown, and the outline of
+       the finding clicked while one is. */
     function legend() {
       while (legendBody.firstChild) legendBody.removeChild(legendBody.firstChild);
       var kinds = model.legend.kinds, present = {}, whys = {}, severities = {};
@@ -567,8 +582,10 @@
         legendBody.appendChild(swatch("box", model.legend.severities[s].fill, model.legend.severities[s].color, 2.5));
         legendBody.appendChild(el("span", "", s + " finding [check ID]"));
       });
-      legendBody.appendChild(swatch("box", "#ffffff", "#9c27b0", 3));
-      legendBody.appendChild(el("span", "", "the finding you clicked"));
+      if (chosen >= 0 && (layout.built.targets[chosen] || []).some(function (k) { return layout.nodes.has(k); })) {
+        legendBody.appendChild(swatch("box", "#ffffff", "#9c27b0", 3));
+        legendBody.appendChild(el("span", "", "the finding you clicked"));
+      }
     }
     /* A small drawing of a Graphviz shape, for the legend. */
     var SHAPES = {
@@ -736,9 +753,11 @@
     });
     var shownPanel = -1;
     function current() { return shownPanel >= 0 ? panelViewers[shownPanel] : viewer; }
+    var legendBox = root.querySelector(".ga-legend");
     function showPanel(index) {
       shownPanel = index;
       canvas.hidden = index >= 0;
+      legendBox.hidden = index >= 0;  /* the legend is the network's: a pipeline has none to show */
       panels.forEach(function (p, i) { p.hidden = i !== index; });
       Array.prototype.forEach.call(root.querySelectorAll(".ga-tab"), function (tab) {
         tab.classList.toggle("ga-tab-on", tab.getAttribute("data-panel") === (index >= 0 ? String(index) : ""));
@@ -766,7 +785,39 @@
         showPanel(p === "" ? -1 : Number(p));
       });
     });
-    window.addEventListener("resize", function () { viewer.apply(); panelViewers.forEach(function (v) { v.apply(); }); });
+    function resized() { viewer.apply(); panelViewers.forEach(function (v) { v.apply(); }); }
+    window.addEventListener("resize", resized);
+
+    /* The splitter between the drawing and the side panel: drag it (or press the arrow keys)
+       to give the findings and their messages more room, or the drawing more. */
+    var side = root.querySelector(".ga-side"), splitter = root.querySelector(".ga-splitter"), split = null;
+    function sideWidth(px) {
+      var main = root.querySelector(".ga-main").clientWidth;
+      px = Math.max(220, Math.min(px, main - 200));
+      side.style.flexBasis = px + "px";
+      resized();
+    }
+    if (splitter && side) {
+      splitter.addEventListener("pointerdown", function (event) {
+        if (event.button !== 0) return;
+        event.preventDefault();
+        split = { x: event.clientX, w: side.getBoundingClientRect().width };
+        try { splitter.setPointerCapture(event.pointerId); } catch (err) { /* dragging goes on without it */ }
+        root.classList.add("ga-resizing");
+      });
+      splitter.addEventListener("pointermove", function (event) {
+        if (split) sideWidth(split.w + split.x - event.clientX);  /* the panel is on the right */
+      });
+      var stop = function () { split = null; root.classList.remove("ga-resizing"); };
+      splitter.addEventListener("pointerup", stop);
+      splitter.addEventListener("pointercancel", stop);
+      splitter.addEventListener("keydown", function (event) {
+        var step = { ArrowLeft: 40, ArrowRight: -40 }[event.key];
+        if (!step) return;
+        event.preventDefault();
+        sideWidth(side.getBoundingClientRect().width + step);
+      });
+    }
 
     /* The first view: Python's SVG, for the state the model opens in. */
     state = initial();

@@ -228,7 +228,7 @@ def to_sarif(
             optimizer_site = next(
                 (s for f in factories if (s := sources.call_site(f, name)) is not None), None
             )
-        locator = Locator(report, sources, optimizer_site)
+        locator = Locator(report, sources, optimizer_site, tuple(factories), name)
     results = []
     uris = [artifact_uri] if artifact_uri is not None else []
     hidden = {id(s.finding): s.reason for s in report.suppressed}

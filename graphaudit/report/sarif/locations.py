@@ -5,9 +5,14 @@ A finding names cells and parameters by their attribute paths (``body.0``, ``hea
 :mod:`inspect` and :mod:`ast` from the classes of the report's network
 (``Report.structure``): walking up the path, the first class outside MindSpore that assigns
 the attribute (``self.head = nn.Dense(...)``, ``self.w = Parameter(...)``; an item of a
-``SequentialCell`` is found at the line that builds the container). Findings about the
-optimizer point at the factory's call of the optimizer's class instead. :class:`Sources`
-parses each file once.
+``SequentialCell`` is found at the line that builds the container). A finding about what a
+cell computes (an activation, a head: its ``call:`` nodes) points at the line that creates
+that cell, so GA401 points at the ``Dense(..., activation="sigmoid")`` and not at the loss.
+The rest point at the factory's line that creates the thing: findings about the optimizer
+(or naming its class) at its call of the optimizer's class, findings about the loss at the
+call of the loss's class, a data-pipeline step (``train/shuffle#1``) at the call that adds
+it, and a finding about the whole network, or an item of a MindSpore container at the
+root, at the call that builds the network. :class:`Sources` parses each file once.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from graphaudit.report import Report
 __all__ = ["Locator", "Site", "Sources", "about_optimizer"]
 
 _INDEX = re.compile(r"\[[^\]]*\]")
+_CLASS = re.compile(r"^[A-Z]\w*$")  # a subject that is a class name: "BCEWithLogitsLoss"
+_STEP = re.compile(r"^[^/:]+/(\w+)#(\d+)")  # a data-pipeline step: "train/shuffle#1"
 
 
 @dataclass(frozen=True)
@@ -163,47 +170,92 @@ class Sources:
                 return site
         return None
 
-    def call_site(self, factory: Any, name: str) -> Site | None:
-        """The first line of *factory*'s source that calls something called *name* (``nn.Momentum(...)``)."""
+    def call_site(self, factory: Any, name: str, nth: int = 1) -> Site | None:
+        """The line of *factory*'s source with its *nth* call of something called *name* (``nn.Momentum(...)``)."""
         found = self.definition(factory)
         if found is None:
             return None
         file, node = found
-        lines = [
-            call.lineno
-            for call in ast.walk(node)
-            if isinstance(call, ast.Call)
-            and (
-                (isinstance(call.func, ast.Name) and call.func.id == name)
-                or (isinstance(call.func, ast.Attribute) and call.func.attr == name)
-            )
-        ]
-        return Site(file, min(lines)) if lines else None
+        lines = sorted(
+            {
+                call.lineno
+                for call in ast.walk(node)
+                if isinstance(call, ast.Call)
+                and (
+                    (isinstance(call.func, ast.Name) and call.func.id == name)
+                    or (isinstance(call.func, ast.Attribute) and call.func.attr == name)
+                )
+            }
+        )
+        return Site(file, lines[nth - 1]) if len(lines) >= nth else None
+
+    def calls_after(self, factory: Any, name: str, line: int, nth: int = 1) -> Site | None:
+        """*factory*'s *nth* call of *name* at or after *line* (a step chained on a pipeline built there)."""
+        k = 1
+        site = self.call_site(factory, name, k)
+        while site is not None and site.line < line:
+            k += 1
+            site = self.call_site(factory, name, k)
+        return self.call_site(factory, name, k + nth - 1) if site is not None else None
+
+    def net_site(self, factory: Any) -> Site | None:
+        """The line that creates what *factory* returns as ``"net"``: the call, or the variable's assignment."""
+        found = self.definition(factory)
+        value = _returned_net(found[1]) if found is not None else None
+        if found is None or value is None:
+            return None
+        if isinstance(value, ast.Name):
+            name = value.id
+            lines = [
+                statement.lineno
+                for statement in ast.walk(found[1])
+                if any(isinstance(t, ast.Name) and t.id == name for t in _targets(statement))
+            ]
+            return Site(found[0], min(lines)) if lines else None
+        return Site(found[0], value.lineno)
+
+
+def _returned_net(node: ast.AST) -> ast.AST | None:
+    """In a factory's body, the expression it returns as ``"net"`` (``{"net": net, ...}``)."""
+    for found in ast.walk(node):
+        if isinstance(found, ast.Dict):
+            for key, value in zip(found.keys, found.values):
+                if isinstance(key, ast.Constant) and key.value == "net":
+                    return value
+    return None
 
 
 def about_optimizer(check: Check | None) -> bool:
-    """Whether *check*'s findings are about what the optimizer holds (GA2xx reading the optimizer).
+    """Whether *check*'s findings are about the optimizer: what it holds (GA2xx), its learning rates (GA914-916).
 
     Example:
         >>> from graphaudit.checks import all_checks
         >>> checks = all_checks()
-        >>> about_optimizer(checks["GA201"]), about_optimizer(checks["GA204"]), about_optimizer(checks["GA101"])
-        (True, False, False)
+        >>> [about_optimizer(checks[i]) for i in ("GA201", "GA204", "GA101", "GA914")]
+        [True, False, False, True]
     """
-    return (
-        check is not None
-        and check.check_id[2] == "2"
-        and any(k.__name__ == "OptimizerView" for k in check.needs)
-    )
+    if check is None:
+        return False
+    needs = {k.__name__ for k in check.needs}
+    return (check.check_id[2] == "2" and "OptimizerView" in needs) or "LearningRates" in needs  # its schedule
 
 
 class Locator:
     """The source line behind each finding of one report (see the module docstring)."""
 
-    def __init__(self, report: Report, sources: Sources, optimizer_site: Site | None) -> None:
+    def __init__(
+        self,
+        report: Report,
+        sources: Sources,
+        optimizer_site: Site | None,
+        factories: tuple[Any, ...] = (),
+        optimizer: str | None = None,
+    ) -> None:
         self.report = report
         self.sources = sources
         self.optimizer_site = optimizer_site
+        self.factories = factories
+        self.optimizer = optimizer  # the optimizer's class name
         graph = report.graph
         self.cells = cell_nodes_by_path(graph) if report.structure is not None else {}
         self.parameter_paths: dict[str, list[str]] = {}  # name and every path -> attribute paths
@@ -225,7 +277,43 @@ class Locator:
             attrs = graph.nodes[node] if node in graph else {}
             if attrs.get("kind") in (CELL, PARAMETER) and "paths" in attrs:
                 paths.extend(node_paths(graph, node)[:1])
+        calls = [
+            graph.nodes[n].get("path")
+            for n in finding.nodes
+            if n in graph and graph.nodes[n].get("kind") == "call"
+        ]
+        paths.extend(calls)  # what a cell computes (GA401's sigmoid, about the loss): that cell
         return list(dict.fromkeys(p for p in paths if p))
+
+    def _called(self, name: str, nth: int = 1) -> Site | None:
+        """The factories' *nth* call of *name*: the line that creates a loss, a pipeline step, the network."""
+        return next(
+            (s for f in self.factories if (s := self.sources.call_site(f, name, nth)) is not None), None
+        )
+
+    def _source(self, subject: str) -> re.Match[str] | None:
+        """For a pipeline (``train``), one of its columns (``train:label``) or steps, its source: the
+        *n*-th call of its class (``ImageFolderDataset``), counting the pipelines built from that class."""
+        name = subject.partition(":")[0].partition("/")[0]
+        first: dict[str, str] = {}
+        for pipeline, graph in self.report.datasets.items():
+            sources = sorted(
+                str(a.get("op", "")) for _, a in graph.nodes(data=True) if a.get("kind") == "source"
+            )
+            if sources:
+                first[pipeline] = sources[0]
+        if name not in first:
+            return None
+        nth = [p for p in first if first[p] == first[name]].index(name) + 1
+        return _STEP.match(f"{name}/{first[name]}#{nth}")
+
+    def _root_site(self) -> Site | None:
+        structure = self.report.structure
+        root = structure.cells.get(self.cells.get("")) if structure is not None and "" in self.cells else None
+        site = self._called(type(root).__name__) if root is not None else None
+        if site is None:  # built by a helper the factory calls: the line that makes what it returns
+            site = next((s for f in self.factories if (s := self.sources.net_site(f)) is not None), None)
+        return site
 
     def _site_of_path(self, path: str) -> Site | None:
         structure = self.report.structure
@@ -241,12 +329,35 @@ class Locator:
         return None
 
     def site(self, finding: Finding, check: Check | None) -> Site | None:
-        if self.optimizer_site is not None and about_optimizer(check):
+        if self.optimizer_site is not None and (about_optimizer(check) or finding.subject == self.optimizer):
             return self.optimizer_site
+        step = _STEP.match(finding.subject)
+        source = self._source(finding.subject)
+        if source is not None:  # a data-pipeline step (or a column: its source), added by the factory
+            site = self._called(source.group(1), int(source.group(2)))
+            if step is None or site is None or step.group(1) == source.group(1):
+                return site
+            # a step chained on the pipeline's source: its call on that line or after it
+            nth = int(step.group(2))
+            return next(
+                (
+                    s
+                    for f in self.factories
+                    if (s := self.sources.calls_after(f, step.group(1), site.line, nth))
+                ),
+                None,
+            )
         if self.report.structure is None:
             return None
-        for path in self._paths(finding):
+        paths = self._paths(finding)
+        for path in paths:
             site = self._site_of_path(path)
             if site is not None:
                 return site
+        if _CLASS.match(finding.subject):  # a loss (GA4xx) or an optimizer, named by its class
+            site = self._called(finding.subject)
+            if site is not None:
+                return site
+        if paths or finding.subject == "(root)" or "cell:" in finding.nodes:
+            return self._root_site()  # the network, or an item of a container the factory builds
         return None
