@@ -13,7 +13,7 @@ Example:
     >>> import graphaudit
     >>> from mindspore import nn
     >>> net = nn.SequentialCell([nn.SequentialCell([nn.Dense(2, 2), nn.ReLU()]) for _ in range(4)])
-    >>> from graphaudit.draw.tree import build_tree
+    >>> from graphaudit.draw.build import build_tree
     >>> tree = build_tree(graphaudit.to_networkx(net))
     >>> plan(tree).count, plan(tree, depth=1).count, plan(tree, rollup=True).count
     (13, 5, 2)
@@ -97,7 +97,7 @@ def runs_of(tree: Tree) -> dict[str, Run]:
     Example:
         >>> import graphaudit
         >>> from mindspore import nn
-        >>> from graphaudit.draw.tree import build_tree
+        >>> from graphaudit.draw.build import build_tree
         >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.ReLU(), nn.ReLU()])))
         >>> runs_of(tree)
         {'rollup:cell:0': Run(parent='cell:', members=('cell:0', 'cell:1'), count=2)}
@@ -119,7 +119,7 @@ def assign(tree: Tree, open_: Iterable[str], active: Iterable[Run]) -> Plan:
     Example:
         >>> import graphaudit
         >>> from mindspore import nn
-        >>> from graphaudit.draw.tree import build_tree
+        >>> from graphaudit.draw.build import build_tree
         >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2)])))
         >>> assign(tree, [], []).drawn
         {'cell:': 'cell:', 'cell:0': 'cell:'}
@@ -146,7 +146,7 @@ def repeats_of(tree: Tree) -> set[str]:
     Example:
         >>> import graphaudit, numpy as np
         >>> from mindspore import nn, Tensor
-        >>> from graphaudit.draw.tree import build_tree
+        >>> from graphaudit.draw.build import build_tree
         >>> block = nn.SequentialCell([nn.Dense(2, 2)])
         >>> graph = graphaudit.to_networkx(nn.SequentialCell([block, block]), inputs=Tensor(np.ones((1, 2), np.float32)))
         >>> sorted(repeats_of(build_tree(graph)))
@@ -172,7 +172,7 @@ def plan(
     Example:
         >>> import graphaudit
         >>> from mindspore import nn
-        >>> from graphaudit.draw.tree import build_tree
+        >>> from graphaudit.draw.build import build_tree
         >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2)])))
         >>> plan(tree, depth=0).drawn
         {'cell:': 'cell:', 'cell:0': 'cell:'}
@@ -207,7 +207,7 @@ def choose_plan(
     Example:
         >>> import graphaudit
         >>> from mindspore import nn
-        >>> from graphaudit.draw.tree import build_tree
+        >>> from graphaudit.draw.build import build_tree
         >>> net = nn.SequentialCell([nn.SequentialCell([nn.Dense(2, 2), nn.Tanh()]) for _ in range(30)])
         >>> chosen = choose_plan(build_tree(graphaudit.to_networkx(net)), rollup=False, max_nodes=40)
         >>> chosen.depth, chosen.count, chosen.notes[0][:42]

@@ -9,7 +9,7 @@ page's script to write as text.
 Example:
     >>> import graphaudit, numpy as np
     >>> from mindspore import nn, Tensor
-    >>> from graphaudit.draw.tree import build_tree
+    >>> from graphaudit.draw.build import build_tree
     >>> graph = graphaudit.to_networkx(nn.Dense(2, 3), inputs=Tensor(np.ones((1, 2), np.float32)))
     >>> tree = build_tree(graph)
     >>> found = details(graph, tree, "call:#1")

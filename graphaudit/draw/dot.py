@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import graphviz
 import networkx as nx
 
+from graphaudit.draw.build import build_tree
 from graphaudit.draw.collapse import ROLLUP_PREFIX, Plan, Run, choose_plan, runs_of
 from graphaudit.draw.legend import SHAPES, add_legend
 from graphaudit.draw.marks import Marks, Shown, mark_items, shown_items, targets
@@ -45,7 +46,7 @@ from graphaudit.draw.style import (
     svg_id,
     tooltip,
 )
-from graphaudit.draw.tree import Loss, Tree, build_tree, finding_ids
+from graphaudit.draw.tree import Loss, Tree, finding_ids
 from graphaudit.findings import Finding
 
 __all__ = [

@@ -52,7 +52,7 @@ def start_plan(tree: Tree, runs: dict, chosen: Plan, asked: bool, budget: int = 
         >>> import graphaudit
         >>> from mindspore import nn
         >>> from graphaudit.draw.collapse import runs_of
-        >>> from graphaudit.draw.tree import build_tree
+        >>> from graphaudit.draw.build import build_tree
         >>> net = nn.SequentialCell([nn.SequentialCell([nn.Dense(2, 2), nn.ReLU()]) for _ in range(40)])
         >>> tree = build_tree(graphaudit.to_networkx(net))
         >>> start = start_plan(tree, runs_of(tree), plan(tree), asked=False)

@@ -13,7 +13,7 @@ Example:
     >>> import graphaudit
     >>> from mindspore import nn
     >>> from graphaudit.draw.collapse import plan
-    >>> from graphaudit.draw.tree import build_tree
+    >>> from graphaudit.draw.build import build_tree
     >>> from graphaudit.findings import Finding
     >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2)])))
     >>> marks = mark_items(tree, [Finding("GA900", "x", "warning", "0", "m", "f", ("cell:0",))])
@@ -90,7 +90,7 @@ def mark_items(tree: Tree, findings: list[Finding]) -> Marks:
     Example:
         >>> import graphaudit
         >>> from mindspore import nn
-        >>> from graphaudit.draw.tree import build_tree
+        >>> from graphaudit.draw.build import build_tree
         >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2)])))
         >>> marks = mark_items(tree, [Finding("GA900", "x", "info", "gone", "m", "f", ("cell:gone",))])
         >>> marks.items_of

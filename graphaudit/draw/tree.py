@@ -5,11 +5,12 @@ and outputs, the data flow; built by :mod:`graphaudit.draw.traced`) and *structu
 nested by the ``contains`` tree). In both, parameters are drawn once each, only when several
 cells share them (or when asked, or when a finding concerns them). The loss, which is not
 in the network's graph, is drawn after the outputs when a :class:`Loss` is given.
+:func:`graphaudit.draw.build.build_tree` chooses the view.
 
 Example:
     >>> import graphaudit
     >>> from mindspore import nn
-    >>> tree = build_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2)])))
+    >>> tree = finish(structure_tree(graphaudit.to_networkx(nn.SequentialCell([nn.Dense(2, 2)])), "shared", set()))
     >>> tree.view, [(key, item.parent) for key, item in tree.items.items()]
     ('structure', [('cell:', None), ('cell:0', 'cell:')])
 """
@@ -27,7 +28,7 @@ import networkx as nx
 from graphaudit import graph as g
 from graphaudit.draw.style import human_count
 
-__all__ = ["LOSS_PREFIX", "Edge", "Item", "Loss", "Tree", "build_tree"]
+__all__ = ["LOSS_PREFIX", "PARAM_MODES", "Edge", "Item", "Loss", "Tree", "add_loss", "finish", "flagged_nodes", "structure_tree"]
 
 PARAM_MODES = ("shared", "all", "none")
 LOSS_PREFIX = "loss:"
@@ -114,7 +115,7 @@ def _in(graph: nx.MultiDiGraph, node: str, kind: str) -> list[str]:
     return [s for s, _, d in graph.in_edges(node, data=True) if d["kind"] == kind]
 
 
-def _flagged(graph: nx.MultiDiGraph, flagged: Iterable[str]) -> set[str]:
+def flagged_nodes(graph: nx.MultiDiGraph, flagged: Iterable[str]) -> set[str]:
     return {n for n in flagged if n in graph}
 
 
@@ -202,7 +203,7 @@ def lca(items: dict[str, Item], keys: list[str]) -> str | None:
     return common
 
 
-def _structure(graph: nx.MultiDiGraph, params: str, flagged: set[str]) -> Tree:
+def structure_tree(graph: nx.MultiDiGraph, params: str, flagged: set[str]) -> Tree:
     parents = cell_parents(graph)
     totals = subtree_params(graph, parents)
     items: dict[str, Item] = {}
@@ -326,48 +327,6 @@ def finish(tree: Tree) -> Tree:
             item.signature = f"{item.signature}({inner})"
     tree.items = ordered
     return tree
-
-
-def build_tree(
-    graph: nx.MultiDiGraph,
-    *,
-    view: str = "auto",
-    params: str = "shared",
-    flagged: Iterable[str] = (),
-    loss: Loss | None = None,
-) -> Tree:
-    """The drawing tree of *graph*.
-
-    *view* is ``"traced"`` (needs a graph captured with ``inputs``), ``"structure"`` or
-    ``"auto"`` (traced when the graph has calls); *params* is ``"shared"`` (parameters held
-    or used by several cells), ``"all"`` or ``"none"``; parameters and cells in *flagged*
-    (or with a ``findings`` attribute) are always drawn; *loss* is drawn after the outputs.
-
-    Example:
-        >>> import graphaudit, numpy as np
-        >>> from mindspore import nn, Tensor
-        >>> net = nn.SequentialCell([nn.Dense(2, 2)])
-        >>> tree = build_tree(graphaudit.to_networkx(net, inputs=Tensor(np.ones((1, 2), np.float32))),
-        ...                   loss=Loss("MSELoss"))
-        >>> tree.view, list(tree.items)
-        ('traced', ['input:0', 'call:#1', 'call:0#1', 'output:0', 'loss:MSELoss'])
-    """
-    from graphaudit.draw.traced import traced_tree
-
-    if params not in PARAM_MODES:
-        raise ValueError(f"params must be one of {PARAM_MODES}, got {params!r}")
-    traced = any(d["kind"] == g.CALL for _, d in graph.nodes(data=True))
-    if view == "auto":
-        view = "traced" if traced else "structure"
-    if view not in ("traced", "structure"):
-        raise ValueError(f"view must be 'auto', 'traced' or 'structure', got {view!r}")
-    if view == "traced" and not traced:
-        raise ValueError("view='traced' needs a graph captured with inputs=...; use view='structure'")
-    marked = _flagged(graph, flagged)
-    tree = (traced_tree if view == "traced" else _structure)(graph, params, marked)
-    if loss is not None:
-        add_loss(tree, loss)
-    return finish(tree)
 
 
 def finding_ids(attrs: dict[str, Any]) -> list[str]:
