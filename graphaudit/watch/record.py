@@ -20,7 +20,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -61,6 +61,7 @@ class Recorder:
             for p in self.params
         ]
         self._before: list[np.ndarray] | None = None
+        self._kept: list[np.ndarray] | None = None  # the weights before a non-finite step's update
         self._window: list[np.ndarray] = []
         self._window_sq: list[float] = []
 
@@ -72,6 +73,11 @@ class Recorder:
         """The step is about to run: copy the weights when it is sampled."""
         self._before = [_values(p).copy() for p in self.params] if self.sampled(step) else None
 
+    def keep_weights(self) -> None:
+        """The step's loss is not finite and its update has not run yet: keep the weights its forward saw."""
+        if self._kept is None and self.record.non_finite is None:
+            self._kept = [_values(p).copy() for p in self.params]
+
     def after(
         self,
         step: int,
@@ -79,8 +85,14 @@ class Recorder:
         loss: float,
         grads: Sequence[Any] | None = None,
         overflow: bool | None = None,
+        rerun: Callable[[Sequence[tuple[Any, np.ndarray]]], Any] | None = None,
     ) -> None:
-        """The step ran: its loss, the gradients the optimizer got (or ``None``), its overflow."""
+        """The step ran: its loss, the gradients the optimizer got (or ``None``), its overflow.
+
+        *rerun*, called only at the first non-finite loss, re-runs the step's batch with the
+        weights given (:func:`graphaudit.watch.locate.locate`) and returns where a value first
+        became non-finite.
+        """
         record = self.record
         record.losses.append(float(loss))
         record.epochs.append(epoch)
@@ -89,6 +101,8 @@ class Recorder:
             record.overflows.append(bool(overflow))
         if record.non_finite is None and not math.isfinite(loss):
             record.non_finite = self._locate(step, epoch, float(loss), grads)
+            self._forward(record.non_finite, rerun)
+        self._kept = None
         if self._before is None:
             return
         before, self._before = self._before, None
@@ -119,6 +133,39 @@ class Recorder:
             small = sum(self._window_sq) / NOISE_WINDOW
             self.record.noise_windows.append((NOISE_WINDOW, small, float(mean @ mean)))
             self._window, self._window_sq = [], []
+
+    def _forward(self, found: NonFinite, rerun: Callable[..., Any] | None) -> None:
+        """Re-run the step's forward pass with the weights it saw, when they are known."""
+        if rerun is None:
+            found.forward_note = "the step's batch was not given (a loop passes w.step(inputs=...))"
+            return
+        seen = self._kept if self._kept is not None else self._before
+        if seen is not None:
+            weights = [(p, v.reshape(tuple(p.shape))) for p, v in zip(self.params, seen)]
+            found.forward_note = "the step's batch re-run with the weights its forward pass saw"
+        elif found.weight is None:
+            weights = []
+            found.forward_note = (
+                "the step's batch re-run with the weights after its update (all still finite; "
+                "those before it were not kept: the step was not sampled)"
+            )
+        else:
+            found.forward_note = (
+                f"the forward pass was not re-run: the step's update had made {found.weight} "
+                "non-finite, and the weights before it were not kept (the step was not sampled; "
+                "every=1 keeps them)"
+            )
+            return
+        try:
+            located = rerun(weights)
+        except Exception as err:  # the watch must not end the training it watches
+            first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            found.forward_note = f"re-running the step's batch failed: {type(err).__name__}: {first}"
+            return
+        if located is None:
+            found.forward_note += "; every cell's output was finite"
+        else:
+            found.forward, found.tensor = located.cell, located.tensor
 
     def _locate(self, step: int, epoch: int, loss: float, grads: Sequence[Any] | None) -> NonFinite:
         """The first gradient and weight (in the optimizer's order) that hold a NaN or Inf."""
