@@ -89,6 +89,7 @@ def test_graph_mode_says_why_the_gradient_watchpoints_did_not_run(pynative):
     watch = graphaudit.Watch(every=1, fail_on="never")
     model.train(1, dataset(64), callbacks=[watch], dataset_sink_mode=False)
     assert "GA958" in watch.report.skipped and "GRAPH_MODE" in watch.report.skipped["GA958"]
+    assert "w.step(grads=...)" in watch.report.skipped["GA959"]  # the way to watch them is said
     assert "GA950" in watch.report.checks_run  # the loss is watched in any mode
     assert "GA953" in watch.report.skipped and "valid_dataset" in watch.report.skipped["GA953"]
 
@@ -118,3 +119,29 @@ def test_the_watchpoints_are_their_own_family_and_can_be_chosen():
 def test_audit_without_a_watched_run_lists_the_watchpoints_as_not_run():
     report = graphaudit.audit(nn.Dense(2, 2))
     assert "GA950" in report.skipped and "graphaudit.Watch()" in report.skipped["GA950"]
+
+
+def test_a_jit_train_step_in_a_loop_has_its_gradients_watched(pynative):
+    """Under @jit the loop hands the step's own gradients to w.step(): the gradient watchpoints run."""
+    ms.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(16, 8), nn.ReLU(), nn.Dense(8, 4)])
+    optimizer = nn.SGD(net.trainable_params(), 0.1)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def forward(x, y):
+        return loss_fn(net(x), y)
+
+    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
+
+    @ms.jit
+    def train_step(x, y):
+        loss, grads = grad_fn(x, y)
+        optimizer(grads)
+        return loss, grads
+
+    with graphaudit.watch(net, optimizer, every=1, fail_on="never", batch_size=16) as w:
+        for x, y in dataset(256).create_tuple_iterator(num_epochs=1):
+            loss, grads = train_step(x, y)
+            w.step(loss=loss, grads=grads)
+    assert {"GA958", "GA959"} <= set(w.report.checks_run), w.report.skipped
+    assert w.record.gradients_seen and all(s.grad_norms and s.grad_norms[0] > 0 for s in w.record.samples)

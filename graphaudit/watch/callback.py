@@ -42,8 +42,12 @@ from graphaudit.watch.session import DEFAULT_EVERY, Session
 __all__ = ["Watch"]
 
 _GRAPH_MODE = (
-    "Model.train ran in GRAPH_MODE, where the watch cannot see the gradients the optimizer gets: "
-    "train in PyNative mode (ms.set_context(mode=ms.PYNATIVE_MODE)) to watch them"
+    "Model.train ran in GRAPH_MODE: the whole train step (forward, backward and the optimizer's "
+    "update) is one compiled graph, so the gradients the optimizer applied never reach Python; "
+    "a second gradient pass would not be the optimizer's gradient and would cost a PyNative step "
+    "per sample. To watch them: train in PyNative (ms.set_context(mode=ms.PYNATIVE_MODE)), or "
+    "write the loop with graphaudit.watch() and pass w.step(grads=...) (a @jit step that returns "
+    "its gradients works)"
 )
 
 
