@@ -145,3 +145,28 @@ def test_a_jit_train_step_in_a_loop_has_its_gradients_watched(pynative):
             w.step(loss=loss, grads=grads)
     assert {"GA958", "GA959"} <= set(w.report.checks_run), w.report.skipped
     assert w.record.gradients_seen and all(s.grad_norms and s.grad_norms[0] > 0 for s in w.record.samples)
+
+
+def test_random_labels_are_noise_not_divergence(pynative):
+    """Labels the inputs do not predict: the loss hovers at log(10) with its batch noise; GA951 is silent."""
+    ms.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 10)])
+    optimizer = nn.SGD(net.trainable_params(), 0.5)  # large, yet nothing to learn: no divergence either
+    loss_fn = nn.CrossEntropyLoss()
+
+    def forward(x, y):
+        return loss_fn(net(x), y)
+
+    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2048, 16)).astype(np.float32)
+    y = rng.integers(0, 10, 2048).astype(np.int32)
+    with graphaudit.watch(net, optimizer, every=10, fail_on="never", checks=["GA951"]) as w:
+        for start in range(0, 2048, 16):
+            loss, grads = grad_fn(ms.Tensor(x[start : start + 16]), ms.Tensor(y[start : start + 16]))
+            optimizer(grads)
+            w.step(loss=loss, grads=grads)
+    losses = np.array(w.record.losses)
+    assert abs(np.median(losses[-25:]) - np.log(10)) < 0.1  # at chance: the run learned nothing
+    assert np.ptp(losses) > 0.3  # and its loss is noisy, the case a naive rule mistakes for a rise
+    assert "GA951" in w.report.checks_run and not w.report.by_check("GA951"), w.report
