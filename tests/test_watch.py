@@ -170,3 +170,45 @@ def test_random_labels_are_noise_not_divergence(pynative):
     assert abs(np.median(losses[-25:]) - np.log(10)) < 0.1  # at chance: the run learned nothing
     assert np.ptp(losses) > 0.3  # and its loss is noisy, the case a naive rule mistakes for a rise
     assert "GA951" in w.report.checks_run and not w.report.by_check("GA951"), w.report
+
+
+def _softplus_loop(every: int, give_inputs: bool) -> tuple[object, list[np.ndarray]]:
+    """10 steps of a loop whose hand-written softplus overflows on the outlier sixth batch (samples/GA950)."""
+    from mindspore import ops
+
+    class NaiveSoftplus(nn.Cell):
+        def construct(self, x):
+            return ops.log(1 + ops.exp(x))
+
+    ms.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(8, 16), NaiveSoftplus(), nn.Dense(16, 4)])
+    optimizer = nn.SGD(net.trainable_params(), 0.1)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def forward(x, y):
+        return loss_fn(net(x), y)
+
+    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((80, 8)).astype(np.float32)
+    y = x[:, :4].argmax(1).astype(np.int32)
+    x[40:48] *= 100.0
+    with graphaudit.watch(net, optimizer, every=every, fail_on="never", checks=["GA950"]) as w:
+        for start in range(0, 80, 8):
+            batch = ms.Tensor(x[start : start + 8])
+            loss, grads = grad_fn(batch, ms.Tensor(y[start : start + 8]))
+            optimizer(grads)
+            w.step(loss=loss, grads=grads, inputs=(batch,) if give_inputs else None)
+    return w, [p.asnumpy().copy() for p in net.get_parameters()]
+
+
+def test_ga950_names_the_layer_whose_output_overflowed_and_changes_nothing(pynative):
+    w, weights = _softplus_loop(every=1, give_inputs=True)
+    bad = w.record.non_finite
+    assert (bad.step, bad.forward) == (6, "1") and "Inf" in bad.tensor  # the softplus, not the Dense before it
+    assert "layer whose output was not finite was 1" in w.report.by_check("GA950")[0].message
+    _, unwatched = _softplus_loop(every=1, give_inputs=False)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(weights, unwatched))  # the re-run wrote nothing back
+    # not sampled, and the update already made every weight NaN: said, not guessed from the NaN weights
+    w, _ = _softplus_loop(every=4, give_inputs=True)
+    assert w.record.non_finite.forward is None and "not re-run" in w.record.non_finite.forward_note

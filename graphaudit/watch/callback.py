@@ -134,9 +134,10 @@ class Watch(Callback):
     def _grab(self, _cell: Any, args: Any) -> None:
         self._grads = args[0] if args else None  # a reference: nothing is copied unless the step is sampled
         loss, self._loss_out = self._loss_out, None
-        if loss is not None and self._recorder is not None and self._recorder.record.non_finite is None:
-            if not np.all(np.isfinite(np.asarray(loss_of(loss)[0]))):
-                self._recorder.keep_weights()  # the update has not run yet: these are the weights that made it
+        recorder = self._recorder
+        watching = loss is not None and recorder is not None and recorder.record.non_finite is None
+        if watching and not math.isfinite(loss_of(loss)[0]):  # read only while no NaN was seen
+            recorder.keep_weights()  # the update has not run yet: these are the weights that made it
 
     def _saw_loss(self, _cell: Any, _args: Any, output: Any) -> None:
         if self._loss_out is None:
@@ -146,7 +147,9 @@ class Watch(Callback):
         from graphaudit.watch.locate import locate
 
         loss_net, network = self._loss_net, self._network
-        prefix = next((name + "." for name, cell in loss_net.cells_and_names() if cell is network and name), "")
+        prefix = next(
+            (name + "." for name, cell in loss_net.cells_and_names() if cell is network and name), ""
+        )
 
         def rerun(weights: Any) -> Any:
             found = locate(loss_net, batch, weights)

@@ -36,6 +36,10 @@ NOISE_WINDOW = 5
 POSITIONS = 256
 
 
+def _norm(values: np.ndarray) -> float:
+    return float(np.linalg.norm(values))
+
+
 def _values(tensor: Any) -> np.ndarray:
     return np.asarray(tensor_values(tensor), dtype=np.float32).reshape(-1)
 
@@ -107,31 +111,41 @@ class Recorder:
             return
         before, self._before = self._before, None
         now = [_values(p) for p in self.params]
+        weight_norms = [_norm(b) for b in before]
+        updates: list[float | None] = []
+        for w, b in zip(now, before):
+            # the update's norm, computed in the copy of the weights before it (ours, no longer needed)
+            updates.append(_norm(np.subtract(w, b, out=b)) if w.shape == b.shape else None)
         sample = Sample(
-            step,
-            [float(np.linalg.norm(b)) for b in before],
-            [float(np.linalg.norm(w - b)) if w.shape == b.shape else None for w, b in zip(now, before)],
-            values=[w[pos].tolist() for w, pos in zip(now, self._positions)],
+            step, weight_norms, updates, values=[w[pos].tolist() for w, pos in zip(now, self._positions)]
         )
         if grads is not None:
             flat = [_values(g) for g in grads]
-            sample.grad_norms = [float(np.linalg.norm(g)) for g in flat]
+            sample.grad_norms = [_norm(g) for g in flat]
             record.gradients_seen = True
-            self._add_noise_sample(flat)
+            self._add_noise_sample(flat, sample.grad_norms)
         record.samples.append(sample)
 
-    def _add_noise_sample(self, flat: list[np.ndarray]) -> None:
-        """Sum the gradients of a window of samples: McCandlish et al.'s |G_small|^2 and |G_big|^2."""
-        whole = np.concatenate(flat).astype(np.float64) if flat else np.zeros(0)
-        if not np.all(np.isfinite(whole)):
+    def _add_noise_sample(self, flat: list[np.ndarray], norms: Sequence[float]) -> None:
+        """Sum the gradients of a window of samples: McCandlish et al.'s |G_small|^2 and |G_big|^2.
+
+        Per parameter and in place (no concatenated float64 copy of every gradient: at every
+        step that copy was most of the watch's cost); |g|^2 is the sum of the norms squared.
+        """
+        squared = math.fsum(n * n for n in norms)
+        if not math.isfinite(squared):  # a NaN or Inf anywhere (or an overflowing square) spoils the window
             self._window, self._window_sq = [], []
             return
-        self._window_sq.append(float(whole @ whole))
-        self._window = [whole] if not self._window else [self._window[0] + whole]
+        self._window_sq.append(squared)
+        if not self._window:
+            self._window = [g.astype(np.float32, copy=True) for g in flat]
+        else:
+            for total, g in zip(self._window, flat):
+                np.add(total, g, out=total)
         if len(self._window_sq) == NOISE_WINDOW:
-            mean = self._window[0] / NOISE_WINDOW
+            big = math.fsum(_norm(total) ** 2 for total in self._window) / NOISE_WINDOW**2
             small = sum(self._window_sq) / NOISE_WINDOW
-            self.record.noise_windows.append((NOISE_WINDOW, small, float(mean @ mean)))
+            self.record.noise_windows.append((NOISE_WINDOW, small, big))
             self._window, self._window_sq = [], []
 
     def _forward(self, found: NonFinite, rerun: Callable[..., Any] | None) -> None:
