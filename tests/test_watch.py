@@ -205,10 +205,12 @@ def _softplus_loop(every: int, give_inputs: bool) -> tuple[object, list[np.ndarr
 def test_ga950_names_the_layer_whose_output_overflowed_and_changes_nothing(pynative):
     w, weights = _softplus_loop(every=1, give_inputs=True)
     bad = w.record.non_finite
-    assert (bad.step, bad.forward) == (6, "1") and "Inf" in bad.tensor  # the softplus, not the Dense before it
+    # the softplus (cell "1"), not the Dense before it
+    assert (bad.step, bad.forward) == (6, "1") and "Inf" in bad.tensor
     assert "layer whose output was not finite was 1" in w.report.by_check("GA950")[0].message
     _, unwatched = _softplus_loop(every=1, give_inputs=False)
-    assert all(a.tobytes() == b.tobytes() for a, b in zip(weights, unwatched))  # the re-run wrote nothing back
+    same = [a.tobytes() == b.tobytes() for a, b in zip(weights, unwatched)]
+    assert all(same)  # the re-run wrote nothing back
     # not sampled, and the update already made every weight NaN: said, not guessed from the NaN weights
     w, _ = _softplus_loop(every=4, give_inputs=True)
     assert w.record.non_finite.forward is None and "not re-run" in w.record.non_finite.forward_note

@@ -20,7 +20,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Reads the loss of every step of a watched run (``graphaudit.Watch()``,
         ``graphaudit.watch()``) and reports the first step whose loss is not finite, with
         the first gradient the optimizer got (in its parameter order) and the first weight
-        that held a NaN or Inf at that step. Loss-scaled steps that overflowed are the
+        that held a NaN or Inf at that step, and the first layer and tensor: that step's
+        batch is re-run once, isolated, with the weights its forward pass saw, and the
+        first cell whose output holds a NaN or Inf is named. Loss-scaled steps that overflowed are the
         loss scale's business (GA961) and are not counted.
 
     Why is this bad:

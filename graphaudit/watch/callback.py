@@ -4,7 +4,9 @@ Every step the loss (and, for a loss-scaled step, whether it overflowed) is read
 step's outputs; every ``every`` steps the weights before and after the update are compared
 and the gradients the optimizer got are read (by a forward pre-hook on the optimizer, which
 reads and never writes; PyNative mode only: under GRAPH_MODE the gradient watchpoints are
-NOT RUN, with why). The validation loss comes from ``Model.fit(valid_dataset=...)`` (a
+NOT RUN, with why). In PyNative the loss is also read as the optimizer is called, before its
+update: when it is not finite the weights that made it are kept, and the step's batch is
+re-run (isolated) to name the first layer whose output was not finite (GA950). The validation loss comes from ``Model.fit(valid_dataset=...)`` (a
 ``"loss"`` metric) or from ``Watch(eval_dataset=...)``, evaluated at each epoch's end in
 eval mode. The watchpoints judge the run at each epoch's end and when the loss stops being
 finite; after training, ``watch.report`` is a :class:`~graphaudit.report.Report`.
