@@ -89,6 +89,7 @@ def test_graph_mode_says_why_the_gradient_watchpoints_did_not_run(pynative):
     watch = graphaudit.Watch(every=1, fail_on="never")
     model.train(1, dataset(64), callbacks=[watch], dataset_sink_mode=False)
     assert "GA958" in watch.report.skipped and "GRAPH_MODE" in watch.report.skipped["GA958"]
+    assert "w.step(grads=...)" in watch.report.skipped["GA959"]  # the way to watch them is said
     assert "GA950" in watch.report.checks_run  # the loss is watched in any mode
     assert "GA953" in watch.report.skipped and "valid_dataset" in watch.report.skipped["GA953"]
 
@@ -118,3 +119,98 @@ def test_the_watchpoints_are_their_own_family_and_can_be_chosen():
 def test_audit_without_a_watched_run_lists_the_watchpoints_as_not_run():
     report = graphaudit.audit(nn.Dense(2, 2))
     assert "GA950" in report.skipped and "graphaudit.Watch()" in report.skipped["GA950"]
+
+
+def test_a_jit_train_step_in_a_loop_has_its_gradients_watched(pynative):
+    """Under @jit the loop hands the step's own gradients to w.step(): the gradient watchpoints run."""
+    ms.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(16, 8), nn.ReLU(), nn.Dense(8, 4)])
+    optimizer = nn.SGD(net.trainable_params(), 0.1)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def forward(x, y):
+        return loss_fn(net(x), y)
+
+    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
+
+    @ms.jit
+    def train_step(x, y):
+        loss, grads = grad_fn(x, y)
+        optimizer(grads)
+        return loss, grads
+
+    with graphaudit.watch(net, optimizer, every=1, fail_on="never", batch_size=16) as w:
+        for x, y in dataset(256).create_tuple_iterator(num_epochs=1):
+            loss, grads = train_step(x, y)
+            w.step(loss=loss, grads=grads)
+    assert {"GA958", "GA959"} <= set(w.report.checks_run), w.report.skipped
+    assert w.record.gradients_seen and all(s.grad_norms and s.grad_norms[0] > 0 for s in w.record.samples)
+
+
+def test_random_labels_are_noise_not_divergence(pynative):
+    """Labels the inputs do not predict: the loss hovers at log(10) with its batch noise; GA951 is silent."""
+    ms.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 10)])
+    optimizer = nn.SGD(net.trainable_params(), 0.5)  # large, yet nothing to learn: no divergence either
+    loss_fn = nn.CrossEntropyLoss()
+
+    def forward(x, y):
+        return loss_fn(net(x), y)
+
+    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2048, 16)).astype(np.float32)
+    y = rng.integers(0, 10, 2048).astype(np.int32)
+    with graphaudit.watch(net, optimizer, every=10, fail_on="never", checks=["GA951"]) as w:
+        for start in range(0, 2048, 16):
+            loss, grads = grad_fn(ms.Tensor(x[start : start + 16]), ms.Tensor(y[start : start + 16]))
+            optimizer(grads)
+            w.step(loss=loss, grads=grads)
+    losses = np.array(w.record.losses)
+    assert abs(np.median(losses[-25:]) - np.log(10)) < 0.1  # at chance: the run learned nothing
+    assert np.ptp(losses) > 0.3  # and its loss is noisy, the case a naive rule mistakes for a rise
+    assert "GA951" in w.report.checks_run and not w.report.by_check("GA951"), w.report
+
+
+def _softplus_loop(every: int, give_inputs: bool) -> tuple[object, list[np.ndarray]]:
+    """10 steps of a loop whose hand-written softplus overflows on the outlier sixth batch (samples/GA950)."""
+    from mindspore import ops
+
+    class NaiveSoftplus(nn.Cell):
+        def construct(self, x):
+            return ops.log(1 + ops.exp(x))
+
+    ms.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(8, 16), NaiveSoftplus(), nn.Dense(16, 4)])
+    optimizer = nn.SGD(net.trainable_params(), 0.1)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def forward(x, y):
+        return loss_fn(net(x), y)
+
+    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((80, 8)).astype(np.float32)
+    y = x[:, :4].argmax(1).astype(np.int32)
+    x[40:48] *= 100.0
+    with graphaudit.watch(net, optimizer, every=every, fail_on="never", checks=["GA950"]) as w:
+        for start in range(0, 80, 8):
+            batch = ms.Tensor(x[start : start + 8])
+            loss, grads = grad_fn(batch, ms.Tensor(y[start : start + 8]))
+            optimizer(grads)
+            w.step(loss=loss, grads=grads, inputs=(batch,) if give_inputs else None)
+    return w, [p.asnumpy().copy() for p in net.get_parameters()]
+
+
+def test_ga950_names_the_layer_whose_output_overflowed_and_changes_nothing(pynative):
+    w, weights = _softplus_loop(every=1, give_inputs=True)
+    bad = w.record.non_finite
+    # the softplus (cell "1"), not the Dense before it
+    assert (bad.step, bad.forward) == (6, "1") and "Inf" in bad.tensor
+    assert "layer whose output was not finite was 1" in w.report.by_check("GA950")[0].message
+    _, unwatched = _softplus_loop(every=1, give_inputs=False)
+    same = [a.tobytes() == b.tobytes() for a, b in zip(weights, unwatched)]
+    assert all(same)  # the re-run wrote nothing back
+    # not sampled, and the update already made every weight NaN: said, not guessed from the NaN weights
+    w, _ = _softplus_loop(every=4, give_inputs=True)
+    assert w.record.non_finite.forward is None and "not re-run" in w.record.non_finite.forward_note

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
@@ -19,7 +20,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Reads the loss of every step of a watched run (``graphaudit.Watch()``,
         ``graphaudit.watch()``) and reports the first step whose loss is not finite, with
         the first gradient the optimizer got (in its parameter order) and the first weight
-        that held a NaN or Inf at that step. Loss-scaled steps that overflowed are the
+        that held a NaN or Inf at that step, and the first layer and tensor: that step's
+        batch is re-run once, isolated, with the weights its forward pass saw, and the
+        first cell whose output holds a NaN or Inf is named. Loss-scaled steps that overflowed are the
         loss scale's business (GA961) and are not counted.
 
     Why is this bad:
@@ -47,20 +50,31 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if skipped:
         return
     where = []
+    if bad.forward is not None:
+        layer = bad.forward or "(root)"
+        where.append(f"the first layer whose output was not finite was {layer} ({bad.tensor})")
     if bad.gradient is not None:
         where.append(f"the first non-finite gradient was that of {bad.gradient}")
     if bad.weight is not None:
         where.append(f"the first non-finite weight {bad.weight}")
     if not where:
         where.append("every weight and gradient seen was still finite (the forward pass made it)")
-    names = [n for n in (bad.gradient, bad.weight) if n is not None]
+    if bad.forward_note:
+        where.append(bad.forward_note)
+    names = list(dict.fromkeys(n for n in (bad.gradient, bad.weight) if n is not None))
+    nodes = parameter_nodes(ctx, names)
+    subjects = tuple(dict.fromkeys(names))
+    if bad.forward is not None and bad.forward != "(the batch)":
+        cell = g.cell_node(bad.forward)
+        subjects = (bad.forward or "(root)", *subjects)
+        nodes = (cell, *(n for n in nodes if n != g.cell_node(""))) if cell in ctx.graph else nodes
     yield ctx.finding(
         "error",
-        names[0] if names else "(root)",
+        subjects[0] if subjects else "(root)",
         f"The training loss became {bad.loss} at step {bad.step} (epoch {bad.epoch}) of the watched run; "
         f"{'; '.join(where)}.",
         "Lower the learning rate, clip the gradients (ops.clip_by_global_norm), and look for an "
         "operation that leaves its domain (log, sqrt, division) or overflows in float16.",
-        parameter_nodes(ctx, names),
-        subjects=tuple(dict.fromkeys(names)) or ("(root)",),
+        nodes,
+        subjects=subjects or ("(root)",),
     )

@@ -79,6 +79,8 @@ class NonFinite:
     gradient: str | None = None
     weight: str | None = None
     forward: str | None = None  # the first cell whose output was not finite, when it was looked for
+    tensor: str | None = None  # that cell's output: which, its shape, how many NaN and Inf
+    forward_note: str | None = None  # how the forward pass was re-run, or why it was not
 
 
 @dataclass

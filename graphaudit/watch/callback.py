@@ -4,7 +4,9 @@ Every step the loss (and, for a loss-scaled step, whether it overflowed) is read
 step's outputs; every ``every`` steps the weights before and after the update are compared
 and the gradients the optimizer got are read (by a forward pre-hook on the optimizer, which
 reads and never writes; PyNative mode only: under GRAPH_MODE the gradient watchpoints are
-NOT RUN, with why). The validation loss comes from ``Model.fit(valid_dataset=...)`` (a
+NOT RUN, with why). In PyNative the loss is also read as the optimizer is called, before its
+update: when it is not finite the weights that made it are kept, and the step's batch is
+re-run (isolated) to name the first layer whose output was not finite (GA950). The validation loss comes from ``Model.fit(valid_dataset=...)`` (a
 ``"loss"`` metric) or from ``Watch(eval_dataset=...)``, evaluated at each epoch's end in
 eval mode. The watchpoints judge the run at each epoch's end and when the loss stops being
 finite; after training, ``watch.report`` is a :class:`~graphaudit.report.Report`.
@@ -42,8 +44,12 @@ from graphaudit.watch.session import DEFAULT_EVERY, Session
 __all__ = ["Watch"]
 
 _GRAPH_MODE = (
-    "Model.train ran in GRAPH_MODE, where the watch cannot see the gradients the optimizer gets: "
-    "train in PyNative mode (ms.set_context(mode=ms.PYNATIVE_MODE)) to watch them"
+    "Model.train ran in GRAPH_MODE: the whole train step (forward, backward and the optimizer's "
+    "update) is one compiled graph, so the gradients the optimizer applied never reach Python; "
+    "a second gradient pass would not be the optimizer's gradient and would cost a PyNative step "
+    "per sample. To watch them: train in PyNative (ms.set_context(mode=ms.PYNATIVE_MODE)), or "
+    "write the loop with graphaudit.watch() and pass w.step(grads=...) (a @jit step that returns "
+    "its gradients works)"
 )
 
 
@@ -113,6 +119,9 @@ class Watch(Callback):
         self._drift: Any = None
         self._network: Any = None
         self._loss_fn: Any = None
+        self._loss_net: Any = None  # the cell that computes the loss: what a NaN's batch is re-run through
+        self._loss_hook: Any = None
+        self._loss_out: Any = None
 
     @property
     def report(self) -> Any:
@@ -126,9 +135,37 @@ class Watch(Callback):
 
     def _grab(self, _cell: Any, args: Any) -> None:
         self._grads = args[0] if args else None  # a reference: nothing is copied unless the step is sampled
+        loss, self._loss_out = self._loss_out, None
+        recorder = self._recorder
+        watching = loss is not None and recorder is not None and recorder.record.non_finite is None
+        if watching and not math.isfinite(loss_of(loss)[0]):  # read only while no NaN was seen
+            recorder.keep_weights()  # the update has not run yet: these are the weights that made it
+
+    def _saw_loss(self, _cell: Any, _args: Any, output: Any) -> None:
+        if self._loss_out is None:
+            self._loss_out = output  # a reference; read once, in _grab, before the update
+
+    def _rerun(self, batch: Any) -> Any:
+        from graphaudit.watch.locate import locate
+
+        loss_net, network = self._loss_net, self._network
+        prefix = next(
+            (name + "." for name, cell in loss_net.cells_and_names() if cell is network and name), ""
+        )
+
+        def rerun(weights: Any) -> Any:
+            found = locate(loss_net, batch, weights)
+            if found is not None and prefix and found.cell.startswith(prefix):
+                return type(found)(found.cell[len(prefix) :], found.tensor)
+            if found is not None and found.cell == prefix[:-1]:
+                return type(found)("", found.tensor)
+            return found
+
+        return rerun
 
     def on_train_begin(self, run_context: Any) -> None:
         import mindspore as ms
+        from mindspore import nn
 
         from graphaudit.watch.drift import RankDrift
 
@@ -141,8 +178,12 @@ class Watch(Callback):
         dataset = getattr(params, "train_dataset", None)
         batch = dataset.get_batch_size() if dataset is not None else None
         self._recorder = self.session.start(self._network, optimizer, watched, batch)
+        inner = getattr(train_network, "network", None)
+        self._loss_net = inner if isinstance(inner, nn.Cell) else self._network
         if optimizer is not None and ms.get_context("mode") == ms.PYNATIVE_MODE:
             self._hook = optimizer.register_forward_pre_hook(self._grab)
+            if isinstance(inner, nn.Cell):
+                self._loss_hook = inner.register_forward_hook(self._saw_loss)
         else:
             self._recorder.record.gradients_reason = _GRAPH_MODE
         self._drift = RankDrift.when_distributed(self._network, self._recorder.record, self.session.every)
@@ -158,7 +199,9 @@ class Watch(Callback):
         loss, overflow = loss_of(params.net_outputs)
         step = params.cur_step_num
         known = self._recorder.record.non_finite
-        self._recorder.after(step, params.cur_epoch_num, loss, self._grads, overflow)
+        batch = getattr(params, "train_dataset_element", None)
+        rerun = self._rerun(tuple(batch)) if batch is not None and not math.isfinite(loss) else None
+        self._recorder.after(step, params.cur_epoch_num, loss, self._grads, overflow, rerun)
         self._grads = None
         if self._drift is not None:
             self._drift.maybe_compare(step)
@@ -196,6 +239,7 @@ class Watch(Callback):
             raise
 
     def _unhook(self) -> None:
-        if self._hook is not None:
-            self._hook.remove()
-            self._hook = None
+        for handle in (self._hook, self._loss_hook):
+            if handle is not None:
+                handle.remove()
+        self._hook = self._loss_hook = None

@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -61,6 +62,7 @@ class Watcher:
 
         self.session = session
         self._params = list(optimizer.parameters)
+        self._net = net
         self._recorder = session.start(net, optimizer, self._params, batch_size)
         self._recorder.record.gradients_reason = (
             "the loop passed no grads= to w.step(): pass them to watch them"
@@ -87,8 +89,14 @@ class Watcher:
         *,
         overflow: Any = None,
         epoch: int | None = None,
+        inputs: Sequence[Any] | None = None,
     ) -> None:
-        """Record one step, called after the optimizer's update; see the module docstring."""
+        """Record one step, called after the optimizer's update; see the module docstring.
+
+        *inputs* (optional) are the step's inputs of ``net`` (``net(*inputs)``): only when the
+        loss first stops being finite are they re-run through ``net`` to find the first cell
+        whose output holds a NaN or Inf (GA950); nothing is done with them otherwise.
+        """
         if grads is not None and len(grads) != len(self._params):
             raise ArgumentError(
                 f"w.step(grads=...) got {len(grads)} gradients for the optimizer's {len(self._params)} "
@@ -105,7 +113,16 @@ class Watcher:
         )
         recorder = self._recorder
         known = recorder.record.non_finite
-        recorder.after(self._step, self._epoch, value, grads, flag)
+        rerun = None
+        if inputs is not None and not math.isfinite(value):
+            batch = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+
+            def rerun(weights: Any) -> Any:
+                from graphaudit.watch.locate import locate
+
+                return locate(self._net, batch, weights)
+
+        recorder.after(self._step, self._epoch, value, grads, flag, rerun)
         if self._drift is not None:
             self._drift.maybe_compare(self._step)
         recorder.before(self._step + 1)

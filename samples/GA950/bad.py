@@ -1,52 +1,50 @@
-"""GA950 bad: SGD at 30 on a small MLP: the loss overflows to NaN within 30 real steps."""
+"""GA950 bad: a hand-written softplus, log(1 + exp(x)), overflows on an outlier batch (Model.train).
+
+The sixth batch holds inputs 100x larger than the rest: ``exp`` of the layer's input is Inf
+there, so the loss is NaN at step 6. The watch (default sampling: step 6 is not sampled) keeps
+the weights of that step before its update and re-runs its batch: the first layer whose
+output is not finite is ``softplus``.
+"""
 
 import mindspore as ms
 import numpy as np
-from mindspore import Tensor, nn
+from mindspore import nn, ops
 
 import graphaudit
 
-SUBJECT = "fc.weight"
+SUBJECT = "softplus"
+
+
+class NaiveSoftplus(nn.Cell):
+    def construct(self, x):
+        return ops.log(1 + ops.exp(x))  # exp overflows float32 above 88
 
 
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.fc = nn.Dense(16, 32)
-        self.relu = nn.ReLU()
-        self.head = nn.Dense(32, 4)
+        self.fc = nn.Dense(8, 16)
+        self.softplus = NaiveSoftplus()
+        self.head = nn.Dense(16, 4)
 
     def construct(self, x):
-        return self.head(self.relu(self.fc(x)))
+        return self.head(self.softplus(self.fc(x)))
 
 
-def data(count: int) -> tuple:
+def data(outlier: float) -> ms.dataset.Dataset:
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((count, 16)).astype(np.float32)
-    labels = (x @ np.random.default_rng(1).standard_normal((16, 4))).argmax(1).astype(np.int32)
-    return x, labels
+    x = rng.standard_normal((80, 8)).astype(np.float32)
+    y = (x[:, :4]).argmax(1).astype(np.int32)
+    x[40:48] *= outlier  # the sixth batch of 8
+    return ms.dataset.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(8)
 
 
-def build() -> dict:
+def build(outlier: float = 100.0) -> dict:
+    ms.set_context(mode=ms.PYNATIVE_MODE)  # where Watch sees the step before its update
     ms.set_seed(0)
     net = Net()
-    optimizer = nn.SGD(net.trainable_params(), learning_rate=30.0)
-    loss_fn = nn.CrossEntropyLoss()
-
-    def forward(x, y):
-        return loss_fn(net(x), y)
-
-    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
-
-    def train_step(x, y):
-        loss, grads = grad_fn(x, y)
-        optimizer(grads)
-        return loss, grads
-
-    x, y = data(512)
-    with graphaudit.watch(net, optimizer, every=1, fail_on="never", batch_size=16) as watch:
-        for step in range(30):
-            start = (step * 16) % len(x)
-            loss, grads = train_step(Tensor(x[start : start + 16]), Tensor(y[start : start + 16]))
-            watch.step(loss=loss, grads=grads)
+    optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1)
+    model = ms.train.Model(net, nn.CrossEntropyLoss(), optimizer)
+    watch = graphaudit.Watch(fail_on="never")
+    model.train(1, data(outlier), callbacks=[watch], dataset_sink_mode=False)
     return {"net": net, "optimizer": optimizer, "watched": watch.record}

@@ -43,7 +43,7 @@ def build() -> dict:
 
     x, y = data(512)
     with graphaudit.watch(net, optimizer, every=1, fail_on="never", batch_size=16) as watch:
-        for step in range(30):
+        for step in range(10):
             start = (step * 16) % len(x)
             loss, grads = train_step(Tensor(x[start : start + 16]), Tensor(y[start : start + 16]))
             watch.step(loss=loss, grads=grads)

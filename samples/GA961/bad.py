@@ -46,7 +46,7 @@ def build() -> dict:
     grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
     x, y = data(512)
     with graphaudit.watch(net, optimizer, every=1, fail_on="never", batch_size=16) as watch:
-        for step in range(30):
+        for step in range(20):
             start = (step * 16) % len(x)
             loss, grads = grad_fn(Tensor(x[start : start + 16]), Tensor(y[start : start + 16]))
             loss, grads = scaler.unscale(loss), scaler.unscale(grads)
