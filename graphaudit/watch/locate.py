@@ -3,7 +3,7 @@
 Only when the loss first stops being finite (GA950), never on a normal step. The batch
 that step trained on is run once more through the network, with the weights the step's
 forward pass saw (the update that followed may already have spread NaN into every weight),
-inside :func:`graphaudit.capture.isolation.preserved`: the weights written for the re-run,
+inside :func:`graphaudit.capture.network.isolation.preserved`: the weights written for the re-run,
 BatchNorm's statistics, Dropout's and the global random state, the training flags and the
 context are all put back afterwards, bit for bit. The first cell (in the order cells
 return, i.e. innermost first) whose output holds a NaN or Inf is the layer, its output the
@@ -31,8 +31,8 @@ import mindspore as ms
 import numpy as np
 from mindspore import Parameter, Tensor, nn
 
-from graphaudit.capture.isolation import preserved, restore_values
-from graphaudit.capture.values import tensor_values
+from graphaudit.capture.network.isolation import preserved, restore_values
+from graphaudit.capture.network.values import tensor_values
 
 __all__ = ["Located", "locate"]
 
