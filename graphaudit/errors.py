@@ -38,6 +38,7 @@ __all__ = [
     "RenderTimeoutError",
     "SamplingError",
     "SpecError",
+    "WatchFailed",
     "check_callable",
     "check_count",
     "check_names",
@@ -88,6 +89,15 @@ class SamplingError(GraphAuditError):
 
     The dataset checks that need the sample are then not run, with this message as the reason.
     """
+
+
+class WatchFailed(GraphAuditError):
+    """A watchpoint fired at or above ``fail_on``: the training was stopped. ``report`` holds the findings."""
+
+    def __init__(self, report: object, finding: object) -> None:
+        self.report = report
+        self.finding = finding
+        super().__init__(f"graphaudit stopped the training: {finding}")
 
 
 class NotACellError(ArgumentTypeError):

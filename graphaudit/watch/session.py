@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from graphaudit.checks import Check, all_checks, find_check
-from graphaudit.errors import ArgumentError, GraphAuditError, check_callable, check_names, check_path
+from graphaudit.errors import (
+    ArgumentError,
+    WatchFailed,
+    check_callable,
+    check_names,
+    check_path,
+)
 from graphaudit.evidence import EvidenceSet
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.findings import Finding
@@ -30,15 +36,6 @@ FAIL_ON = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
 #: Sample the weights and gradients every this many steps (the loss is read at every step).
 DEFAULT_EVERY = 50
 logger = logging.getLogger("graphaudit")
-
-
-class WatchFailed(GraphAuditError):
-    """A watchpoint fired at or above ``fail_on``: the training was stopped. ``report`` holds the findings."""
-
-    def __init__(self, report: Report, finding: Finding) -> None:
-        self.report = report
-        self.finding = finding
-        super().__init__(f"graphaudit stopped the training: {finding}")
 
 
 def watchpoints(selected: Iterable[str] | None = None) -> list[Check]:
