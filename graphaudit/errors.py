@@ -34,6 +34,7 @@ __all__ = [
     "RenderError",
     "RenderTimeoutError",
     "SpecError",
+    "UndeclaredEvidenceError",
     "excerpt",
 ]
 
@@ -128,6 +129,29 @@ class CLIError(GraphAuditError):
 
 class InternalError(GraphAuditError, RuntimeError):
     """A bug in graphaudit itself (a check that crashed); the message says which part failed."""
+
+
+class UndeclaredEvidenceError(InternalError):
+    """A check or an evidence producer read a kind of evidence it does not declare (a bug in it).
+
+    ``reader`` names the check or producer, ``kind`` the evidence kind's class name.
+    """
+
+    def __init__(self, reader: str, kind: str, declared: tuple[str, ...], *, how: str = "get") -> None:
+        self.reader = reader
+        self.kind = kind
+        listed = ", ".join(declared) or "none"
+        where = "needs=" if how == "need" else "needs= or uses="
+        if how == "request":
+            super().__init__(
+                f"{reader} read {kind}, which is not served to checks: what it reads from it must be "
+                "evidence it declares (needs= or uses=), e.g. IntendedMode for the mode."
+            )
+            return
+        super().__init__(
+            f"{reader} read {kind} with {how}() but does not declare it in {where} (it declares: {listed}). "
+            f"Declare it: needs=({kind},) when it cannot run without it, uses=({kind},) when it is optional."
+        )
 
 
 def excerpt(err: BaseException, *, lines: int = 12, indent: str = "    ") -> str:

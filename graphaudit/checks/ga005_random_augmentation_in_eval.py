@@ -10,9 +10,10 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import EvaluationData
 from graphaudit.findings import Finding
 from graphaudit.graph import pipeline as gp
+from graphaudit.evidence.dataset import DataSample
 
 
-@register("GA005", "random-augmentation-in-eval", severity="warning", needs=(EvaluationData,))
+@register('GA005', 'random-augmentation-in-eval', severity='warning', needs=(EvaluationData,), uses=(DataSample,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Random augmentation (RandomCrop, RandomHorizontalFlip, RandAugment...) in the evaluation pipeline.
 

@@ -11,6 +11,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import TrainingData
 from graphaudit.evidence.dataset_labels import DataConsumer, LabelCounts
 from graphaudit.findings import Finding
+from graphaudit.evidence.dataset import DataSample
 
 #: Trainable parameters per training row above which the set is reported as small (info)...
 INFO_RATIO = 1_000
@@ -18,13 +19,7 @@ INFO_RATIO = 1_000
 WARNING_RATIO = 100_000
 
 
-@register(
-    "GA010",
-    "training-set-small-for-model",
-    severity="warning",
-    also=("info",),
-    needs=(TrainingData, DataConsumer),
-)
+@register('GA010', 'training-set-small-for-model', severity='warning', also=('info',), needs=(TrainingData, DataConsumer,), uses=(DataSample, LabelCounts,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A training set tiny for the model: over 1,000 trainable parameters per training row (info), over 100,000 (warning).
 

@@ -12,6 +12,7 @@ from graphaudit.evidence.dataset import TrainingData
 from graphaudit.evidence.dataset_labels import DataConsumer
 from graphaudit.findings import Finding
 from graphaudit.graph import pipeline as gp
+from graphaudit.evidence.mode import IntendedMode
 
 
 def _values_per_channel(ctx: AuditContext, node: str) -> int | None:
@@ -28,13 +29,7 @@ def _values_per_channel(ctx: AuditContext, node: str) -> int | None:
     return 1 if name.endswith("1d") else None
 
 
-@register(
-    "GA015",
-    "last-batch-of-one-before-batchnorm",
-    severity="error",
-    also=("info",),
-    needs=(TrainingData, DataConsumer),
-)
+@register('GA015', 'last-batch-of-one-before-batchnorm', severity='error', also=('info',), needs=(TrainingData, DataConsumer,), uses=(IntendedMode,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """batch(drop_remainder=False) leaving a last batch of one row, fed to a network with BatchNorm in training.
 

@@ -9,9 +9,10 @@ from graphaudit.checks._shared.patterns import unmatched_parameter_patterns
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
+from graphaudit.evidence.optimizer import OptimizerView
 
 
-@register("GA205", "declared-frozen-but-trainable", severity="error", needs=(DeclaredDesign,))
+@register('GA205', 'declared-frozen-but-trainable', severity='error', needs=(DeclaredDesign, OptimizerView,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the design declares frozen that will train.
 

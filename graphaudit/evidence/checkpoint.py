@@ -86,6 +86,15 @@ class CheckpointContents(Evidence):
         """Whether any of *names* (a parameter's name, its path) matches a ``new_parameters`` pattern."""
         return any(fnmatchcase(name, pattern) for name in names if name for pattern in self.new_patterns)
 
+    def prefix_hint(self, unused: list[str]) -> tuple[str, str, list[str]] | None:
+        """The renaming that maps *unused* entries onto parameters not loaded: ``(how, prefix, entries)``.
+
+        See :func:`graphaudit.capture.checkpoint.suggest_prefix` (``how`` is ``"add"`` or ``"strip"``).
+        """
+        from graphaudit.capture.checkpoint import suggest_prefix
+
+        return suggest_prefix(self.plan.not_loaded, unused)
+
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> CheckpointContents | Missing:
         checkpoint = request.option("checkpoint")

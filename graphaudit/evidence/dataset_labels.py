@@ -65,6 +65,7 @@ class LabelCounts(Evidence):
         "give --dataset MODULE:FACTORY (and --label-column NAME when it is not called label)",
     )
     needs = (TrainingData,)
+    uses = (DataSample,)  # the sampled rows, when they could be read
     options = (
         Option(
             "imbalanced",
@@ -131,6 +132,7 @@ class ClassCount(Evidence):
         "pass num_classes=N, or inputs=(x,) so that the width of the network's output is traced",
         "give --num-classes N, or --input SHAPE",
     )
+    uses = (TracedPass,)  # the width of the traced output, when num_classes= is not given
     options = (
         Option(
             "num_classes",
@@ -192,6 +194,7 @@ class DataConsumer(Evidence):
         "give the network's MODULE:FACTORY together with --dataset",
     )
     needs = (NetworkGraph,)
+    uses = (OptimizerView,)
 
     trainable: int
     counted: str

@@ -200,7 +200,7 @@ class GradientNoise(Evidence):
         f"{_RUN}, for 15 sampled steps or more with gradients; a loop also passes watch(batch_size=N)",
         "train under graphaudit.Watch() in Python",
     )
-    needs = (WatchedGradients,)
+    needs = (TrainingRun, WatchedGradients)
 
     windows: tuple[tuple[int, float, float], ...]
     batch_size: int
