@@ -29,6 +29,7 @@ __all__ = [
     "InputError",
     "InternalError",
     "NotACellError",
+    "OptionError",
     "ProbeInputError",
     "ProbeStepError",
     "RenderError",
@@ -66,6 +67,14 @@ class ArgumentTypeError(GraphAuditError, TypeError):
 
 class ArgumentError(GraphAuditError, ValueError):
     """An argument of a graphaudit function has a value it cannot take (``mode="test"``...)."""
+
+
+class OptionError(ArgumentError, ArgumentTypeError):
+    """An ``audit()`` option (or its command-line flag) given a value it cannot take.
+
+    Both a ``ValueError`` and a ``TypeError``: ``total_steps="abc"`` is a wrong type in
+    Python and a wrong value on the command line, where every value starts as text.
+    """
 
 
 class AuditFailed(GraphAuditError):

@@ -31,7 +31,14 @@ def _single_class_batches(ctx: AuditContext) -> tuple[int, int] | None:
     return None
 
 
-@register('GA001', 'training-data-not-shuffled', severity='error', also=('warning',), needs=(TrainingData,), uses=(DataSample,))
+@register(
+    "GA001",
+    "training-data-not-shuffled",
+    severity="error",
+    also=("warning",),
+    needs=(TrainingData,),
+    uses=(DataSample,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A training pipeline in which no step shuffles the rows: every epoch sees them in the same order.
 

@@ -123,7 +123,20 @@ def _sampled(ctx: AuditContext, column: str, eval_column: str, reported: str) ->
     return issues
 
 
-@register('GA004', 'train-eval-preprocessing-mismatch', severity='error', also=('warning',), needs=(TrainingData, EvaluationData,), uses=(DataSample, EvalSample,))
+@register(
+    "GA004",
+    "train-eval-preprocessing-mismatch",
+    severity="error",
+    also=("warning",),
+    needs=(
+        TrainingData,
+        EvaluationData,
+    ),
+    uses=(
+        DataSample,
+        EvalSample,
+    ),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Evaluation data prepared differently from training data: other scaling, size, channel or colour order, dtype.
 

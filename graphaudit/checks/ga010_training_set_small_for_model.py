@@ -8,10 +8,9 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks._shared.data_pipeline import dataset_rows
 from graphaudit.checks.context import AuditContext
-from graphaudit.evidence.dataset import TrainingData
+from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.dataset_labels import DataConsumer, LabelCounts
 from graphaudit.findings import Finding
-from graphaudit.evidence.dataset import DataSample
 
 #: Trainable parameters per training row above which the set is reported as small (info)...
 INFO_RATIO = 1_000
@@ -19,7 +18,20 @@ INFO_RATIO = 1_000
 WARNING_RATIO = 100_000
 
 
-@register('GA010', 'training-set-small-for-model', severity='warning', also=('info',), needs=(TrainingData, DataConsumer,), uses=(DataSample, LabelCounts,))
+@register(
+    "GA010",
+    "training-set-small-for-model",
+    severity="warning",
+    also=("info",),
+    needs=(
+        TrainingData,
+        DataConsumer,
+    ),
+    uses=(
+        DataSample,
+        LabelCounts,
+    ),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A training set tiny for the model: over 1,000 trainable parameters per training row (info), over 100,000 (warning).
 

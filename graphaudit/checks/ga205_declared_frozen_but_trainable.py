@@ -8,11 +8,19 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.patterns import unmatched_parameter_patterns
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
-from graphaudit.findings import Finding
 from graphaudit.evidence.optimizer import OptimizerView
+from graphaudit.findings import Finding
 
 
-@register('GA205', 'declared-frozen-but-trainable', severity='error', needs=(DeclaredDesign, OptimizerView,))
+@register(
+    "GA205",
+    "declared-frozen-but-trainable",
+    severity="error",
+    needs=(
+        DeclaredDesign,
+        OptimizerView,
+    ),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the design declares frozen that will train.
 

@@ -9,8 +9,8 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.patterns import unmatched_parameter_patterns
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
-from graphaudit.findings import Finding
 from graphaudit.evidence.optimizer import OptimizerView
+from graphaudit.findings import Finding
 
 # Running statistics that normalization layers keep as requires_grad=False Parameters: they
 # are never meant to train, so a glob such as ``backbone.*`` in Spec.trainable does not cover them.
@@ -25,7 +25,9 @@ def is_statistic(ctx: AuditContext, node: str) -> bool:
     return bool(names) and all(name in STATISTICS for name in names)
 
 
-@register('GA206', 'declared-trainable-but-frozen', severity='error', needs=(DeclaredDesign,), uses=(OptimizerView,))
+@register(
+    "GA206", "declared-trainable-but-frozen", severity="error", needs=(DeclaredDesign,), uses=(OptimizerView,)
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the design declares trainable that will not train.
 

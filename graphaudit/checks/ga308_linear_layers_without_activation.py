@@ -10,9 +10,9 @@ from graphaudit.checks._shared.activations import ELEMENTWISE, activation_name
 from graphaudit.checks._shared.layers import Layer, entered_layer, is_glue, weight_layers
 from graphaudit.checks._shared.trunk import affine_kind
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
-from graphaudit.evidence.design import DeclaredDesign
 
 #: Operations that move axes: after one, the second layer mixes another axis than the first's outputs.
 _PERMUTING = frozenset({"transpose", "permute", "swapaxes", "swapdims", "movedim"})
@@ -71,7 +71,14 @@ def _spatial(layer: Layer) -> bool:
     return layer.kind == "conv" and any(k > 1 for k in layer.kernel)
 
 
-@register('GA308', 'linear-layers-without-activation', severity='warning', also=('info',), needs=(TracedPass,), uses=(DeclaredDesign,))
+@register(
+    "GA308",
+    "linear-layers-without-activation",
+    severity="warning",
+    also=("info",),
+    needs=(TracedPass,),
+    uses=(DeclaredDesign,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Two Dense or convolution layers joined only by reshapes, flattens or transposes: one linear map in two.
 

@@ -8,12 +8,19 @@ from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import affine_frozen, is_batchnorm
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
 from graphaudit.findings import Finding
-from graphaudit.evidence.design import DeclaredDesign
 
 
-@register('GA503', 'batchnorm-never-uses-batch-statistics', severity='error', also=('info',), needs=(IntendedMode,), uses=(DeclaredDesign,))
+@register(
+    "GA503",
+    "batchnorm-never-uses-batch-statistics",
+    severity="error",
+    also=("info",),
+    needs=(IntendedMode,),
+    uses=(DeclaredDesign,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A BatchNorm built with use_batch_statistics=False, in a network audited for training.
 

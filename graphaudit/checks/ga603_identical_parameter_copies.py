@@ -10,15 +10,21 @@ import numpy as np
 from graphaudit.checks import register
 from graphaudit.checks._shared.weights import WeightMatrix, weight_matrices
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.values import ParameterValues
 from graphaudit.findings import Finding
-from graphaudit.evidence.design import DeclaredDesign
 
 # Below this many elements two equal weights are too likely to be a coincidence of no weight.
 MIN_ELEMENTS = 16
 
 
-@register('GA603', 'identical-parameter-copies', severity='warning', needs=(ParameterValues,), uses=(DeclaredDesign,))
+@register(
+    "GA603",
+    "identical-parameter-copies",
+    severity="warning",
+    needs=(ParameterValues,),
+    uses=(DeclaredDesign,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Distinct weight matrices that hold bit-identical values.
 

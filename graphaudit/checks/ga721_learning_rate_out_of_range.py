@@ -8,9 +8,9 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.lr_groups import group_of_schedule
 from graphaudit.checks._shared.lr_ranges import RANGES, family_of
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.schedule import LearningRates
 from graphaudit.findings import Finding
-from graphaudit.evidence.optimizer import OptimizerView
 
 #: Networks below this many trained parameters are not fine-tuned at the rates of large pretrained models.
 SMALL_NETWORK = 10_000_000
@@ -22,7 +22,14 @@ def _trained_size(ctx: AuditContext) -> int:
     return sum(int(p.size) for p in ctx.optimizer_parameters)
 
 
-@register('GA721', 'learning-rate-out-of-range', severity='warning', also=('info',), needs=(LearningRates,), uses=(OptimizerView,))
+@register(
+    "GA721",
+    "learning-rate-out-of-range",
+    severity="warning",
+    also=("info",),
+    needs=(LearningRates,),
+    uses=(OptimizerView,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A learning rate far outside the range its optimizer family trains with (Adam at 0.1, SGD at 1e-7).
 

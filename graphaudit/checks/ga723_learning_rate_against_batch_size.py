@@ -10,9 +10,9 @@ from graphaudit.checks._shared.lr_groups import group_of_schedule
 from graphaudit.checks._shared.lr_ranges import family_of
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import TrainingData
+from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.schedule import LearningRates
 from graphaudit.findings import Finding
-from graphaudit.evidence.optimizer import OptimizerView
 
 #: The reference of the linear scaling rule: 0.1 for a batch of 256 (Goyal et al. 2017).
 REFERENCE_RATE, REFERENCE_BATCH = 0.1, 256
@@ -20,7 +20,17 @@ REFERENCE_RATE, REFERENCE_BATCH = 0.1, 256
 ABOVE, BELOW = 100.0, 1 / 200
 
 
-@register('GA723', 'learning-rate-against-batch-size', severity='warning', also=('info',), needs=(TrainingData, LearningRates,), uses=(OptimizerView,))
+@register(
+    "GA723",
+    "learning-rate-against-batch-size",
+    severity="warning",
+    also=("info",),
+    needs=(
+        TrainingData,
+        LearningRates,
+    ),
+    uses=(OptimizerView,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An SGD / Momentum learning rate 100x larger than the linear scaling rule gives for the batch size, or 200x smaller.
 

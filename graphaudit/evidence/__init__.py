@@ -40,13 +40,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from graphaudit.errors import ArgumentTypeError, GraphAuditError, InternalError, UndeclaredEvidenceError
+from graphaudit.errors import GraphAuditError, InternalError, UndeclaredEvidenceError
+from graphaudit.evidence._option import Option, boolean
 
 if TYPE_CHECKING:
     from graphaudit.spec import Spec
@@ -76,52 +77,6 @@ class Requirement:
 
     python: str
     cli: str
-
-
-@dataclass(frozen=True)
-class Option:
-    """A keyword of :func:`graphaudit.audit` (and its command-line flag) that feeds one kind of evidence.
-
-    ``flag`` is the ``graphaudit audit`` option (``None``: Python only); ``cli_value`` says
-    how the command line turns the flag's text into the keyword's value: ``"text"`` as it
-    is, ``"paths"`` a list of file paths, ``"reference"`` a ``MODULE:FACTORY`` that is
-    imported and called, ``"flag"`` a switch (``True`` when given). ``parse`` checks (and
-    converts) the value once, at the door, for ``audit()`` and the command line alike: it
-    takes the option's name and the value and raises an
-    :class:`~graphaudit.errors.ArgumentTypeError` naming the option. A ``"flag"`` option is
-    a boolean unless it says otherwise.
-    """
-
-    name: str
-    help: str
-    flag: str | None = None
-    metavar: str = "VALUE"
-    cli_value: str = "text"
-    parse: Callable[[str, Any], Any] | None = None
-
-    def check(self, value: Any) -> Any:
-        """*value*, checked by ``parse`` (a switch must be ``True`` or ``False``)."""
-        parse = self.parse if self.parse is not None else boolean if self.cli_value == "flag" else None
-        return value if parse is None or value is None else parse(self.name, value)
-
-
-def boolean(name: str, value: Any) -> bool:
-    """*value* when it is a boolean (``numpy.bool_`` included); anything else is refused.
-
-    ``"no"`` is true in Python, so a string, a number or any other object would silently
-    switch the option on.
-
-    Example:
-        >>> boolean("graph_mode", True)
-        True
-        >>> boolean("graph_mode", "no")
-        Traceback (most recent call last):
-        ...
-        graphaudit.errors.ArgumentTypeError: graph_mode= takes True or False, got 'no' (str).
-    """
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return bool(value)
-    raise ArgumentTypeError(f"{name}= takes True or False, got {value!r} ({type(value).__name__}).")
 
 
 @dataclass(frozen=True)
@@ -315,7 +270,7 @@ class EvidenceSet:
         try:
             yield read
         finally:
-            self._recorders.remove(read)
+            self._recorders.pop()  # recordings nest (a shared computation asking for another)
 
     def _make(self, kind: type[Evidence]) -> Evidence | Missing:
         made = self._made.get(kind)

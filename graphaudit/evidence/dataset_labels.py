@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
-from graphaudit.evidence.dataset import DataSample, TrainingData, count_option
+from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.trace import TracedPass
@@ -139,6 +139,8 @@ class ClassCount(Evidence):
             "the number of classes the network predicts (default: the width of its traced output)",
             flag="--num-classes",
             metavar="N",
+            type=int,
+            minimum=1,
         ),
     )
 
@@ -149,7 +151,7 @@ class ClassCount(Evidence):
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> ClassCount | Missing:
         if request.option("num_classes") is not None:
-            classes = count_option(request, "num_classes", 0, 1)
+            classes = request.option("num_classes")
             return cls(classes, f"num_classes={classes}")
         traced = have.get(TracedPass)
         if traced is None or type(request.loss_fn).__name__ in REGRESSION_LOSSES:

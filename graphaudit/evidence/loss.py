@@ -61,7 +61,9 @@ class LossTrace(Evidence):
         made = cls._traced(request, have)
         if isinstance(made, Missing):
             return made
-        return replace(made, inside=request.loss_inside, output_to_float32=casts_output_to_float32(request.given))
+        return replace(
+            made, inside=request.loss_inside, output_to_float32=casts_output_to_float32(request.given)
+        )
 
     @classmethod
     def _traced(cls, request: AuditRequest, have: EvidenceSet) -> LossTrace | Missing:
@@ -116,3 +118,10 @@ def casts_output_to_float32(given: Any) -> bool:
         root = getattr(given, "_train_network", None) or getattr(given, "_network", None)
     if not hasattr(root, "cells_and_names"):
         return False
+    for _, cell in root.cells_and_names():
+        kind = type(cell)
+        if kind.__name__ == "_OutputTo32" or (
+            kind.__module__ == "mindspore.train.amp" and "Loss" in kind.__name__
+        ):
+            return True
+    return False

@@ -28,10 +28,3 @@ def is_normalization(class_name: str) -> bool:
 def output_dtypes(graph: nx.MultiDiGraph, node: str) -> set[str]:
     """The dtypes of the tensors *node* (a call or an op) produces, as the trace recorded them."""
     return {d.get("dtype", "") for _, _, d in graph.out_edges(node, data=True) if d["kind"] == g.FLOWS}
-    for _, cell in root.cells_and_names():
-        kind = type(cell)
-        if kind.__name__ == "_OutputTo32" or (
-            kind.__module__ == "mindspore.train.amp" and "Loss" in kind.__name__
-        ):
-            return True
-    return False
