@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphaudit import graph as g
-from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet
+from graphaudit.evidence import REQUEST_KEYWORDS, AuditRequest, Evidence, EvidenceSet
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.evidence.mode import IntendedMode
@@ -63,23 +63,19 @@ class AuditContext:
     _shared: dict[Callable[..., Any], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def build(
-        cls,
-        net: Any,
-        optimizer: Any = None,
-        *,
-        inputs: tuple[Any, ...] | None = None,
-        label: Any = None,
-        loss_fn: Any = None,
-        spec: Spec | None = None,
-        mode: str | None = None,
-        **options: Any,
-    ) -> AuditContext:
-        """A context for *net* as given, without the checks of ``audit()``'s front door (for tests and tools)."""
+    def build(cls, net: Any, optimizer: Any = None, **keywords: Any) -> AuditContext:
+        """A context for *net* as given, without the checks of ``audit()``'s front door (for tests and tools).
+
+        *keywords* are those of :func:`graphaudit.audit` that make the request
+        (:data:`~graphaudit.evidence.REQUEST_KEYWORDS`: ``inputs``, ``label``, ``loss_fn``,
+        ``spec``, ``mode``...), and evidence options.
+        """
         from graphaudit.capture.inputs import normalize_inputs
 
-        args = None if inputs is None else normalize_inputs(net, inputs)
-        request = AuditRequest(net, net, optimizer, loss_fn, args, label, spec, mode, options=dict(options))
+        made = {name: keywords.pop(name) for name in REQUEST_KEYWORDS if name in keywords}
+        if made.get("inputs") is not None:
+            made["inputs"] = normalize_inputs(net, made["inputs"])
+        request = AuditRequest(net, net, **{"optimizer": optimizer, **made}, options=keywords)
         return cls(EvidenceSet(request))
 
     def bound(self, check: Check) -> AuditContext:

@@ -42,7 +42,7 @@ import importlib
 import pkgutil
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from graphaudit.spec import Spec
 
 __all__ = [
+    "REQUEST_KEYWORDS",
     "AuditRequest",
     "Evidence",
     "EvidenceSet",
@@ -90,6 +91,10 @@ class Missing:
     reason: str | None = None
 
 
+#: Marks the fields of :class:`AuditRequest` that are keywords of ``audit()`` of the same name.
+_KEYWORD = MappingProxyType({"audit_keyword": True})
+
+
 @dataclass(frozen=True)
 class AuditRequest:
     """What the user asked to audit, checked and unwrapped: the input of every producer.
@@ -105,13 +110,13 @@ class AuditRequest:
 
     net: Any
     given: Any = None
-    optimizer: Any = None
-    loss_fn: Any = None
-    inputs: tuple[Any, ...] | None = None
-    label: Any = None
-    spec: Spec | None = None
-    mode: str | None = None
-    probe: int = 0
+    optimizer: Any = field(default=None, metadata=_KEYWORD)
+    loss_fn: Any = field(default=None, metadata=_KEYWORD)
+    inputs: tuple[Any, ...] | None = field(default=None, metadata=_KEYWORD)
+    label: Any = field(default=None, metadata=_KEYWORD)
+    spec: Spec | None = field(default=None, metadata=_KEYWORD)
+    mode: str | None = field(default=None, metadata=_KEYWORD)
+    probe: int = field(default=0, metadata=_KEYWORD)
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     loss_inside: bool = False
     unwrapped: tuple[str, ...] = ()
@@ -119,6 +124,11 @@ class AuditRequest:
     def option(self, name: str, default: Any = None) -> Any:
         """The value of an evidence option (``peers``...), or *default* when it was not given."""
         return self.options.get(name, default)
+
+
+#: The fixed ``audit()`` keywords that make the request, declared once, by the fields above
+#: (``audit()``'s own signature is checked against them when the runner is imported).
+REQUEST_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(AuditRequest) if f.metadata.get("audit_keyword"))
 
 
 class Evidence:

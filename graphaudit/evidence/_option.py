@@ -14,7 +14,7 @@ from graphaudit.errors import ArgumentError, ArgumentTypeError, GraphAuditError,
 __all__ = ["Option", "boolean"]
 
 #: The value types an :class:`Option` parses, as its messages name them.
-_TYPE_WORDS = {int: "a whole number", float: "a number", str: "a text"}
+_TYPE_WORDS = {int: "a whole number", float: "a number"}
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class Option:
         """What the option takes, in words (``"a whole number >= 1"``); ``""`` when it does not say."""
         if self.choices is not None:
             return "one of " + ", ".join(repr(c) if isinstance(c, str) else str(c) for c in self.choices)
-        if self.type is None:
+        if self.type in (None, str):  # any text is a text: nothing to say
             return ""
         words = [_TYPE_WORDS.get(self.type, self.type.__name__)]
         if self.above is not None:
@@ -135,7 +135,8 @@ class Option:
             return float(value)
         if self.type is str and isinstance(value, str):
             return value
-        raise self.refuse(f"takes {self.describe()}, got {value!r} ({type(value).__name__}).")
+        takes = self.describe() or f"a {self.type.__name__}"
+        raise self.refuse(f"takes {takes}, got {value!r} ({type(value).__name__}).")
 
     def _in_bounds(self, value: float) -> bool:
         if value != value:  # NaN: within no bounds
