@@ -128,7 +128,9 @@ class AuditRequest:
 
 #: The fixed ``audit()`` keywords that make the request, declared once, by the fields above
 #: (``audit()``'s own signature is checked against them when the runner is imported).
-REQUEST_KEYWORDS: tuple[str, ...] = tuple(f.name for f in fields(AuditRequest) if f.metadata.get("audit_keyword"))
+REQUEST_KEYWORDS: tuple[str, ...] = tuple(
+    f.name for f in fields(AuditRequest) if f.metadata.get("audit_keyword")
+)
 
 
 class Evidence:
