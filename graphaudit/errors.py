@@ -32,12 +32,14 @@ __all__ = [
     "InputError",
     "InternalError",
     "NotACellError",
+    "OptionError",
     "ProbeInputError",
     "ProbeStepError",
     "RenderError",
     "RenderTimeoutError",
     "SamplingError",
     "SpecError",
+    "UndeclaredEvidenceError",
     "WatchFailed",
     "check_callable",
     "check_count",
@@ -74,6 +76,14 @@ class ArgumentTypeError(GraphAuditError, TypeError):
 
 class ArgumentError(GraphAuditError, ValueError):
     """An argument of a graphaudit function has a value it cannot take (``mode="test"``...)."""
+
+
+class OptionError(ArgumentError, ArgumentTypeError):
+    """An ``audit()`` option (or its command-line flag) given a value it cannot take.
+
+    Both a ``ValueError`` and a ``TypeError``: ``total_steps="abc"`` is a wrong type in
+    Python and a wrong value on the command line, where every value starts as text.
+    """
 
 
 class AuditFailed(GraphAuditError):
@@ -153,6 +163,29 @@ class CLIError(GraphAuditError):
 
 class InternalError(GraphAuditError, RuntimeError):
     """A bug in graphaudit itself (a check that crashed); the message says which part failed."""
+
+
+class UndeclaredEvidenceError(InternalError):
+    """A check or an evidence producer read a kind of evidence it does not declare (a bug in it).
+
+    ``reader`` names the check or producer, ``kind`` the evidence kind's class name.
+    """
+
+    def __init__(self, reader: str, kind: str, declared: tuple[str, ...], *, how: str = "get") -> None:
+        self.reader = reader
+        self.kind = kind
+        listed = ", ".join(declared) or "none"
+        where = "needs=" if how == "need" else "needs= or uses="
+        if how == "request":
+            super().__init__(
+                f"{reader} read {kind}, which is not served to checks: what it reads from it must be "
+                "evidence it declares (needs= or uses=), e.g. IntendedMode for the mode."
+            )
+            return
+        super().__init__(
+            f"{reader} read {kind} with {how}() but does not declare it in {where} (it declares: {listed}). "
+            f"Declare it: needs=({kind},) when it cannot run without it, uses=({kind},) when it is optional."
+        )
 
 
 def excerpt(err: BaseException, *, lines: int = 12, indent: str = "    ") -> str:

@@ -35,6 +35,10 @@ def _needs(check: Check) -> str:
     )
 
 
+def _uses(check: Check) -> str:
+    return ", ".join(kind.title for kind in check.uses)
+
+
 def checks_markdown() -> str:
     """The Markdown page listing every check, grouped by family, with its documentation."""
     checks = all_checks()
@@ -56,7 +60,8 @@ def checks_markdown() -> str:
         for check in members:
             summary, _, body = inspect.cleandoc(check.doc).partition("\n")
             lines += ["", f"### {check.check_id} {check.name}", "", summary.strip(), ""]
-            lines += [f"Severity: {_severities(check)}. Needs: {_needs(check)}.", ""]
+            uses = f" Uses, when given: {_uses(check)}." if check.uses else ""
+            lines += [f"Severity: {_severities(check)}. Needs: {_needs(check)}.{uses}", ""]
             for line in body.strip("\n").splitlines():
                 stripped = line.strip()
                 if stripped.rstrip(":") in ("What it does", "Why is this bad", "Example", "Use instead"):

@@ -277,6 +277,10 @@ def test_the_walkthrough_check_and_its_evidence_need_nothing_else(tmp_path, caps
         [finding] = report.by_check("GA799")
         assert finding.severity == "warning" and finding.subjects == ("1",) and "GA799" in report.checks_run
         assert not graphaudit.audit(net, accumulation_steps=1).by_check("GA799")
+        with pytest.raises(
+            graphaudit.errors.ArgumentError, match="accumulation_steps= takes a whole number >= 1"
+        ):
+            graphaudit.audit(net, accumulation_steps=0)  # parsed by its declaration, at the door
         with pytest.raises(TypeError, match="did you mean 'accumulation_steps'"):
             graphaudit.audit(net, acumulation_steps=4)
 

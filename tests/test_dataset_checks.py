@@ -275,9 +275,9 @@ def test_the_label_column_can_be_named():
 
 def test_bad_arguments_say_what_to_pass():
     data = ds.NumpySlicesDataset({"x": np.zeros(4), "label": np.zeros(4)}).batch(2)
-    with pytest.raises(ArgumentError, match="dataset_batches= expects a whole number"):
+    with pytest.raises(ArgumentError, match="dataset_batches= takes a whole number >= 0"):
         graphaudit.audit(nn.Dense(1, 1), dataset=data, dataset_batches="many")
-    with pytest.raises(ArgumentError, match="num_classes= must be at least 1"):
+    with pytest.raises(ArgumentError, match="num_classes= takes a whole number >= 1"):
         graphaudit.audit_dataset(data, num_classes=0)
     with pytest.raises(ArgumentError, match="label_column='target' is not a column"):
         graphaudit.audit_dataset(data, label_column="target")

@@ -10,6 +10,10 @@ Each check lives in its own module in this package, named after its ID
   runner refuses any other);
 - the kinds of evidence it ``needs`` (:mod:`graphaudit.evidence`): the runner skips the
   check, saying why in words for Python and for the command line, when one is missing;
+- the kinds it ``uses`` when they are there (optional evidence: it runs without them, and
+  ``ctx.get(Kind)`` returns ``None``). The check is served only what these two declare
+  (the network is always served): reading any other kind raises
+  :class:`~graphaudit.errors.UndeclaredEvidenceError`;
 - ``confirms``: the ID of a check whose findings it finds again from other evidence (a probe
   step confirming a static finding); a finding of it about the same subjects is merged into
   the other check's finding instead of being reported twice.
@@ -102,6 +106,7 @@ class Check:
     needs: tuple[type[Evidence], ...] = ()
     confirms: str | None = None
     module: str = field(default="", compare=False)
+    uses: tuple[type[Evidence], ...] = ()
 
     @property
     def severities(self) -> tuple[Severity, ...]:
@@ -174,6 +179,7 @@ def register(
     severity: Severity,
     also: Iterable[Severity] = (),
     needs: Iterable[type[Evidence]] = (),
+    uses: Iterable[type[Evidence]] = (),
     confirms: str | None = None,
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register the decorated function as check *check_id* called *name*; see the module docstring.
@@ -181,6 +187,7 @@ def register(
     Raises ``ValueError`` at import when the declaration is malformed or *check_id* is
     already used by another module.
     """
+    needs, uses = tuple(needs), tuple(uses)
 
     def decorate(run: CheckFunction) -> CheckFunction:
         if not _ID.match(check_id):
@@ -192,11 +199,18 @@ def register(
         for declared in (severity, *also):
             if declared not in SEVERITIES:
                 raise ValueError(f"{check_id}: severity {declared!r} is not one of {SEVERITIES}")
-        for kind in needs:
-            if not (isinstance(kind, type) and issubclass(kind, Evidence)):
-                raise ValueError(
-                    f"{check_id}: needs= takes evidence kinds (graphaudit.evidence), got {kind!r}"
-                )
+        for keyword, kinds in (("needs", needs), ("uses", uses)):
+            for kind in kinds:
+                if not (isinstance(kind, type) and issubclass(kind, Evidence)):
+                    raise ValueError(
+                        f"{check_id}: {keyword}= takes evidence kinds (graphaudit.evidence), got {kind!r}"
+                    )
+        both = set(needs) & set(uses)
+        if both:
+            raise ValueError(
+                f"{check_id}: {', '.join(sorted(k.__name__ for k in both))} is declared in needs= and uses=: "
+                "a kind is either required or optional"
+            )
         missing = [s for s in REQUIRED_DOC_SECTIONS if s not in (run.__doc__ or "")]
         if missing:
             raise ValueError(f"the docstring of check {check_id} lacks the sections {missing}")
@@ -215,6 +229,7 @@ def register(
             needs=tuple(needs),
             confirms=confirms,
             module=run.__module__,
+            uses=tuple(uses),
         )
         return run
 

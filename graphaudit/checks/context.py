@@ -1,10 +1,18 @@
 """What every check gets: a typed view of the audit's evidence, bound to the check.
 
-A check reads the evidence it declared (``ctx.need(TracedPass)``), or the shorthands for
-what nearly every check reads (``ctx.graph``, ``ctx.spec``, ``ctx.parameters()``...), and
-makes its findings with :meth:`AuditContext.finding`, which stamps them with the check's ID
-and name. Work that several checks share (the loss pairing of GA401-GA404, say) is computed
-once per audit with :meth:`AuditContext.shared`.
+A check reads the evidence it declared (``ctx.need(TracedPass)`` for a kind in its
+``needs=``, ``ctx.get(DataSample)`` for one in its ``uses=``, ``None`` when absent), or the
+shorthands for what nearly every check reads (``ctx.graph``, ``ctx.spec``,
+``ctx.parameters()``...), and makes its findings with :meth:`AuditContext.finding`, which
+stamps them with the check's ID and name. A context bound to a check serves it only what it
+declares: any other kind (through a shorthand too: ``ctx.spec`` reads
+:class:`~graphaudit.evidence.design.DeclaredDesign`, ``ctx.mode``
+:class:`~graphaudit.evidence.mode.IntendedMode`, ``ctx.optimizer``
+:class:`~graphaudit.evidence.optimizer.OptimizerView`) raises
+:class:`~graphaudit.errors.UndeclaredEvidenceError`; the network (``ctx.graph``,
+``ctx.net``) is always served. The audit request itself is not reachable from a check.
+Work that several checks share (the loss pairing of GA401-GA404, say) is computed once per
+audit with :meth:`AuditContext.shared`; a check that gets it must declare what it read.
 
 Example:
     >>> from mindspore import nn
@@ -24,9 +32,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphaudit import graph as g
-from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet
+from graphaudit.evidence import REQUEST_KEYWORDS, AuditRequest, Evidence, EvidenceSet
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.loss import LossTrace
+from graphaudit.evidence.mode import IntendedMode
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.trace import TracedPass
@@ -54,28 +63,25 @@ class AuditContext:
     _shared: dict[Callable[..., Any], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def build(
-        cls,
-        net: Any,
-        optimizer: Any = None,
-        *,
-        inputs: tuple[Any, ...] | None = None,
-        label: Any = None,
-        loss_fn: Any = None,
-        spec: Spec | None = None,
-        mode: str | None = None,
-        **options: Any,
-    ) -> AuditContext:
-        """A context for *net* as given, without the checks of ``audit()``'s front door (for tests and tools)."""
+    def build(cls, net: Any, optimizer: Any = None, **keywords: Any) -> AuditContext:
+        """A context for *net* as given, without the checks of ``audit()``'s front door (for tests and tools).
+
+        *keywords* are those of :func:`graphaudit.audit` that make the request
+        (:data:`~graphaudit.evidence.REQUEST_KEYWORDS`: ``inputs``, ``label``, ``loss_fn``,
+        ``spec``, ``mode``...), and evidence options.
+        """
         from graphaudit.capture.network.inputs import normalize_inputs
 
-        args = None if inputs is None else normalize_inputs(net, inputs)
-        request = AuditRequest(net, net, optimizer, loss_fn, args, label, spec, mode, options=dict(options))
+        made = {name: keywords.pop(name) for name in REQUEST_KEYWORDS if name in keywords}
+        if made.get("inputs") is not None:
+            made["inputs"] = normalize_inputs(net, made["inputs"])
+        request = AuditRequest(net, net, **{"optimizer": optimizer, **made}, options=keywords)
         return cls(EvidenceSet(request))
 
     def bound(self, check: Check) -> AuditContext:
-        """The same evidence, bound to *check* (whose ID and name its findings get)."""
-        return replace(self, check=check)
+        """The same evidence, bound to *check*: its findings get its ID and name, it is served what it declares."""
+        served = self.evidence.served(f"check {check.check_id} ({check.name})", check.needs, check.uses)
+        return replace(self, evidence=served, check=check)
 
     def with_evidence(self, *evidence: Evidence) -> AuditContext:
         """A context in which *evidence* replaces what its kind would produce."""
@@ -83,22 +89,26 @@ class AuditContext:
 
     # -- evidence ----------------------------------------------------------------------
     def get(self, kind: type[E]) -> E | None:
-        """The evidence of *kind*, or ``None`` when it is missing."""
+        """The evidence of *kind* (declared in ``needs=`` or ``uses=``), or ``None`` when it is missing."""
         return self.evidence.get(kind)
 
     def need(self, kind: type[E]) -> E:
-        """The evidence of *kind*, which the check declared it needs."""
+        """The evidence of *kind*, which the check declares in ``needs=`` (so it is there)."""
         return self.evidence.need(kind)
 
     def shared(self, compute: Callable[[AuditContext], T]) -> T:
-        """``compute(self)``, computed once per audit and shared by every check that asks."""
-        if compute not in self._shared:
-            self._shared[compute] = compute(self)
-        return self._shared[compute]
+        """``compute(self)``, computed once per audit and shared by every check that asks.
 
-    @property
-    def request(self) -> AuditRequest:
-        return self.evidence.request
+        Every check that gets it must declare the kinds it read (as if it had computed it).
+        """
+        if compute not in self._shared:
+            with self.evidence.recording() as read:
+                value = compute(self)
+            self._shared[compute] = (value, frozenset(read))
+        value, read = self._shared[compute]
+        for kind in read:
+            self.evidence.check_served(kind)
+        return value
 
     # -- shorthands for what nearly every check reads -----------------------------------
     @property
@@ -115,7 +125,8 @@ class AuditContext:
 
     @property
     def net(self) -> Any:
-        return self.request.net
+        """The network audited (the backbone found inside a wrapper): always served."""
+        return self.evidence.subject
 
     @property
     def spec(self) -> Spec:
@@ -125,7 +136,9 @@ class AuditContext:
 
     @property
     def mode(self) -> str | None:
-        return self.request.mode
+        """``"train"``, ``"eval"`` or ``None`` (not said): reads :class:`IntendedMode`."""
+        intended = self.get(IntendedMode)
+        return intended.mode if intended is not None else None
 
     @property
     def traced(self) -> bool:
@@ -153,7 +166,9 @@ class AuditContext:
 
     @property
     def loss_fn(self) -> Any:
-        return self.request.loss_fn
+        """The loss cell, or ``None``: reads :class:`LossTrace`."""
+        loss = self.get(LossTrace)
+        return loss.loss_fn if loss is not None else None
 
     @property
     def loss_graph(self) -> nx.MultiDiGraph | None:

@@ -37,6 +37,7 @@ def _single_class_batches(ctx: AuditContext) -> tuple[int, int] | None:
     severity="error",
     also=("warning",),
     needs=(TrainingData,),
+    uses=(DataSample,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A training pipeline in which no step shuffles the rows: every epoch sees them in the same order.

@@ -8,14 +8,14 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks._shared.data_pipeline import shuffling
 from graphaudit.checks.context import AuditContext
-from graphaudit.evidence.dataset import TrainingData
+from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.findings import Finding
 
 #: A buffer holding less than this share of the rows it shuffles barely changes their order.
 BUFFER_SHARE = 0.1
 
 
-@register("GA002", "shuffle-buffer-too-small", severity="warning", needs=(TrainingData,))
+@register("GA002", "shuffle-buffer-too-small", severity="warning", needs=(TrainingData,), uses=(DataSample,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A shuffle() whose buffer holds a small share of the rows, in a pipeline whose source reads them in order.
 

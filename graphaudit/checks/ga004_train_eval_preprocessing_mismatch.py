@@ -128,7 +128,14 @@ def _sampled(ctx: AuditContext, column: str, eval_column: str, reported: str) ->
     "train-eval-preprocessing-mismatch",
     severity="error",
     also=("warning",),
-    needs=(TrainingData, EvaluationData),
+    needs=(
+        TrainingData,
+        EvaluationData,
+    ),
+    uses=(
+        DataSample,
+        EvalSample,
+    ),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Evaluation data prepared differently from training data: other scaling, size, channel or colour order, dtype.

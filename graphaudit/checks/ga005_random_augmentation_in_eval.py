@@ -7,12 +7,14 @@ from collections.abc import Iterator
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks.context import AuditContext
-from graphaudit.evidence.dataset import EvaluationData
+from graphaudit.evidence.dataset import DataSample, EvaluationData
 from graphaudit.findings import Finding
 from graphaudit.graph import pipeline as gp
 
 
-@register("GA005", "random-augmentation-in-eval", severity="warning", needs=(EvaluationData,))
+@register(
+    "GA005", "random-augmentation-in-eval", severity="warning", needs=(EvaluationData,), uses=(DataSample,)
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Random augmentation (RandomCrop, RandomHorizontalFlip, RandAugment...) in the evaluation pipeline.
 

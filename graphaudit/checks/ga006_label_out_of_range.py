@@ -7,12 +7,22 @@ from collections.abc import Iterator
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.dataset import DataSample
 from graphaudit.evidence.dataset_labels import ClassCount, LabelCounts
 from graphaudit.findings import Finding
 from graphaudit.graph.pipeline import column_subject
 
 
-@register("GA006", "label-out-of-range", severity="error", needs=(LabelCounts, ClassCount))
+@register(
+    "GA006",
+    "label-out-of-range",
+    severity="error",
+    needs=(
+        LabelCounts,
+        ClassCount,
+    ),
+    uses=(DataSample,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Labels the network cannot produce: a class index outside [0, num_classes), or one-hot rows of another width.
 

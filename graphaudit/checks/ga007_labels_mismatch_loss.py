@@ -55,7 +55,16 @@ def _problem(
     return ""
 
 
-@register("GA007", "labels-mismatch-loss", severity="error", needs=(LossChoice, DataSample))
+@register(
+    "GA007",
+    "labels-mismatch-loss",
+    severity="error",
+    needs=(
+        LossChoice,
+        DataSample,
+    ),
+    uses=(TracedPass,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Labels in the wrong form for the loss: one-hot rows for an index loss, indices for a one-hot loss, or a broadcast.
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.dataset import DataSample
 from graphaudit.evidence.dataset_labels import LabelCounts
 from graphaudit.findings import Finding
 from graphaudit.graph.pipeline import column_subject
@@ -15,7 +16,9 @@ from graphaudit.graph.pipeline import column_subject
 IMBALANCE_RATIO = 10.0
 
 
-@register("GA008", "class-imbalance", severity="warning", also=("info",), needs=(LabelCounts,))
+@register(
+    "GA008", "class-imbalance", severity="warning", also=("info",), needs=(LabelCounts,), uses=(DataSample,)
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Classes out of balance: the largest class has 10 times the rows of the smallest, or more.
 

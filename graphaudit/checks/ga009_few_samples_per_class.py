@@ -8,7 +8,7 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks._shared.data_pipeline import dataset_rows
 from graphaudit.checks.context import AuditContext
-from graphaudit.evidence.dataset import TrainingData
+from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.dataset_labels import LabelCounts
 from graphaudit.findings import Finding
 from graphaudit.graph.pipeline import column_subject
@@ -17,7 +17,16 @@ from graphaudit.graph.pipeline import column_subject
 SUFFICIENT_PER_CLASS = 5000
 
 
-@register("GA009", "few-samples-per-class", severity="info", needs=(LabelCounts, TrainingData))
+@register(
+    "GA009",
+    "few-samples-per-class",
+    severity="info",
+    needs=(
+        LabelCounts,
+        TrainingData,
+    ),
+    uses=(DataSample,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Classes with fewer than 5,000 labelled training rows, the level the accuracy guide calls typically sufficient.
 

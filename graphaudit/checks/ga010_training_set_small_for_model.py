@@ -8,7 +8,7 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks._shared.data_pipeline import dataset_rows
 from graphaudit.checks.context import AuditContext
-from graphaudit.evidence.dataset import TrainingData
+from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.dataset_labels import DataConsumer, LabelCounts
 from graphaudit.findings import Finding
 
@@ -23,7 +23,14 @@ WARNING_RATIO = 100_000
     "training-set-small-for-model",
     severity="warning",
     also=("info",),
-    needs=(TrainingData, DataConsumer),
+    needs=(
+        TrainingData,
+        DataConsumer,
+    ),
+    uses=(
+        DataSample,
+        LabelCounts,
+    ),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A training set tiny for the model: over 1,000 trainable parameters per training row (info), over 100,000 (warning).

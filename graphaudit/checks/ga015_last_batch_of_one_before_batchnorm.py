@@ -10,6 +10,7 @@ from graphaudit.checks._shared.cells import is_batchnorm
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import TrainingData
 from graphaudit.evidence.dataset_labels import DataConsumer
+from graphaudit.evidence.mode import IntendedMode
 from graphaudit.findings import Finding
 from graphaudit.graph import pipeline as gp
 
@@ -33,7 +34,11 @@ def _values_per_channel(ctx: AuditContext, node: str) -> int | None:
     "last-batch-of-one-before-batchnorm",
     severity="error",
     also=("info",),
-    needs=(TrainingData, DataConsumer),
+    needs=(
+        TrainingData,
+        DataConsumer,
+    ),
+    uses=(IntendedMode,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """batch(drop_remainder=False) leaving a last batch of one row, fed to a network with BatchNorm in training.

@@ -8,10 +8,11 @@ from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import holds_parameters, is_container
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
 
 
-@register("GA101", "repeated-cell-in-container", severity="error")
+@register("GA101", "repeated-cell-in-container", severity="error", uses=(DeclaredDesign,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The same Cell object placed in several slots of a container.
 

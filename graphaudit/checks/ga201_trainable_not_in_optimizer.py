@@ -7,11 +7,19 @@ from collections.abc import Iterator
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import group_parameters, one_group
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.findings import Finding
 
 
-@register("GA201", "trainable-not-in-optimizer", severity="error", also=("info",), needs=(OptimizerView,))
+@register(
+    "GA201",
+    "trainable-not-in-optimizer",
+    severity="error",
+    also=("info",),
+    needs=(OptimizerView,),
+    uses=(DeclaredDesign,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter that the optimizer does not update.
 

@@ -8,10 +8,19 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
+from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.findings import Finding
 
 
-@register("GA205", "declared-frozen-but-trainable", severity="error", needs=(DeclaredDesign,))
+@register(
+    "GA205",
+    "declared-frozen-but-trainable",
+    severity="error",
+    needs=(
+        DeclaredDesign,
+        OptimizerView,
+    ),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the design declares frozen that will train.
 

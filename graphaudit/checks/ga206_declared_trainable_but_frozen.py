@@ -9,6 +9,7 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
+from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.findings import Finding
 
 # Running statistics that normalization layers keep as requires_grad=False Parameters: they
@@ -24,7 +25,9 @@ def is_statistic(ctx: AuditContext, node: str) -> bool:
     return bool(names) and all(name in STATISTICS for name in names)
 
 
-@register("GA206", "declared-trainable-but-frozen", severity="error", needs=(DeclaredDesign,))
+@register(
+    "GA206", "declared-trainable-but-frozen", severity="error", needs=(DeclaredDesign,), uses=(OptimizerView,)
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the design declares trainable that will not train.
 

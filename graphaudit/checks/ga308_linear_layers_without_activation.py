@@ -10,6 +10,7 @@ from graphaudit.checks._shared.activations import ELEMENTWISE, activation_name
 from graphaudit.checks._shared.layers import Layer, entered_layer, is_glue, weight_layers
 from graphaudit.checks._shared.trunk import affine_kind
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
 
@@ -71,7 +72,12 @@ def _spatial(layer: Layer) -> bool:
 
 
 @register(
-    "GA308", "linear-layers-without-activation", severity="warning", also=("info",), needs=(TracedPass,)
+    "GA308",
+    "linear-layers-without-activation",
+    severity="warning",
+    also=("info",),
+    needs=(TracedPass,),
+    uses=(DeclaredDesign,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Two Dense or convolution layers joined only by reshapes, flattens or transposes: one linear map in two.

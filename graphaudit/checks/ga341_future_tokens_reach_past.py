@@ -11,7 +11,15 @@ from graphaudit.evidence.dependency import DependencyProbe, SequenceDependencies
 from graphaudit.findings import Finding
 
 
-@register("GA341", "future-tokens-reach-past", severity="error", needs=(SequenceDependencies,))
+@register(
+    "GA341",
+    "future-tokens-reach-past",
+    severity="error",
+    needs=(
+        SequenceDependencies,
+        DependencyProbe,
+    ),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A causal model's output at a position depends on tokens after it.
 

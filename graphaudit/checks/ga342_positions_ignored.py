@@ -11,7 +11,15 @@ from graphaudit.evidence.dependency import DependencyProbe, SequenceDependencies
 from graphaudit.findings import Finding
 
 
-@register("GA342", "positions-ignored", severity="warning", needs=(SequenceDependencies,))
+@register(
+    "GA342",
+    "positions-ignored",
+    severity="warning",
+    needs=(
+        SequenceDependencies,
+        DependencyProbe,
+    ),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The first layer that mixes a sequence's positions does not see their order.
 

@@ -11,7 +11,15 @@ from graphaudit.evidence.dependency import DependencyProbe, PaddingDependencies
 from graphaudit.findings import Finding
 
 
-@register("GA343", "padding-reaches-real-tokens", severity="error", needs=(PaddingDependencies,))
+@register(
+    "GA343",
+    "padding-reaches-real-tokens",
+    severity="error",
+    needs=(
+        PaddingDependencies,
+        DependencyProbe,
+    ),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Changing padded tokens changes the outputs at real ones: the attention mask is ignored.
 

@@ -17,6 +17,7 @@ from graphaudit.checks._shared.cells import (
     uses_batch_statistics,
 )
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
 from graphaudit.findings import Finding
 
@@ -44,7 +45,14 @@ def _contradicts(ctx: AuditContext, cell: Any) -> str | None:
     return None
 
 
-@register("GA501", "mode-contradicts-audit", severity="error", also=("info",), needs=(IntendedMode,))
+@register(
+    "GA501",
+    "mode-contradicts-audit",
+    severity="error",
+    also=("info",),
+    needs=(IntendedMode,),
+    uses=(DeclaredDesign,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A BatchNorm or Dropout in the wrong mode for what the network is audited for.
 

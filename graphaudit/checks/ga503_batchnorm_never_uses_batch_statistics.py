@@ -8,6 +8,7 @@ from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import affine_frozen, is_batchnorm
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
 from graphaudit.findings import Finding
 
@@ -18,6 +19,7 @@ from graphaudit.findings import Finding
     severity="error",
     also=("info",),
     needs=(IntendedMode,),
+    uses=(DeclaredDesign,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A BatchNorm built with use_batch_statistics=False, in a network audited for training.

@@ -10,6 +10,7 @@ import numpy as np
 from graphaudit.checks import register
 from graphaudit.checks._shared.weights import WeightMatrix, weight_matrices
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.values import ParameterValues
 from graphaudit.findings import Finding
 
@@ -17,7 +18,13 @@ from graphaudit.findings import Finding
 MIN_ELEMENTS = 16
 
 
-@register("GA603", "identical-parameter-copies", severity="warning", needs=(ParameterValues,))
+@register(
+    "GA603",
+    "identical-parameter-copies",
+    severity="warning",
+    needs=(ParameterValues,),
+    uses=(DeclaredDesign,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Distinct weight matrices that hold bit-identical values.
 

@@ -9,6 +9,7 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.checkpoint import CheckpointContents
+from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.findings import Finding
 
 #: What a training checkpoint holds besides the network: optimizer and loss-scale state, counters.
@@ -28,14 +29,19 @@ STATE_PREFIXES = (
 )
 
 
-def _optimizer_state(ctx: AuditContext) -> set[str]:
-    from graphaudit.capture.training.optimizer import optimizer_state_parameters
-
-    optimizer = ctx.request.optimizer
-    return {p.name for p in optimizer_state_parameters(optimizer)} if optimizer is not None else set()
+def _optimizer_state(ctx: AuditContext) -> frozenset[str]:
+    view = ctx.get(OptimizerView)
+    return view.state_names if view is not None else frozenset()
 
 
-@register("GA605", "checkpoint-entry-unused", severity="warning", also=("info",), needs=(CheckpointContents,))
+@register(
+    "GA605",
+    "checkpoint-entry-unused",
+    severity="warning",
+    also=("info",),
+    needs=(CheckpointContents,),
+    uses=(OptimizerView,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Checkpoint entries that no parameter of the network loads; the prefix that would map them.
 
@@ -64,8 +70,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         params = {"0." + name: value for name, value in ms.load_checkpoint("backbone.ckpt").items()}
         ```
     """
-    from graphaudit.capture.checkpoint import suggest_prefix
-
     contents = ctx.need(CheckpointContents)
     plan = contents.plan
     state = _optimizer_state(ctx)
@@ -74,7 +78,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     ]
     if not unused:
         return
-    hint = suggest_prefix(plan.not_loaded, unused)
+    hint = contents.prefix_hint(unused)
     root = (g.cell_node(""),)
     if hint is not None:
         how, prefix, mapped = hint

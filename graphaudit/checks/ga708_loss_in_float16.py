@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.precision import HALF, casts_output_to_float32, output_dtypes
+from graphaudit.checks._shared.precision import HALF, output_dtypes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -66,7 +66,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     loss = ctx.need(LossTrace)
-    if loss.graph is None or casts_output_to_float32(ctx.request.given):
+    if loss.graph is None or loss.output_to_float32:
         return
     half = [
         name
@@ -78,7 +78,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if not half:
         return
     cells = g.cell_nodes_by_path(ctx.graph)
-    node = ctx.structure.cell_nodes.get(id(loss.loss_fn)) if ctx.request.loss_inside else None
+    node = ctx.structure.cell_nodes.get(id(loss.loss_fn)) if loss.inside else None
     yield ctx.finding(
         "warning",
         loss.name,

@@ -53,7 +53,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     loss = ctx.need(LossTrace)
-    shape = _shape(ctx.graph if ctx.request.loss_inside else loss.graph)
+    shape = _shape(ctx.graph if loss.inside else loss.graph)
     if shape is None or not shape:
         return
     count = 1

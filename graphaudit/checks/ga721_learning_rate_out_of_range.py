@@ -8,6 +8,7 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.lr_groups import group_of_schedule
 from graphaudit.checks._shared.lr_ranges import RANGES, family_of
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.schedule import LearningRates
 from graphaudit.findings import Finding
 
@@ -21,7 +22,14 @@ def _trained_size(ctx: AuditContext) -> int:
     return sum(int(p.size) for p in ctx.optimizer_parameters)
 
 
-@register("GA721", "learning-rate-out-of-range", severity="warning", also=("info",), needs=(LearningRates,))
+@register(
+    "GA721",
+    "learning-rate-out-of-range",
+    severity="warning",
+    also=("info",),
+    needs=(LearningRates,),
+    uses=(OptimizerView,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A learning rate far outside the range its optimizer family trains with (Adam at 0.1, SGD at 1e-7).
 

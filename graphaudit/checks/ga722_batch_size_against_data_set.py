@@ -8,14 +8,21 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.batching import batch_steps
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks.context import AuditContext
-from graphaudit.evidence.dataset import TrainingData
+from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.findings import Finding
 
 #: A data set from which one or two batches per epoch is a configuration error, not a small problem.
 MIN_ROWS = 256
 
 
-@register("GA722", "batch-size-against-data-set", severity="warning", also=("error",), needs=(TrainingData,))
+@register(
+    "GA722",
+    "batch-size-against-data-set",
+    severity="warning",
+    also=("error",),
+    needs=(TrainingData,),
+    uses=(DataSample,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A batch size that leaves no batch, or one or two per epoch, of the training set.
 

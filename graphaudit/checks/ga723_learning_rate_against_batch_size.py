@@ -10,6 +10,7 @@ from graphaudit.checks._shared.lr_groups import group_of_schedule
 from graphaudit.checks._shared.lr_ranges import family_of
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import TrainingData
+from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.schedule import LearningRates
 from graphaudit.findings import Finding
 
@@ -24,7 +25,11 @@ ABOVE, BELOW = 100.0, 1 / 200
     "learning-rate-against-batch-size",
     severity="warning",
     also=("info",),
-    needs=(TrainingData, LearningRates),
+    needs=(
+        TrainingData,
+        LearningRates,
+    ),
+    uses=(OptimizerView,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An SGD / Momentum learning rate 100x larger than the linear scaling rule gives for the batch size, or 200x smaller.

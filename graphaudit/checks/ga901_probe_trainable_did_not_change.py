@@ -9,6 +9,7 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks._shared.schedule import ScheduledRate, learning_rate_now
 from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.probe import ProbeStep
 from graphaudit.findings import Finding
 
@@ -19,6 +20,7 @@ from graphaudit.findings import Finding
     severity="error",
     also=("warning", "info"),
     needs=(ProbeStep,),
+    uses=(OptimizerView,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the optimizer should train that one real step left bit-identical.

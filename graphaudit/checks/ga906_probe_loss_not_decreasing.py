@@ -42,8 +42,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1)
         ```
     """
-    curve = ctx.get(ProbeCurve)  # run_probe() runs every probe check on one step: no curve there
-    if curve is None or loss_trend(finite_losses(curve.steps)) != "flat":
+    curve = ctx.need(ProbeCurve)
+    if loss_trend(finite_losses(curve.steps)) != "flat":
         return
     losses = finite_losses(curve.steps)
     change = (min(losses[1:]) - losses[0]) / abs(losses[0])

@@ -41,8 +41,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1)
         ```
     """
-    curve = ctx.get(ProbeCurve)
-    if curve is None or loss_trend(finite_losses(curve.steps)) != "rises":
+    curve = ctx.need(ProbeCurve)
+    if loss_trend(finite_losses(curve.steps)) != "rises":
         return
     losses = finite_losses(curve.steps)
     grew = losses[-1] / losses[0] if losses[0] > 0 else float("inf")

@@ -42,9 +42,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1)
         ```
     """
-    curve = ctx.get(ProbeCurve)
-    if curve is None:
-        return
+    curve = ctx.need(ProbeCurve)
     params = curve.parameters
     groups = ratio_groups(params, curve.steps)
     for group in groups:

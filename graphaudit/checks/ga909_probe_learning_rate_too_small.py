@@ -41,9 +41,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1)
         ```
     """
-    curve = ctx.get(ProbeCurve)
-    if curve is None:
-        return
+    curve = ctx.need(ProbeCurve)
     params = curve.parameters
     first = next((s for s in curve.steps if s.applied), None)
     if first is None or depth_profile(ctx, params, first).vanishing:

@@ -39,8 +39,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1)
         ```
     """
-    curve = ctx.get(ProbeCurve)
-    if curve is None or not curve.steps or not math.isfinite(curve.steps[0].loss):
+    curve = ctx.need(ProbeCurve)
+    if not curve.steps or not math.isfinite(curve.steps[0].loss):
         return
     bad = next((s for s in curve.steps if not math.isfinite(s.loss)), None)
     if bad is None:

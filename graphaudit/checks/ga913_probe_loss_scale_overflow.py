@@ -46,8 +46,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         step = nn.TrainOneStepWithLossScaleCell(nn.WithLossCell(net, loss), optimizer, scale_sense=manager)
         ```
     """
-    curve = ctx.get(ProbeCurve)
-    if curve is None or curve.scaling is None or not curve.scaling.skips_on_overflow:
+    curve = ctx.need(ProbeCurve)
+    if curve.scaling is None or not curve.scaling.skips_on_overflow:
         return
     steps = curve.steps
     skipped = [s for s in steps if not s.applied]

@@ -70,8 +70,12 @@ def add_evidence_options(parser: argparse.ArgumentParser) -> list[Any]:
         extra = dict(CLI_VALUES[option.cli_value])
         if option.cli_value != "flag":
             extra["metavar"] = option.metavar
+        if option.cli_value == "text":
+            extra["type"] = option.from_text  # parsed by its declaration; argparse names the flag
+        takes = option.describe()
+        helptext = f"{option.help} ({takes})" if takes else option.help
         try:
-            group.add_argument(option.flag, dest=_DEST + name, help=option.help, **extra)
+            group.add_argument(option.flag, dest=_DEST + name, help=helptext, **extra)
         except argparse.ArgumentError as err:
             raise TypeError(
                 f"{kind.__name__} declares the flag {option.flag} for {name!r}, which graphaudit audit "

@@ -42,9 +42,13 @@ def _find_check(key: str) -> Any:
 
 
 def _needs_text(check: Any) -> str:
+    uses = check.uses
+    also = (
+        ("; uses, when given, " + "; ".join(f"{k.title} ({k.requirement.cli})" for k in uses)) if uses else ""
+    )
     if not check.needs:
-        return "needs only the network"
-    return "needs " + "; ".join(f"{kind.title} ({kind.requirement.cli})" for kind in check.needs)
+        return "needs only the network" + also
+    return "needs " + "; ".join(f"{kind.title} ({kind.requirement.cli})" for kind in check.needs) + also
 
 
 def check_page(key: str) -> str:

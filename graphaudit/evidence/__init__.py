@@ -19,8 +19,14 @@ A check declares the kinds it needs (:func:`graphaudit.checks.register`); the ru
 skips it when one is missing and says why, with the kind's :class:`Requirement` worded for
 Python and for the command line. Evidence is produced lazily, once per audit, by an
 :class:`EvidenceSet`. A new kind is one new module here: its class (``title``,
-``requirement``, ``needs``, the :class:`Option` keywords of ``audit()`` that feed it) and its
-``produce``; see ``docs/architecture.md``. Modules here import MindSpore only inside
+``requirement``, ``needs``, ``uses``, the :class:`Option` keywords of ``audit()`` that feed
+it) and its ``produce``; see ``docs/architecture.md``.
+
+The declarations are enforced: a check, and a producer, is served only the kinds it
+declares (:meth:`EvidenceSet.served`): ``needs`` (it is not run, or its kind is missing,
+without them) and ``uses`` (optional: ``get`` returns ``None`` when absent). Reading any
+other kind raises :class:`~graphaudit.errors.UndeclaredEvidenceError`. The network itself
+(:class:`NetworkGraph`, ``always = True``) is served to every reader: it is never missing. Modules here import MindSpore only inside
 ``produce``, so that declarations (``graphaudit checks``) stay light.
 
 Example:
@@ -34,17 +40,20 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from graphaudit.errors import ArgumentTypeError, GraphAuditError, InternalError
+from graphaudit.errors import GraphAuditError, InternalError, UndeclaredEvidenceError
+from graphaudit.evidence._option import Option, boolean
 
 if TYPE_CHECKING:
     from graphaudit.spec import Spec
 
 __all__ = [
+    "REQUEST_KEYWORDS",
     "AuditRequest",
     "Evidence",
     "EvidenceSet",
@@ -72,52 +81,6 @@ class Requirement:
 
 
 @dataclass(frozen=True)
-class Option:
-    """A keyword of :func:`graphaudit.audit` (and its command-line flag) that feeds one kind of evidence.
-
-    ``flag`` is the ``graphaudit audit`` option (``None``: Python only); ``cli_value`` says
-    how the command line turns the flag's text into the keyword's value: ``"text"`` as it
-    is, ``"paths"`` a list of file paths, ``"reference"`` a ``MODULE:FACTORY`` that is
-    imported and called, ``"flag"`` a switch (``True`` when given). ``parse`` checks (and
-    converts) the value once, at the door, for ``audit()`` and the command line alike: it
-    takes the option's name and the value and raises an
-    :class:`~graphaudit.errors.ArgumentTypeError` naming the option. A ``"flag"`` option is
-    a boolean unless it says otherwise.
-    """
-
-    name: str
-    help: str
-    flag: str | None = None
-    metavar: str = "VALUE"
-    cli_value: str = "text"
-    parse: Callable[[str, Any], Any] | None = None
-
-    def check(self, value: Any) -> Any:
-        """*value*, checked by ``parse`` (a switch must be ``True`` or ``False``)."""
-        parse = self.parse if self.parse is not None else boolean if self.cli_value == "flag" else None
-        return value if parse is None or value is None else parse(self.name, value)
-
-
-def boolean(name: str, value: Any) -> bool:
-    """*value* when it is a boolean (``numpy.bool_`` included); anything else is refused.
-
-    ``"no"`` is true in Python, so a string, a number or any other object would silently
-    switch the option on.
-
-    Example:
-        >>> boolean("graph_mode", True)
-        True
-        >>> boolean("graph_mode", "no")
-        Traceback (most recent call last):
-        ...
-        graphaudit.errors.ArgumentTypeError: graph_mode= takes True or False, got 'no' (str).
-    """
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return bool(value)
-    raise ArgumentTypeError(f"{name}= takes True or False, got {value!r} ({type(value).__name__}).")
-
-
-@dataclass(frozen=True)
 class Missing:
     """Evidence that is not there: ``reason`` says why when it was asked for and could not be made.
 
@@ -126,6 +89,10 @@ class Missing:
     """
 
     reason: str | None = None
+
+
+#: Marks the fields of :class:`AuditRequest` that are keywords of ``audit()`` of the same name.
+_KEYWORD = MappingProxyType({"audit_keyword": True})
 
 
 @dataclass(frozen=True)
@@ -143,13 +110,13 @@ class AuditRequest:
 
     net: Any
     given: Any = None
-    optimizer: Any = None
-    loss_fn: Any = None
-    inputs: tuple[Any, ...] | None = None
-    label: Any = None
-    spec: Spec | None = None
-    mode: str | None = None
-    probe: int = 0
+    optimizer: Any = field(default=None, metadata=_KEYWORD)
+    loss_fn: Any = field(default=None, metadata=_KEYWORD)
+    inputs: tuple[Any, ...] | None = field(default=None, metadata=_KEYWORD)
+    label: Any = field(default=None, metadata=_KEYWORD)
+    spec: Spec | None = field(default=None, metadata=_KEYWORD)
+    mode: str | None = field(default=None, metadata=_KEYWORD)
+    probe: int = field(default=0, metadata=_KEYWORD)
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     loss_inside: bool = False
     unwrapped: tuple[str, ...] = ()
@@ -159,18 +126,30 @@ class AuditRequest:
         return self.options.get(name, default)
 
 
+#: The fixed ``audit()`` keywords that make the request, declared once, by the fields above
+#: (``audit()``'s own signature is checked against them when the runner is imported).
+REQUEST_KEYWORDS: tuple[str, ...] = tuple(
+    f.name for f in fields(AuditRequest) if f.metadata.get("audit_keyword")
+)
+
+
 class Evidence:
     """Base class of every kind of evidence; a subclass is registered when it is defined.
 
     Subclasses are frozen dataclasses holding what they found, and say, as class attributes:
     ``title`` ("a traced forward pass"), ``requirement`` (what to pass to get it), ``needs``
-    (the kinds their producer reads) and ``options`` (the ``audit()`` keywords that feed it).
+    (the kinds their producer reads and cannot do without: the kind is missing without
+    them), ``uses`` (the kinds it reads when they are there) and ``options`` (the
+    ``audit()`` keywords that feed it). ``always``: the kind is never missing and is served
+    to every reader without being declared (the network itself).
     """
 
     title: ClassVar[str] = ""
     requirement: ClassVar[Requirement] = Requirement("", "")
     needs: ClassVar[tuple[type[Evidence], ...]] = ()
+    uses: ClassVar[tuple[type[Evidence], ...]] = ()
     options: ClassVar[tuple[Option, ...]] = ()
+    always: ClassVar[bool] = False
     _registry: ClassVar[dict[str, type[Evidence]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -201,7 +180,7 @@ def all_kinds() -> list[type[Evidence]]:
             raise TypeError(
                 f"evidence kinds need each other in a loop: {' -> '.join((*chain, kind.__name__))}"
             )
-        for need in kind.needs:
+        for need in (*kind.needs, *kind.uses):
             visit(need, (*chain, kind.__name__))
         ordered.setdefault(kind, None)
 
@@ -239,14 +218,77 @@ class EvidenceSet:
     def __init__(
         self, request: AuditRequest, given: Mapping[type[Evidence], Evidence | Missing] = ()
     ) -> None:
-        self.request = request
+        self._request = request
         self._made: dict[type[Evidence], Evidence | Missing] = dict(given)
+        self._reader: str | None = None  # None: every kind is served (the runner, tools)
+        self._needs: frozenset[type[Evidence]] = frozenset()
+        self._uses: frozenset[type[Evidence]] = frozenset()
+        self._recorders: list[set[type[Evidence]]] = []
+
+    def served(
+        self, reader: str, needs: Iterable[type[Evidence]], uses: Iterable[type[Evidence]] = ()
+    ) -> EvidenceSet:
+        """The same evidence (made once, shared), serving *reader* only the kinds it declares.
+
+        Example:
+            >>> from mindspore import nn
+            >>> from graphaudit.evidence.trace import TracedPass
+            >>> have = EvidenceSet(AuditRequest(nn.Dense(2, 2))).served("check GA000", (), uses=(TracedPass,))
+            >>> have.get(TracedPass) is None
+            True
+            >>> from graphaudit.evidence.optimizer import OptimizerView
+            >>> have.get(OptimizerView)
+            Traceback (most recent call last):
+            ...
+            graphaudit.errors.UndeclaredEvidenceError: check GA000 read OptimizerView with get() but does not declare it in needs= or uses= (it declares: TracedPass). Declare it: needs=(OptimizerView,) when it cannot run without it, uses=(OptimizerView,) when it is optional.
+        """
+        view = EvidenceSet(self._request)
+        view._made = self._made  # one audit's evidence: what one reader makes, every reader gets
+        view._reader, view._needs, view._uses = reader, frozenset(needs), frozenset(uses)
+        return view
+
+    @property
+    def request(self) -> AuditRequest:
+        """The audit request: for the runner and tools; a check or a producer is not served it here.
+
+        A producer gets the request as its first argument; what a check reads from the request
+        is evidence it declares (:class:`~graphaudit.evidence.mode.IntendedMode`, say).
+        """
+        if self._reader is not None:
+            raise UndeclaredEvidenceError(self._reader, "the audit request", (), how="request")
+        return self._request
+
+    @property
+    def subject(self) -> Any:
+        """The network audited (``request.net``): served to every reader, as the network is."""
+        return self._request.net
+
+    def check_served(self, kind: type[Evidence], how: str = "get") -> None:
+        """Raise :class:`~graphaudit.errors.UndeclaredEvidenceError` unless *kind* is served here."""
+        for recorder in self._recorders:
+            recorder.add(kind)
+        if self._reader is None or kind.always or kind in self._needs:
+            return
+        if how != "need" and kind in self._uses:
+            return
+        declared = tuple(sorted(k.__name__ for k in (*self._needs, *self._uses)))
+        raise UndeclaredEvidenceError(self._reader, kind.__name__, declared, how=how)
+
+    @contextmanager
+    def recording(self) -> Iterator[set[type[Evidence]]]:
+        """The kinds read here while the block runs (what a computation shared by readers reads)."""
+        read: set[type[Evidence]] = set()
+        self._recorders.append(read)
+        try:
+            yield read
+        finally:
+            self._recorders.pop()  # recordings nest (a shared computation asking for another)
 
     def _make(self, kind: type[Evidence]) -> Evidence | Missing:
         made = self._made.get(kind)
         if made is None:
-            failed = [(need, self.missing(need)) for need in kind.needs]
-            failed = [(need, m) for need, m in failed if m is not None]
+            failed = [(need, self._make(need)) for need in kind.needs]
+            failed = [(need, m) for need, m in failed if isinstance(m, Missing)]
             if failed:
                 # What it is made from was not given (its requirement says what to pass), or was
                 # asked for and could not be made: then that reason is this kind's too.
@@ -260,7 +302,8 @@ class EvidenceSet:
                 )
             else:
                 try:
-                    made = kind.produce(self.request, self)
+                    served = self.served(f"the producer of {kind.__name__}", kind.needs, kind.uses)
+                    made = kind.produce(self._request, served)
                 except GraphAuditError:
                     raise
                 except Exception as err:
@@ -272,19 +315,23 @@ class EvidenceSet:
         return made
 
     def get(self, kind: type[E]) -> E | None:
-        """The evidence of *kind*, or ``None`` when it is missing."""
+        """The evidence of *kind*, or ``None`` when it is missing (a declared kind only)."""
+        self.check_served(kind)
         made = self._make(kind)
         return None if isinstance(made, Missing) else made  # type: ignore[return-value]
 
     def need(self, kind: type[E]) -> E:
-        """The evidence of *kind*; a check calls this only for kinds it declared it needs."""
-        made = self.get(kind)
+        """The evidence of *kind*, which the reader declares in ``needs`` (so it is there)."""
+        self.check_served(kind, "need")
+        made = self._make(kind)
+        made = None if isinstance(made, Missing) else made
         if made is None:
             raise InternalError(f"{kind.__name__} is missing, but a check that needs it was run")
         return made
 
     def missing(self, kind: type[Evidence]) -> Missing | None:
         """Why *kind* is missing (a :class:`Missing`), or ``None`` when it is there."""
+        self.check_served(kind)
         made = self._make(kind)
         return made if isinstance(made, Missing) else None
 
@@ -294,4 +341,4 @@ class EvidenceSet:
 
     def with_evidence(self, *evidence: Evidence) -> EvidenceSet:
         """A copy in which *evidence* replaces what its kind would produce (for tests and tools)."""
-        return EvidenceSet(self.request, {**self._made, **{type(e): e for e in evidence}})
+        return EvidenceSet(self._request, {**self._made, **{type(e): e for e in evidence}})

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
-from graphaudit.errors import ArgumentTypeError
+from graphaudit.errors import ArgumentTypeError, GraphAuditError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 from graphaudit.evidence.network import NetworkGraph
 
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["CheckpointContents"]
 
 
-def _patterns(value: Any) -> tuple[str, ...]:
+def _patterns(name: str, value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
@@ -42,8 +42,18 @@ def _patterns(value: Any) -> tuple[str, ...]:
     if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(v, str) for v in value):
         return tuple(value)
     raise ArgumentTypeError(
-        f"new_parameters= takes glob patterns of parameter names (e.g. ['head.*']), got {type(value).__name__}"
+        f"{name}= takes glob patterns of parameter names (e.g. ['head.*']), got {type(value).__name__}"
     )
+
+
+def _checkpoint(name: str, value: Any) -> Any:
+    """*value* when it is a checkpoint file that exists or a dict of entries (read later, once)."""
+    from graphaudit.capture.checkpoint import read_entries
+
+    if isinstance(value, (str, os.PathLike)) and os.path.isfile(value):
+        return value  # read when the evidence is made: only if a check needs it
+    read_entries(value)  # what is wrong with it, in its words (a dict is read at once: it is in memory)
+    return value
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,7 @@ class CheckpointContents(Evidence):
             "mindspore.load_checkpoint returns), matched as load_param_into_net matches it (GA604-GA606)",
             flag="--checkpoint",
             metavar="FILE.ckpt",
+            parse=_checkpoint,
         ),
         Option(
             "strict_load",
@@ -73,6 +84,7 @@ class CheckpointContents(Evidence):
             flag="--new-parameters",
             metavar="PATTERN",
             cli_value="paths",
+            parse=_patterns,
         ),
     )
 
@@ -86,15 +98,27 @@ class CheckpointContents(Evidence):
         """Whether any of *names* (a parameter's name, its path) matches a ``new_parameters`` pattern."""
         return any(fnmatchcase(name, pattern) for name in names if name for pattern in self.new_patterns)
 
+    def prefix_hint(self, unused: list[str]) -> tuple[str, str, list[str]] | None:
+        """The renaming that maps *unused* entries onto parameters not loaded: ``(how, prefix, entries)``.
+
+        See :func:`graphaudit.capture.checkpoint.suggest_prefix` (``how`` is ``"add"`` or ``"strip"``).
+        """
+        from graphaudit.capture.checkpoint import suggest_prefix
+
+        return suggest_prefix(self.plan.not_loaded, unused)
+
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> CheckpointContents | Missing:
         checkpoint = request.option("checkpoint")
-        patterns = _patterns(request.option("new_parameters"))
+        patterns = request.option("new_parameters") or ()  # parsed at the door (Option)
         if checkpoint is None:
             return Missing()
         from graphaudit.capture.checkpoint import plan_load, read_entries
 
         strict = bool(request.option("strict_load", False))
-        entries = read_entries(checkpoint)
+        try:
+            entries = read_entries(checkpoint)
+        except GraphAuditError as err:  # unreadable: about the option's value, said in the CLI's words too
+            raise cls.options[0].worded(err) from err.__cause__
         source = os.fspath(checkpoint) if isinstance(checkpoint, (str, os.PathLike)) else "the parameter dict"
         return cls(source, entries, plan_load(request.net, entries, strict), patterns, strict)

@@ -60,20 +60,6 @@ DEFAULT_MAX_ROWS = 1_000_000
 LABEL_NAMES = ("label", "labels", "target", "targets", "y", "class", "class_id", "category")
 
 
-def count_option(request: AuditRequest, name: str, default: int, minimum: int) -> int:
-    """The integer option *name* (the command line gives text), checked against *minimum*."""
-    value = request.option(name, default)
-    try:
-        number = int(value)
-        if isinstance(value, bool) or number != float(value):
-            raise ValueError
-    except (TypeError, ValueError):
-        raise ArgumentError(f"{name}= expects a whole number, got {value!r}.") from None
-    if number < minimum:
-        raise ArgumentError(f"{name}= must be at least {minimum}, got {number}.")
-    return number
-
-
 def _pipeline(name: str, value: Any) -> Any:
     """*value* when it is a ``mindspore.dataset`` pipeline (the check of ``dataset=``, ``eval_dataset=``)."""
     from graphaudit.capture.data.pipeline import check_dataset
@@ -139,6 +125,7 @@ class TrainingData(_Data, Evidence):
             "the column of the pipelines that holds the labels (default: label, labels, target, y...)",
             flag="--label-column",
             metavar="NAME",
+            type=str,
         ),
     )
 
@@ -172,21 +159,11 @@ class EvaluationData(_Data, Evidence):
         return cls._capture(request, "eval_dataset", "eval")
 
 
-def _seconds(name: str, value: Any) -> float:
-    try:
-        seconds = float(value)
-        if isinstance(value, bool) or not seconds > 0:
-            raise ValueError
-    except (TypeError, ValueError):
-        raise ArgumentError(f"{name}= takes a number of seconds > 0, got {value!r}.") from None
-    return seconds
-
-
 def _sample(request: AuditRequest, data: _Data, batches: int, label: str) -> Sample | Missing:
     from graphaudit.capture.data.sampling import SamplingError, sample_pipeline
 
-    seconds = _seconds("dataset_seconds", request.option("dataset_seconds", DEFAULT_SECONDS))
-    max_rows = count_option(request, "dataset_max_rows", DEFAULT_MAX_ROWS, 1)
+    seconds = request.option("dataset_seconds", DEFAULT_SECONDS)  # parsed at the door (Option)
+    max_rows = request.option("dataset_max_rows", DEFAULT_MAX_ROWS)
     try:
         return sample_pipeline(data.pipeline, batches, label=label, seconds=seconds, max_rows=max_rows)
     except SamplingError as err:
@@ -209,13 +186,16 @@ class DataSample(Evidence):
             f"how many batches of dataset= to sample for the checks that measure values ({DEFAULT_BATCHES}; 0: none)",
             flag="--dataset-batches",
             metavar="N",
+            type=int,
+            minimum=0,
         ),
         Option(
             "dataset_seconds",
             f"how long sampling may take, in seconds ({DEFAULT_SECONDS:g}); what was sampled by then is used",
             flag="--dataset-seconds",
             metavar="SECONDS",
-            parse=_seconds,
+            type=float,
+            above=0,
         ),
         Option(
             "dataset_max_rows",
@@ -223,12 +203,15 @@ class DataSample(Evidence):
             "source behind a filter that passes nothing stops there",
             flag="--dataset-max-rows",
             metavar="N",
+            type=int,
+            minimum=1,
         ),
         Option(
             "missing_value",
             "a value that marks a missing entry in the data (e.g. -1 or -999), reported like NaN (GA011)",
             flag="--missing-value",
             metavar="VALUE",
+            type=float,
         ),
     )
 
@@ -239,12 +222,8 @@ class DataSample(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> DataSample | Missing:
-        batches = count_option(request, "dataset_batches", DEFAULT_BATCHES, 0)
-        marker = request.option("missing_value")
-        try:
-            missing = None if marker is None else float(marker)
-        except (TypeError, ValueError):
-            raise ArgumentError(f"missing_value= expects a number, got {marker!r}.") from None
+        batches = request.option("dataset_batches", DEFAULT_BATCHES)  # options are parsed at the door
+        missing = request.option("missing_value")
         if batches == 0:
             return Missing("sampling is turned off (dataset_batches=0)")
         data = have.need(TrainingData)
@@ -271,7 +250,7 @@ class EvalSample(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> EvalSample | Missing:
-        if count_option(request, "dataset_batches", DEFAULT_BATCHES, 0) == 0:
+        if request.option("dataset_batches", DEFAULT_BATCHES) == 0:
             return Missing("sampling is turned off (dataset_batches=0)")
         data = have.need(EvaluationData)
         sample = _sample(request, data, 1, "the evaluation data")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
-from graphaudit.evidence.dataset import DataSample, TrainingData, count_option
+from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.trace import TracedPass
@@ -65,6 +65,7 @@ class LabelCounts(Evidence):
         "give --dataset MODULE:FACTORY (and --label-column NAME when it is not called label)",
     )
     needs = (TrainingData,)
+    uses = (DataSample,)  # the sampled rows, when they could be read
     options = (
         Option(
             "imbalanced",
@@ -131,12 +132,15 @@ class ClassCount(Evidence):
         "pass num_classes=N, or inputs=(x,) so that the width of the network's output is traced",
         "give --num-classes N, or --input SHAPE",
     )
+    uses = (TracedPass,)  # the width of the traced output, when num_classes= is not given
     options = (
         Option(
             "num_classes",
             "the number of classes the network predicts (default: the width of its traced output)",
             flag="--num-classes",
             metavar="N",
+            type=int,
+            minimum=1,
         ),
     )
 
@@ -147,7 +151,7 @@ class ClassCount(Evidence):
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> ClassCount | Missing:
         if request.option("num_classes") is not None:
-            classes = count_option(request, "num_classes", 0, 1)
+            classes = request.option("num_classes")
             return cls(classes, f"num_classes={classes}")
         traced = have.get(TracedPass)
         if traced is None or type(request.loss_fn).__name__ in REGRESSION_LOSSES:
@@ -192,6 +196,7 @@ class DataConsumer(Evidence):
         "give the network's MODULE:FACTORY together with --dataset",
     )
     needs = (NetworkGraph,)
+    uses = (OptimizerView,)
 
     trainable: int
     counted: str

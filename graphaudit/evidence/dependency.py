@@ -155,6 +155,7 @@ class DependencyProbe(Evidence):
             "tokens do not reach real ones (GA343)",
             flag="--mask-input",
             metavar="NAME",
+            type=str,
         ),
     )
 

@@ -30,6 +30,19 @@ from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Op
 __all__ = ["DifferentiatedWeights"]
 
 
+def _weights(name: str, weights: Any) -> tuple[Any, ...]:
+    """*weights* as a tuple, when it is a list of Parameters (the door's check of ``grad_weights=``)."""
+    from mindspore import Parameter, ParameterTuple
+
+    items = list(weights) if isinstance(weights, (list, tuple, ParameterTuple)) else None
+    if items is None or not all(isinstance(w, Parameter) for w in items):
+        raise ArgumentTypeError(
+            f"{name}= takes the list of Parameters given to value_and_grad, got "
+            f"{type(weights).__name__}; pass e.g. grad_weights=optimizer.parameters"
+        )
+    return tuple(items)
+
+
 @dataclass(frozen=True)
 class DifferentiatedWeights(Evidence):
     """The parameters a ``value_and_grad`` / ``grad`` step differentiates, in its order."""
@@ -44,6 +57,7 @@ class DifferentiatedWeights(Evidence):
             "grad_weights",
             "the weights a functional training step differentiates (mindspore.value_and_grad(fn, None, "
             "weights)), compared with the optimizer's parameters (GA207)",
+            parse=_weights,
         ),
     )
 
@@ -51,15 +65,5 @@ class DifferentiatedWeights(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> DifferentiatedWeights | Missing:
-        from mindspore import Parameter, ParameterTuple
-
-        weights = request.option("grad_weights")
-        if weights is None:
-            return Missing()
-        items = list(weights) if isinstance(weights, (list, tuple, ParameterTuple)) else None
-        if items is None or not all(isinstance(w, Parameter) for w in items):
-            raise ArgumentTypeError(
-                f"grad_weights= takes the list of Parameters given to value_and_grad, got "
-                f"{type(weights).__name__}; pass e.g. grad_weights=optimizer.parameters"
-            )
-        return cls(tuple(items))
+        weights = request.option("grad_weights")  # a tuple of Parameters, parsed at the door
+        return Missing() if weights is None else cls(weights)

@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Requirement
@@ -48,6 +48,8 @@ class LossTrace(Evidence):
     logits: tuple[str, ...] = (
         "output:0",
     )  # where, in the network's graph, the loss's first input comes from
+    inside: bool = False  # the network calls the loss itself: it is traced in the network's graph
+    output_to_float32: bool = False  # the training setup casts the output to float32 first (amp)
 
     @property
     def name(self) -> str:
@@ -56,6 +58,15 @@ class LossTrace(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> LossTrace | Missing:
+        made = cls._traced(request, have)
+        if isinstance(made, Missing):
+            return made
+        return replace(
+            made, inside=request.loss_inside, output_to_float32=casts_output_to_float32(request.given)
+        )
+
+    @classmethod
+    def _traced(cls, request: AuditRequest, have: EvidenceSet) -> LossTrace | Missing:
         if request.loss_fn is None and request.loss_inside:
             return Missing(
                 f"{type(request.net).__name__} computes its loss itself (it is what the training step "
@@ -98,3 +109,19 @@ class LossTrace(Evidence):
             )
         graph, logits = found
         return cls(request.loss_fn, graph, logits)
+
+
+def casts_output_to_float32(given: Any) -> bool:
+    """Whether the training setup *given* casts the network's output to float32 before the loss (amp's wrappers)."""
+    root = given
+    if type(given).__name__ == "Model":
+        root = getattr(given, "_train_network", None) or getattr(given, "_network", None)
+    if not hasattr(root, "cells_and_names"):
+        return False
+    for _, cell in root.cells_and_names():
+        kind = type(cell)
+        if kind.__name__ == "_OutputTo32" or (
+            kind.__module__ == "mindspore.train.amp" and "Loss" in kind.__name__
+        ):
+            return True
+    return False

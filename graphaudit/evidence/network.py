@@ -35,6 +35,7 @@ class NetworkGraph(Evidence):
 
     title = "the network's structure"
     requirement = Requirement("pass the network", "give MODULE:FACTORY")
+    always = True  # the subject of every audit: served to every check and producer undeclared
 
     graph: nx.MultiDiGraph
     structure: Structure

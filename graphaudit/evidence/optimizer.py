@@ -48,6 +48,13 @@ class OptimizerView(Evidence):
         ids |= {id(p.inited_param) for p in self.parameters if getattr(p, "inited_param", None)}
         return frozenset(ids)
 
+    @functools.cached_property
+    def state_names(self) -> frozenset[str]:
+        """The names of the optimizer's own state parameters (moments, step counters...)."""
+        from graphaudit.capture.training.optimizer import optimizer_state_parameters
+
+        return frozenset(p.name for p in optimizer_state_parameters(self.optimizer))
+
     def holds(self, param: Any) -> bool:
         """Whether the optimizer updates *param*."""
         return id(param) in self._ids

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graphaudit.errors import ArgumentTypeError
+from graphaudit.errors import ArgumentTypeError, GraphAuditError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 
 if TYPE_CHECKING:
@@ -30,14 +30,19 @@ if TYPE_CHECKING:
 __all__ = ["RankFingerprints"]
 
 
-def _peers(value: Any) -> list[Fingerprint]:
-    from graphaudit.distributed.fingerprint import Fingerprint
-
+def _peer_list(name: str, value: Any) -> list[Any]:
+    """*value* as a list, when it is a list of fingerprint files or objects (the door's check of ``peers=``)."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise ArgumentTypeError(
-            f"peers= takes a list of fingerprint files (or Fingerprint objects), got {type(value).__name__}; "
+            f"{name}= takes a list of fingerprint files (or Fingerprint objects), got {type(value).__name__}; "
             'write peers=["rank1.json"]'
         )
+    return list(value)
+
+
+def _peers(value: list[Any]) -> list[Fingerprint]:
+    from graphaudit.distributed.fingerprint import Fingerprint
+
     return [p if isinstance(p, Fingerprint) else Fingerprint.load(p) for p in value]
 
 
@@ -75,6 +80,7 @@ class RankFingerprints(Evidence):
             flag="--peers",
             metavar="FINGERPRINT.json",
             cli_value="paths",
+            parse=_peer_list,
         ),
     )
 
@@ -96,5 +102,8 @@ class RankFingerprints(Evidence):
         peers = request.option("peers")
         if not peers:
             return Missing()
-        peers = _peers(peers)
+        try:
+            peers = _peers(peers)
+        except GraphAuditError as err:  # a file that is not a fingerprint: said in the CLI's words too
+            raise cls.options[0].worded(err) from err.__cause__
         return cls((_numbered_among(request.net, peers), *peers))

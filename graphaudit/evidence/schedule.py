@@ -18,9 +18,8 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from graphaudit.errors import ArgumentError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 from graphaudit.evidence.optimizer import OptimizerView
 
@@ -31,18 +30,6 @@ __all__ = ["ADAPTIVE_NAMES", "LearningRates"]
 
 #: Optimizer class names (lower case, substrings) of the Adam family: adaptive per-parameter rates.
 ADAPTIVE_NAMES = ("adam", "lamb", "adamax", "lion")
-
-
-def _total_steps(value: Any) -> int | None:
-    if value is None:
-        return None
-    try:
-        steps = int(value)
-    except (TypeError, ValueError):
-        steps = 0
-    if steps < 1 or isinstance(value, bool):
-        raise ArgumentError(f"total_steps= takes the number of training steps (an int >= 1), got {value!r}.")
-    return steps
 
 
 @dataclass(frozen=True)
@@ -59,6 +46,8 @@ class LearningRates(Evidence):
             "(GA914-GA916; default: its own decay/warm-up steps, else 1000)",
             flag="--total-steps",
             metavar="N",
+            type=int,
+            minimum=1,
         ),
     )
 
@@ -71,7 +60,7 @@ class LearningRates(Evidence):
         from graphaudit.capture.training.lr_schedules import read_schedules
 
         optimizer = have.need(OptimizerView).optimizer
-        total = _total_steps(request.option("total_steps"))
+        total = request.option("total_steps")  # parsed at the door (Option)
         name = type(optimizer).__name__
         adaptive = any(part in name.lower() for part in ADAPTIVE_NAMES)
         return cls(name, adaptive, tuple(read_schedules(optimizer, total)))

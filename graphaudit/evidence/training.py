@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
+from graphaudit.errors import ArgumentTypeError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 
 __all__ = [
@@ -125,6 +127,15 @@ class RunRecord:
         return [i for i, ndim in enumerate(self.ndims) if ndim >= 2]
 
 
+def _record(name: str, value: Any) -> RunRecord:
+    """*value* when it is a watch's :class:`RunRecord` (the door's check of ``watched=``)."""
+    if not isinstance(value, RunRecord):
+        raise ArgumentTypeError(
+            f"{name}= takes the .record of a graphaudit watch, got {type(value).__name__}"
+        )
+    return value
+
+
 @dataclass(frozen=True)
 class TrainingRun(Evidence):
     """The watched run: losses of every step and the sampled per-parameter numbers."""
@@ -134,7 +145,11 @@ class TrainingRun(Evidence):
         f"{_RUN}; its .report runs these watchpoints (or pass watched=watch.record)",
         "train under graphaudit.Watch() in Python; the command line cannot watch a run",
     )
-    options = (Option("watched", "the RunRecord of a graphaudit.Watch() / watch() run (watch.record)"),)
+    options = (
+        Option(
+            "watched", "the RunRecord of a graphaudit.Watch() / watch() run (watch.record)", parse=_record
+        ),
+    )
 
     record: RunRecord
 
@@ -202,7 +217,7 @@ class GradientNoise(Evidence):
         f"{_RUN}, for 15 sampled steps or more with gradients; a loop also passes watch(batch_size=N)",
         "train under graphaudit.Watch() in Python",
     )
-    needs = (WatchedGradients,)
+    needs = (TrainingRun, WatchedGradients)
 
     windows: tuple[tuple[int, float, float], ...]
     batch_size: int

@@ -26,14 +26,14 @@ from typing import Any
 from graphaudit.checks import Check, all_checks
 from graphaudit.checks.context import AuditContext
 from graphaudit.errors import ArgumentTypeError, GraphAuditError, InternalError
-from graphaudit.evidence import EvidenceSet, all_options
+from graphaudit.evidence import REQUEST_KEYWORDS, EvidenceSet, all_options
 from graphaudit.evidence.dataset import pipeline_graphs
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.findings import Finding
 from graphaudit.report import NotRun, Report
 from graphaudit.runner.config import Config, configured, find_config, load_config
 from graphaudit.runner.merge import merge_confirmations
-from graphaudit.runner.request import build_request
+from graphaudit.runner.request import REPORT_KEYWORDS, build_request
 
 __all__ = ["audit", "run_checks"]
 
@@ -86,21 +86,12 @@ def audit(
         >>> [f.check_id for f in report.findings]
         ['GA101']
     """
+    given = locals()  # the keywords are declared once (REQUEST_KEYWORDS): passed on by name
     from graphaudit.capture.network.structure import gc_frozen
 
     try:
         with gc_frozen():  # the collector would rescan the network's objects throughout the audit
-            request = build_request(
-                net,
-                optimizer,
-                inputs=inputs,
-                label=label,
-                loss_fn=loss_fn,
-                spec=spec,
-                mode=mode,
-                probe=probe,
-                options=options,
-            )
+            request = build_request(net, options=options, **{name: given[name] for name in REQUEST_KEYWORDS})
             settings = _configuration(config).with_keywords(select=select, ignore=ignore)
             return configured(run_checks(EvidenceSet(request)), settings)
     except GraphAuditError:
@@ -128,9 +119,19 @@ def _configuration(config: Any) -> Config:
 
 
 def _with_options_in_signature() -> None:
-    """Show the keywords that evidence kinds declare in ``help(audit)`` and ``inspect.signature``."""
+    """Show the keywords that evidence kinds declare in ``help(audit)`` and ``inspect.signature``.
+
+    ``audit()`` spells its fixed keywords out for editors; they must be the request's
+    (:data:`~graphaudit.evidence.REQUEST_KEYWORDS`) and the report's (``REPORT_KEYWORDS``).
+    """
     signature = inspect.signature(audit)
     fixed = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    spelt = [p.name for p in fixed[1:]]
+    if sorted(spelt) != sorted([*REQUEST_KEYWORDS, *REPORT_KEYWORDS]):
+        raise TypeError(
+            f"audit()'s keywords {spelt} are not the request's {list(REQUEST_KEYWORDS)} and the report's "
+            f"{list(REPORT_KEYWORDS)}: declare a new one as a field of AuditRequest (or in REPORT_KEYWORDS)"
+        )
     declared = [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None) for name in all_options()
     ]

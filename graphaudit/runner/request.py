@@ -15,18 +15,20 @@ Example:
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 from typing import Any
 
 from graphaudit.errors import ArgumentError, ArgumentTypeError, InputError
-from graphaudit.evidence import AuditRequest, all_options
+from graphaudit.evidence import REQUEST_KEYWORDS, AuditRequest, all_options
 from graphaudit.spec import Spec
 from graphaudit.suggest import did_you_mean
 
-__all__ = ["build_request", "check_options"]
+__all__ = ["REPORT_KEYWORDS", "build_request", "check_options"]
 
 MODES = ("train", "eval")
+#: The keywords of :func:`graphaudit.audit` that choose what is reported, not what is audited
+#: (its others: ``net``, :data:`~graphaudit.evidence.REQUEST_KEYWORDS` and the evidence options).
+REPORT_KEYWORDS = ("select", "ignore", "config")
 
 
 def _check_optimizer(optimizer: Any) -> Any:
@@ -89,19 +91,13 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
     checked = {}
     for name, value in options.items():
         if name not in known:
-            keywords = [*inspect.signature(_audit_keywords).parameters, *known]
+            keywords = [*REQUEST_KEYWORDS, *REPORT_KEYWORDS, *known]
             raise ArgumentTypeError(
                 f"audit() got an unexpected keyword argument {name!r}{did_you_mean(name, keywords)} "
                 f"(its keywords are {', '.join(keywords)})"
             )
         checked[name] = known[name][1].check(value)
     return checked
-
-
-def _audit_keywords(
-    optimizer: Any, inputs: Any, label: Any, loss_fn: Any, spec: Any, mode: Any, probe: Any
-) -> None:
-    """The fixed keywords of :func:`graphaudit.audit` (for messages)."""
 
 
 def _as_tuple(inputs: Any) -> tuple[Any, ...]:
@@ -150,20 +146,21 @@ def _inputs_and_label(net: Any, inputs: Any, label: Any, takes_label: bool, loss
 
 
 def build_request(
-    net: Any,
-    optimizer: Any = None,
-    *,
-    inputs: Any = None,
-    label: Any = None,
-    loss_fn: Any = None,
-    spec: Any = None,
-    mode: str | None = None,
-    probe: Any = False,
-    options: Mapping[str, Any] | None = None,
+    net: Any, optimizer: Any = None, *, options: Mapping[str, Any] | None = None, **keywords: Any
 ) -> AuditRequest:
-    """Check the arguments of :func:`graphaudit.audit` and make its :class:`~graphaudit.evidence.AuditRequest`."""
+    """Check the arguments of :func:`graphaudit.audit` and make its :class:`~graphaudit.evidence.AuditRequest`.
+
+    *keywords* are :data:`~graphaudit.evidence.REQUEST_KEYWORDS` (``inputs``, ``label``,
+    ``loss_fn``, ``spec``, ``mode``, ``probe``); *options* the evidence options.
+    """
     from graphaudit.capture.network.inputs import check_cell
     from graphaudit.capture.training.unwrap import unwrap
+
+    unknown = sorted(set(keywords) - set(REQUEST_KEYWORDS))
+    if unknown:
+        raise TypeError(f"build_request() got unexpected keywords {unknown}; it takes {REQUEST_KEYWORDS}")
+    inputs, label, loss_fn = keywords.get("inputs"), keywords.get("label"), keywords.get("loss_fn")
+    spec, mode, probe = keywords.get("spec"), keywords.get("mode"), keywords.get("probe", False)
 
     given = net
     setup = unwrap(net, optimizer, loss_fn)

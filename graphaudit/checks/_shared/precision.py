@@ -1,4 +1,4 @@
-"""Which computations of the traced pass ran in float16, and whether the training casts the output back.
+"""Which computations of the traced pass ran in float16.
 
 Example:
     >>> is_normalization("BatchNorm2d"), is_normalization("Dense")
@@ -7,14 +7,14 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from graphaudit import graph as g
 
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["HALF", "casts_output_to_float32", "is_normalization", "output_dtypes"]
+__all__ = ["HALF", "is_normalization", "output_dtypes"]
 
 HALF = "Float16"
 _NORMS = ("BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm", "RMSNorm")
@@ -28,19 +28,3 @@ def is_normalization(class_name: str) -> bool:
 def output_dtypes(graph: nx.MultiDiGraph, node: str) -> set[str]:
     """The dtypes of the tensors *node* (a call or an op) produces, as the trace recorded them."""
     return {d.get("dtype", "") for _, _, d in graph.out_edges(node, data=True) if d["kind"] == g.FLOWS}
-
-
-def casts_output_to_float32(given: Any) -> bool:
-    """Whether the setup casts the network's output to float32 before the loss (amp's wrappers)."""
-    root = given
-    if type(given).__name__ == "Model":
-        root = getattr(given, "_train_network", None) or getattr(given, "_network", None)
-    if not hasattr(root, "cells_and_names"):
-        return False
-    for _, cell in root.cells_and_names():
-        kind = type(cell)
-        if kind.__name__ == "_OutputTo32" or (
-            kind.__module__ == "mindspore.train.amp" and "Loss" in kind.__name__
-        ):
-            return True
-    return False

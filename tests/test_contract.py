@@ -1,0 +1,267 @@
+"""The check contract is enforced: a check (or a producer) is served only the evidence it declares.
+
+``needs=`` is required (the check is not run without it), ``uses=`` optional (``ctx.get``
+returns ``None`` when it is absent); anything else raises ``UndeclaredEvidenceError``.
+Stand-in checks are registered in a copy of the registry that is put back afterwards.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+from pathlib import Path
+
+import pytest
+from mindspore import nn
+
+import graphaudit
+from graphaudit import checks
+from graphaudit.checks import all_checks, register
+from graphaudit.errors import UndeclaredEvidenceError
+from graphaudit.evidence import REQUEST_KEYWORDS, AuditRequest, Evidence, EvidenceSet, Requirement
+from graphaudit.evidence.design import DeclaredDesign
+from graphaudit.evidence.optimizer import OptimizerView
+from graphaudit.runner import run_checks
+from graphaudit.runner.request import REPORT_KEYWORDS, build_request
+
+DOC = """A stand-in.
+
+    What it does:
+        Reads evidence.
+
+    Why is this bad:
+        It is a test.
+
+    Example:
+        ``x``
+
+    Use instead:
+        ``y``
+    """
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """A copy of the check registry, put back after the test (whatever it registered)."""
+    all_checks()  # every real check imported first, so the copy holds them
+    monkeypatch.setattr(checks, "_REGISTRY", dict(checks._REGISTRY))
+    return checks._REGISTRY
+
+
+def _stand_in(check_id: str, read, **declared):
+    def run(ctx):
+        read(ctx)
+        return iter(())
+
+    run.__doc__ = DOC
+    run.__module__ = f"tests.stand_in_{check_id.lower()}"
+    register(check_id, "stand-in", severity="info", **declared)(run)
+    return checks._REGISTRY[check_id]
+
+
+def _run(check, net=None, **keywords):
+    net = net if net is not None else nn.Dense(2, 2)
+    return run_checks(EvidenceSet(build_request(net, **keywords)), [check])
+
+
+def test_a_check_that_reads_an_undeclared_kind_fails(registry):
+    check = _stand_in("GA799", lambda ctx: ctx.get(OptimizerView))
+    with pytest.raises(UndeclaredEvidenceError, match=r"check GA799 \(stand-in\) read OptimizerView") as err:
+        _run(check)
+    assert err.value.reader.startswith("check GA799") and err.value.kind == "OptimizerView"
+
+
+def test_a_shorthand_reads_its_kind_too(registry):
+    """``ctx.optimizer`` is ``OptimizerView``, ``ctx.mode`` ``IntendedMode``: undeclared, they fail too."""
+    check = _stand_in("GA798", lambda ctx: ctx.mode)
+    with pytest.raises(UndeclaredEvidenceError, match="IntendedMode"):
+        _run(check)
+
+
+def test_a_uses_kind_is_none_when_absent_and_there_when_given(registry):
+    seen = []
+    check = _stand_in("GA797", lambda ctx: seen.append(ctx.get(OptimizerView)), uses=(OptimizerView,))
+    net = nn.Dense(2, 2)
+    report = _run(check, net)
+    assert seen == [None] and report.checks_run == ["GA797"]  # optional: it runs without it
+    _run(check, net, optimizer=nn.SGD(net.trainable_params()))
+    assert seen[1] is not None and seen[1].holds(net.weight)
+
+
+def test_need_is_for_needs_only(registry):
+    check = _stand_in("GA796", lambda ctx: ctx.need(OptimizerView), uses=(OptimizerView,))
+    with pytest.raises(UndeclaredEvidenceError, match="with need"):
+        _run(check)
+
+
+def test_a_check_without_its_needs_is_not_run(registry):
+    check = _stand_in("GA795", lambda ctx: ctx.need(OptimizerView), needs=(OptimizerView,))
+    report = _run(check)
+    assert report.checks_run == [] and [n.check_id for n in report.not_run] == ["GA795"]
+
+
+def test_the_request_is_not_served_to_a_check(registry):
+    check = _stand_in("GA794", lambda ctx: ctx.evidence.request)
+    with pytest.raises(UndeclaredEvidenceError, match="the audit request"):
+        _run(check)
+
+
+def test_a_shared_computation_is_served_only_to_checks_declaring_what_it_read(registry):
+    def optimizer_names(ctx):
+        view = ctx.get(OptimizerView)
+        return [] if view is None else [p.name for p in view.parameters]
+
+    first = _stand_in("GA792", lambda ctx: ctx.shared(optimizer_names), uses=(OptimizerView,))
+    second = _stand_in("GA793", lambda ctx: ctx.shared(optimizer_names))
+    net = nn.Dense(2, 2)
+    have = EvidenceSet(build_request(net, nn.SGD(net.trainable_params())))
+    with pytest.raises(UndeclaredEvidenceError, match=r"GA793.*OptimizerView"):
+        run_checks(have, [first, second])
+
+
+def test_a_producer_that_reads_an_undeclared_kind_fails(monkeypatch):
+    monkeypatch.setattr(Evidence, "_registry", dict(Evidence._registry))  # the stand-in kind goes away after
+
+    @dataclasses.dataclass(frozen=True)
+    class StandInKind(Evidence):
+        title = "a stand-in kind"
+        requirement = Requirement("pass nothing", "give nothing")
+
+        @classmethod
+        def produce(cls, request, have):
+            have.get(OptimizerView)
+            return cls()
+
+    with pytest.raises(UndeclaredEvidenceError, match="the producer of StandInKind read OptimizerView"):
+        EvidenceSet(AuditRequest(nn.Dense(2, 2))).get(StandInKind)
+
+
+def test_ga205_is_not_run_without_an_optimizer():
+    report = graphaudit.audit(nn.Dense(3, 2), spec=graphaudit.Spec(frozen=["weight"]))
+    assert "GA205" not in report.checks_run
+    assert "GA205" in {n.check_id for n in report.not_run}
+
+
+# -- every registered check declares what it reads, read from its source --------------------
+
+#: What the context's shorthands read.
+SHORTHANDS = {
+    "spec": "DeclaredDesign",
+    "optimizer": "OptimizerView",
+    "optimizer_entries": "OptimizerView",
+    "optimizer_parameters": "OptimizerView",
+    "in_optimizer": "OptimizerView",
+    "traced": "TracedPass",
+    "loss_graph": "LossTrace",
+    "loss_fn": "LossTrace",
+    "mode": "IntendedMode",
+}
+PACKAGE = Path(checks.__file__).parent
+
+
+def _functions() -> tuple[dict, dict]:
+    """Per function of the checks package: the kinds it reads from ``ctx`` and the names it mentions."""
+    functions, imports = {}, {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        tree = ast.parse(path.read_text())
+        imports[module] = {
+            alias.asname or alias.name: (node.module, alias.name)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("graphaudit.checks")
+            for alias in node.names
+        }
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            reads, names = set(), set()
+            for sub in ast.walk(node):
+                if (
+                    isinstance(sub, ast.Attribute)
+                    and isinstance(sub.value, ast.Name)
+                    and sub.value.id == "ctx"
+                    and sub.attr in SHORTHANDS
+                ):
+                    reads.add(("get", SHORTHANDS[sub.attr]))
+                if (
+                    isinstance(sub, ast.Call)
+                    and isinstance(sub.func, ast.Attribute)
+                    and isinstance(sub.func.value, ast.Name)
+                    and sub.func.value.id == "ctx"
+                    and sub.func.attr in ("get", "need", "missing")
+                    and sub.args
+                ):
+                    reads.add(("need" if sub.func.attr == "need" else "get", ast.unparse(sub.args[0])))
+                if isinstance(sub, ast.Name):
+                    names.add(sub.id)
+            functions[(module, node.name)] = (reads, names)
+    return functions, imports
+
+
+def _reads(functions, imports, key, seen) -> set:
+    if key in seen or key not in functions:
+        return set()
+    seen.add(key)
+    module = key[0]
+    reads, names = functions[key]
+    found = set(reads)
+    for name in names:
+        target = (module, name) if (module, name) in functions else imports[module].get(name)
+        if target is not None:
+            found |= _reads(functions, imports, target, seen)
+    return found
+
+
+def test_every_check_declares_every_kind_it_reads():
+    """Read statically, through the shared helpers it calls: a path no sample takes is covered too."""
+    functions, imports = _functions()
+    ga001 = all_checks()["GA001"]
+    assert ("get", "DataSample") in _reads(functions, imports, (ga001.module, "check"), set())  # it reads
+    wrong = []
+    for check in all_checks().values():
+        needs = {kind.__name__ for kind in check.needs} | {"NetworkGraph"}
+        served = needs | {kind.__name__ for kind in check.uses}
+        for how, kind in _reads(functions, imports, (check.module, check.run.__name__), set()):
+            if kind not in (needs if how == "need" else served):
+                wrong.append(f"{check.check_id} reads {kind} with {how}() undeclared")
+    assert not wrong, wrong
+
+
+def test_every_check_declares_only_evidence_kinds_and_no_kind_twice():
+    for check in all_checks().values():
+        assert not set(check.needs) & set(check.uses), check.check_id
+
+
+# -- audit()'s fixed keywords: one declaration ----------------------------------------------
+
+
+def test_audit_spells_out_the_declared_keywords():
+    """audit()'s explicit signature (for editors) is the declaration's: the request's fields, the report's."""
+    from graphaudit.evidence import all_options
+
+    params = list(inspect.signature(graphaudit.audit).parameters)
+    options = list(all_options())
+    assert params[0] == "net" and params[len(params) - len(options) :] == options
+    assert sorted(params[1 : len(params) - len(options)]) == sorted([*REQUEST_KEYWORDS, *REPORT_KEYWORDS])
+    request_fields = {f.name for f in dataclasses.fields(AuditRequest)}
+    assert set(REQUEST_KEYWORDS) < request_fields
+
+
+def test_build_request_takes_the_declared_keywords_only():
+    with pytest.raises(TypeError, match="unexpected keywords"):
+        build_request(nn.Dense(2, 2), probes=1)
+
+
+def test_an_unknown_audit_keyword_lists_every_keyword():
+    with pytest.raises(TypeError) as err:
+        graphaudit.audit(nn.Dense(2, 2), confg=False)
+    assert "did you mean 'config'" in str(err.value) or "config" in str(err.value)
+    for name in (*REQUEST_KEYWORDS, *REPORT_KEYWORDS):
+        assert name in str(err.value)
+
+
+def test_checks_declared_with_a_stand_in_declaration_refuse_a_kind_in_needs_and_uses(registry):
+    with pytest.raises(ValueError, match="needs= and uses="):
+        _stand_in("GA791", lambda ctx: None, needs=(DeclaredDesign,), uses=(DeclaredDesign,))
