@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from graphaudit.capture.training.lr_schedules import ScheduledRate
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
-from graphaudit.checks._shared.schedule import ScheduledRate, learning_rate_now
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.probe import ProbeStep
+from graphaudit.evidence.schedule import LearningRates
 from graphaudit.findings import Finding
 
 
@@ -20,7 +21,7 @@ from graphaudit.findings import Finding
     severity="error",
     also=("warning", "info"),
     needs=(ProbeStep,),
-    uses=(OptimizerView,),
+    uses=(OptimizerView, LearningRates),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the optimizer should train that one real step left bit-identical.
@@ -53,15 +54,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     if ctx.need(ProbeStep).applied_steps == 0:
         return  # every probe step overflowed and was skipped by the loss scale: GA913 says why
-    optimizer = ctx.optimizer
-    rates: dict[int, ScheduledRate | None] = {}  # one reading per learning-rate object
+    rates = ctx.get(LearningRates) if ctx.optimizer is not None else None
     warming_up: list[tuple[str, ScheduledRate]] = []
     causes: dict[str, list[Any]] = {"zero-gradient": [], "zero-rate": [], "rounding": []}
     for p in ctx.need(ProbeStep).parameters:
         if not (p.in_optimizer and p.in_network and p.requires_grad and not p.changed):
             continue  # an optimizer parameter the network does not hold is GA202's
         lr = p.learning_rate
-        now = _rate_of(ctx, optimizer, p.node, rates)
+        now = _rate_of(ctx, rates, p.node)
         if lr is None and now is not None:
             lr = now.value
         if not p.grad_zero and now is not None and now.warms_up:
@@ -117,13 +117,10 @@ def _grouped(ctx: AuditContext, causes: dict[str, list[Any]]) -> Iterator[Findin
             )
 
 
-def _rate_of(
-    ctx: AuditContext, optimizer: Any, node: str, rates: dict[int, ScheduledRate | None]
-) -> ScheduledRate | None:
+def _rate_of(ctx: AuditContext, rates: LearningRates | None, node: str) -> ScheduledRate | None:
     param = ctx.structure.parameters.get(node)
-    if optimizer is None or param is None:
-        return None
-    return learning_rate_now(optimizer, param, rates)
+    schedule = rates.schedule_of(param) if rates is not None and param is not None else None
+    return schedule.now() if schedule is not None else None
 
 
 def _warm_up(ctx: AuditContext, members: list[tuple[str, ScheduledRate]]) -> Iterator[Finding]:

@@ -55,6 +55,10 @@ class LearningRates(Evidence):
     adaptive: bool
     schedules: tuple[Schedule, ...]
 
+    def schedule_of(self, param: object) -> Schedule | None:
+        """The schedule of *param*'s learning-rate group (``None`` when the optimizer does not hold it)."""
+        return next((s for s in self.schedules if any(p is param for p in s.parameters)), None)
+
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> LearningRates | Missing:
         from graphaudit.capture.training.lr_schedules import read_schedules

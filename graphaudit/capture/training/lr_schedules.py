@@ -21,14 +21,30 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["DEFAULT_HORIZON", "Schedule", "read_schedules"]
+__all__ = ["DEFAULT_HORIZON", "Schedule", "ScheduledRate", "read_schedules"]
 
 DEFAULT_HORIZON = 1000
 _SAMPLES = 200
+_LATER = (1, 2, 5, 10, 100, 1000, 10000)  # steps after the current one at which a cell is also read
+
+
+class ScheduledRate(NamedTuple):
+    """The learning rate at ``step``; for a schedule, the first later step at which it is non-zero."""
+
+    value: float
+    step: int
+    scheduled: bool  # a list or a LearningRateSchedule: the value changes with the step
+    first_nonzero_step: int | None = None
+    first_nonzero: float | None = None
+
+    @property
+    def warms_up(self) -> bool:
+        """Zero now, non-zero at a later step of the schedule (a warm-up from 0)."""
+        return self.scheduled and self.value == 0.0 and self.first_nonzero_step is not None
 
 
 @dataclass(frozen=True)
@@ -36,7 +52,8 @@ class Schedule:
     """The learning rate of one group: ``values`` at ``steps`` (every step for a list).
 
     ``kind`` is ``"fixed"``, ``"list"`` or ``"cell"``; ``cell`` the schedule cell's class
-    name; ``parameters`` the group's Parameters (in the optimizer's order).
+    name; ``parameters`` the group's Parameters (in the optimizer's order); ``start`` the
+    optimizer's ``global_step`` when it was read (the step the next update uses).
     """
 
     group: int
@@ -45,6 +62,7 @@ class Schedule:
     values: tuple[float, ...]
     parameters: tuple[Any, ...]
     cell: str = ""
+    start: int = 0
 
     @property
     def peak(self) -> float:
@@ -54,6 +72,26 @@ class Schedule:
     def length(self) -> int:
         """The steps the schedule covers (its last sampled step + 1)."""
         return (self.steps[-1] + 1) if self.steps else 0
+
+    def now(self) -> ScheduledRate | None:
+        """The rate the next update uses (at ``start``) and the first later non-zero one.
+
+        Example:
+            >>> Schedule(0, "list", (0, 1, 2), (0.0, 0.5, 0.25), ()).now()
+            ScheduledRate(value=0.0, step=0, scheduled=True, first_nonzero_step=1, first_nonzero=0.5)
+        """
+        if not self.values:
+            return None
+        if self.kind == "fixed":
+            return ScheduledRate(self.values[0], self.start, False)
+        index = min(self.start, len(self.values) - 1) if self.kind == "list" else None
+        if index is None:  # a cell, read at sampled steps that include the start
+            if self.start not in self.steps:
+                return None
+            index = self.steps.index(self.start)
+        later = [(s, v) for s, v in zip(self.steps[index:], self.values[index:]) if v != 0.0]
+        first = later[0] if later else (None, None)
+        return ScheduledRate(self.values[index], self.start, True, *first)
 
 
 def _horizon(cell: Any, total_steps: int | None) -> int:
@@ -129,20 +167,34 @@ def read_schedules(optimizer: Any, total_steps: int | None = None) -> list[Sched
         rates = _lr_objects(optimizer)
     except Exception:
         return []  # an optimizer that keeps its rate some other way: nothing to read
+    start = _current_step(optimizer)
     for param, rate in rates:
         groups.setdefault(id(rate), (rate, []))[1].append(param)
     schedules = []
     for index, (rate, params) in enumerate(groups.values()):
         if isinstance(rate, LearningRateSchedule):
-            steps = _sampled(_horizon(rate, total_steps))
+            steps = sorted({*_sampled(_horizon(rate, total_steps)), start, *(start + d for d in _LATER)})
             values = _evaluate(rate, steps)
             schedules.append(
-                Schedule(index, "cell", tuple(steps), tuple(values), tuple(params), type(rate).__name__)
+                Schedule(index, "cell", tuple(steps), tuple(values), tuple(params), type(rate).__name__, start)
             )
         elif isinstance(rate, Tensor):
             flat = np.asarray(rate.asnumpy(), np.float64).reshape(-1)
             kind = "list" if flat.size > 1 else "fixed"
             schedules.append(
-                Schedule(index, kind, tuple(range(flat.size)), tuple(float(v) for v in flat), tuple(params))
+                Schedule(
+                    index, kind, tuple(range(flat.size)), tuple(float(v) for v in flat), tuple(params), "", start
+                )
             )
     return schedules
+
+
+def _current_step(optimizer: Any) -> int:
+    """The optimizer's ``global_step``: the step its next update reads the schedule at."""
+    step = getattr(optimizer, "global_step", None)
+    if step is None:
+        return 0
+    try:
+        return int(np.asarray(step.asnumpy() if hasattr(step, "asnumpy") else step).reshape(-1)[0])
+    except Exception:  # a step kept some other way: from the start
+        return 0
