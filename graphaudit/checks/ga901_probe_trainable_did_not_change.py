@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from graphaudit.capture.training.lr_schedules import ScheduledRate
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
@@ -13,6 +12,9 @@ from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.probe import ProbeStep
 from graphaudit.evidence.schedule import LearningRates
 from graphaudit.findings import Finding
+
+if TYPE_CHECKING:
+    from graphaudit.capture.training.lr_schedules import ScheduledRate
 
 
 @register(

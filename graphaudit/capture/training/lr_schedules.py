@@ -173,7 +173,9 @@ def read_schedules(optimizer: Any, total_steps: int | None = None) -> list[Sched
     schedules = []
     for index, (rate, params) in enumerate(groups.values()):
         if isinstance(rate, LearningRateSchedule):
-            steps = sorted({*_sampled(_horizon(rate, total_steps)), start, *(start + d for d in _LATER)})
+            horizon = _horizon(rate, total_steps)
+            later = (s for s in (start, *(start + d for d in _LATER)) if s < horizon)  # the schedule's own span
+            steps = sorted({*_sampled(horizon), *later})
             values = _evaluate(rate, steps)
             schedules.append(
                 Schedule(index, "cell", tuple(steps), tuple(values), tuple(params), type(rate).__name__, start)
