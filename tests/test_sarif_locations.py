@@ -121,7 +121,7 @@ LINES: dict[str, str | tuple[str, ...]] = {
     "GA914": 'return {"net": net, "optimizer": nn.Momentum(net.trainable_params(), lr, 0.9)}',
     "GA915": 'return {"net": net, "optimizer": nn.AdamWeightDecay(net.trainable_params(), learning_rate=1e-2)}',
     "GA916": 'return {"net": net, "optimizer": nn.Momentum(net.trainable_params(), lr, 0.9)}',
-    "GA950": "self.fc = nn.Dense(16, 32)",
+    "GA950": "self.softplus = NaiveSoftplus()",  # the first layer whose output was not finite
     "GA951": "net = Net()",
     "GA952": "net = Net()",
     "GA953": "net = Net()",

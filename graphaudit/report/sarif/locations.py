@@ -237,6 +237,8 @@ def about_optimizer(check: Check | None) -> bool:
     if check is None:
         return False
     needs = {k.__name__ for k in check.needs}
+    if "DeclaredDesign" in needs:  # about parameters the design names (GA205): where they are built
+        return False
     return (check.check_id[2] == "2" and "OptimizerView" in needs) or "LearningRates" in needs  # its schedule
 
 
