@@ -739,7 +739,8 @@ def test_sarif_cell_finding_points_at_the_line_that_assigns_the_cell(capsys, fac
 
 
 def test_sarif_falls_back_to_the_factory_line(capsys, factories, monkeypatch):
-    """A cell that only MindSpore's classes hold has no line of the user's that assigns it."""
+    """A cell that only MindSpore's classes hold has no line of the user's that assigns it: the
+    finding points at the factory's line that builds the network (not its ``def`` line)."""
     monkeypatch.chdir(factories.parent)
     code, out, _ = run(capsys, "audit", "ga_cli_factories.py:repeated", "--format", "sarif")
     assert code == EXIT_FINDINGS, out
@@ -747,7 +748,7 @@ def test_sarif_falls_back_to_the_factory_line(capsys, factories, monkeypatch):
     physical = result["locations"][0]["physicalLocation"]
     assert physical == {
         "artifactLocation": {"uri": "ga_cli_factories.py"},
-        "region": {"startLine": _line_of("def repeated():")},
+        "region": {"startLine": _line_of("return nn.SequentialCell([block, block])")},
     }
 
 

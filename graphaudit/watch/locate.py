@@ -15,7 +15,7 @@ Example:
     >>> class Exp(nn.Cell):
     ...     def construct(self, x):
     ...         return ops.exp(x)
-    >>> net = nn.SequentialCell([nn.Dense(2, 2), Exp(), nn.Dense(2, 1)])
+    >>> net = nn.SequentialCell([nn.Dense(2, 2, weight_init="ones"), Exp(), nn.Dense(2, 1)])
     >>> found = locate(net, (Tensor(np.full((1, 2), 1e4, np.float32)),))
     >>> found.cell, found.tensor.split(":")[0]
     ('1', 'output of shape (1, 2)')
@@ -31,6 +31,7 @@ import mindspore as ms
 import numpy as np
 from mindspore import Parameter, Tensor, nn
 
+from graphaudit.capture.compilation.jit import jit_disabled
 from graphaudit.capture.network.isolation import preserved, restore_values
 from graphaudit.capture.network.values import tensor_values
 
@@ -105,7 +106,8 @@ def locate(
 
             handles.append(cell.register_forward_hook(hook))
         try:
-            net(*inputs)
+            with jit_disabled():  # compiled code runs as Python, so the hooks inside it fire
+                net(*inputs)
         finally:
             for handle in handles:
                 handle.remove()
