@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import affine_frozen, is_batchnorm
+from graphaudit.checks._shared.grouping import holder, listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
@@ -51,27 +52,48 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     if ctx.mode != "train":
         return
+    frozen: list[str] = []
+    broken: list[str] = []
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
         cell = ctx.structure.cells[node]
-        if not is_batchnorm(cell) or getattr(cell, "use_batch_statistics", None) is not False:
-            continue
-        path = ctx.cell_path(node)
-        if affine_frozen(ctx, cell):
-            yield ctx.finding(
-                "info",
-                path,
-                f"{path} ({type(cell).__name__}) never uses batch statistics (use_batch_statistics=False) and "
-                "its gamma/beta are frozen: a frozen BatchNorm.",
-                "Nothing to do if the moving statistics come from a pretrained checkpoint.",
-                [node],
-            )
-            continue
+        if is_batchnorm(cell) and getattr(cell, "use_batch_statistics", None) is False:
+            (frozen if affine_frozen(ctx, cell) else broken).append(node)
+    # One use_batch_statistics=False in a block's constructor is one cause, however many blocks.
+    if frozen:
+        what, paths = _described(ctx, frozen)
+        yield ctx.finding(
+            "info",
+            paths[0] if len(paths) == 1 else holder(paths),
+            f"{what} never {'uses' if len(paths) == 1 else 'use'} batch statistics (use_batch_statistics=False) "
+            f"and {'its' if len(paths) == 1 else 'their'} gamma/beta are frozen: "
+            f"{'a frozen BatchNorm' if len(paths) == 1 else 'frozen BatchNorms'}.",
+            "Nothing to do if the moving statistics come from a pretrained checkpoint.",
+            frozen,
+            subjects=paths,
+        )
+    if broken:
+        what, paths = _described(ctx, broken)
+        one = len(paths) == 1
         yield ctx.finding(
             "error",
-            path,
-            f"{path} ({type(cell).__name__}) is built with use_batch_statistics=False: in training it "
-            "normalises with its moving statistics instead of the batch's and never updates them.",
-            f"Build {path} with use_batch_statistics=None (the default) so that set_train() controls it; "
-            "if it is meant to be frozen, also set requires_grad=False on its gamma and beta.",
-            [node],
+            paths[0] if one else holder(paths),
+            f"{what} {'is' if one else 'are'} built with use_batch_statistics=False: in training "
+            + (
+                "it normalises with its moving statistics instead of the batch's and never updates them."
+                if one
+                else "they normalise with their moving statistics instead of the batch's and never update them."
+            ),
+            f"Build {listing(paths)} with use_batch_statistics=None (the default) so that set_train() controls "
+            f"{'it' if one else 'them'}; if {'it is' if one else 'they are'} meant to be frozen, also set "
+            "requires_grad=False on gamma and beta.",
+            broken,
+            subjects=paths,
         )
+
+
+def _described(ctx: AuditContext, nodes: list[str]) -> tuple[str, list[str]]:
+    """``bn (BatchNorm2d)`` or ``3 BatchNorm cells (a, b and c)``, and the cells' paths."""
+    paths = [ctx.cell_path(node) for node in nodes]
+    if len(nodes) == 1:
+        return f"{paths[0]} ({type(ctx.structure.cells[nodes[0]]).__name__})", paths
+    return f"{len(nodes)} BatchNorm cells ({listing(paths)})", paths

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.weights import weight_matrices
+from graphaudit.checks._shared.grouping import one_group
+from graphaudit.checks._shared.weights import WeightMatrix, weight_matrices
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.values import ParameterValues
 from graphaudit.findings import Finding
@@ -37,16 +38,27 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         self.fc = nn.Dense(256, 128, weight_init=Normal(0.01))  # random, not constant
         ```
     """
+    by_value: dict[float, list[WeightMatrix]] = {}
     for item in weight_matrices(ctx):
-        if item.constant is None or item.constant == 0.0 or item.parameter.size < 2:
-            continue
-        name = ctx.subject_of(item.node)
-        yield ctx.finding(
-            "error",
-            name,
-            f"{name}{ctx.named_as(item.node)} (shape {tuple(item.parameter.shape)}, in a {item.owner}) has every element equal to "
-            f"{item.constant:g}: its units start as identical copies and stay so.",
-            f"Initialise {name} from a random distribution (e.g. weight_init=Normal(0.01), 'HeUniform', "
-            "'XavierUniform'); keep constant initialisers for biases and normalisation parameters.",
-            [item.node],
-        )
+        if item.constant is not None and item.constant != 0.0 and item.parameter.size >= 2:
+            by_value.setdefault(item.constant, []).append(item)
+    # One Constant(c) initialiser shared by a layer factory is one cause, however many layers it built.
+    for value, items in by_value.items():
+        for group in one_group(ctx, [item.node for item in items]):
+            if len(items) == 1:
+                item = items[0]
+                what = f"{group.names[0]}{group.note} (shape {tuple(item.parameter.shape)}, in a {item.owner}) has"
+                units = "its units start"
+            else:
+                owners = " and ".join(sorted({item.owner for item in items}))
+                what = f"each of the {len(items)} weight matrices of {group.subject} ({group.listing()}, in {owners} layers) has"
+                units = "in each, the units start"
+            yield ctx.finding(
+                "error",
+                group.subject,
+                f"{what} every element equal to {value:g}: {units} as identical copies and stay so.",
+                f"Initialise {group.listing()} from a random distribution (e.g. weight_init=Normal(0.01), "
+                "'HeUniform', 'XavierUniform'); keep constant initialisers for biases and normalisation parameters.",
+                group.nodes,
+                subjects=group.names,
+            )

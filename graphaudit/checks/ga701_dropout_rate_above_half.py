@@ -8,7 +8,7 @@ from typing import Any
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import drop_probability, is_dropout
-from graphaudit.checks._shared.grouping import listing
+from graphaudit.checks._shared.grouping import holder, listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
@@ -24,21 +24,6 @@ def configured_with(cell: Any) -> str:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return f"{attribute}={value:g}"
     return "its rate"
-
-
-def holder(paths: list[str]) -> str:
-    """The innermost cell holding every one of *paths*: ``blocks`` for ``blocks.0.drop, blocks.1.drop``.
-
-    Example:
-        >>> holder(["h.0.attn.drop", "h.0.drop", "h.1.drop"]), holder(["a", "b"])
-        ('h', '(root)')
-    """
-    common: list[str] = []
-    for column in zip(*(path.split(".")[:-1] for path in paths)):
-        if len(set(column)) != 1:
-            break
-        common.append(column[0])
-    return ".".join(common) or "(root)"
 
 
 @register("GA701", "dropout-rate-above-half", severity="warning")

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import holder, listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
@@ -43,27 +44,42 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     from mindspore import nn
 
+    # One cause, one finding: the dropouts one config or block class built the same way.
+    deprecated: dict[float, list[str]] = {}
+    ignored: dict[float, list[str]] = {}
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
         cell = ctx.structure.cells[node]
         if not isinstance(cell, nn.Dropout):
             continue
-        path = ctx.cell_path(node)
         p, keep_prob = getattr(cell, "p", None), getattr(cell, "keep_prob", None)
         if p is None:
-            yield ctx.finding(
-                "info",
-                path,
-                f"{path} is configured through keep_prob={keep_prob:g} (p is None), which MindSpore 2.10 "
-                f"deprecates; it drops {1 - keep_prob:.0%} of its inputs.",
-                f"Write nn.Dropout(p={1 - keep_prob:.2g}) (p is the probability to drop).",
-                [node],
-            )
+            deprecated.setdefault(keep_prob, []).append(node)
         elif keep_prob == 1 and p > 0:
-            yield ctx.finding(
-                "warning",
-                path,
-                f"{path} was given both p={p:g} and keep_prob=1.0: the rate comes from p, but construct() "
-                "returns its input unchanged when keep_prob == 1, so it drops nothing.",
-                f"Pass only p: nn.Dropout(p={p:g}).",
-                [node],
-            )
+            ignored.setdefault(p, []).append(node)
+    for keep_prob, members in deprecated.items():
+        paths = [ctx.cell_path(node) for node in members]
+        one = len(paths) == 1
+        yield ctx.finding(
+            "info",
+            paths[0] if one else holder(paths),
+            f"{paths[0] if one else f'{len(paths)} Dropout cells ({listing(paths)})'} "
+            f"{'is' if one else 'are'} configured through keep_prob={keep_prob:g} (p is None), which MindSpore "
+            f"2.10 deprecates; {'it drops' if one else 'each drops'} {1 - keep_prob:.0%} of its inputs.",
+            f"Write nn.Dropout(p={1 - keep_prob:.2g}) (p is the probability to drop).",
+            members,
+            subjects=paths,
+        )
+    for p, members in ignored.items():
+        paths = [ctx.cell_path(node) for node in members]
+        one = len(paths) == 1
+        yield ctx.finding(
+            "warning",
+            paths[0] if one else holder(paths),
+            f"{paths[0] if one else f'{len(paths)} Dropout cells ({listing(paths)})'} "
+            f"{'was' if one else 'were'} given both p={p:g} and keep_prob=1.0: the rate comes from p, but "
+            f"construct() returns its input unchanged when keep_prob == 1, so {'it drops' if one else 'they drop'} "
+            "nothing.",
+            f"Pass only p: nn.Dropout(p={p:g}).",
+            members,
+            subjects=paths,
+        )

@@ -28,7 +28,7 @@ from graphaudit import graph as g
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["Group", "Pronouns", "group_parameters", "listing", "one_group"]
+__all__ = ["Group", "Pronouns", "group_parameters", "holder", "listing", "one_group"]
 
 
 class Pronouns(NamedTuple):
@@ -157,3 +157,18 @@ def group_parameters(ctx: AuditContext, members: Sequence[str], universe: Iterab
         else:
             found.append(Group(key, names, tuple(nodes), by_path.get(key)))
     return found
+
+
+def holder(paths: list[str]) -> str:
+    """The innermost cell holding every one of *paths*: ``blocks`` for ``blocks.0.drop, blocks.1.drop``.
+
+    Example:
+        >>> holder(["h.0.attn.drop", "h.0.drop", "h.1.drop"]), holder(["a", "b"])
+        ('h', '(root)')
+    """
+    common: list[str] = []
+    for column in zip(*(path.split(".")[:-1] for path in paths)):
+        if len(set(column)) != 1:
+            break
+        common.append(column[0])
+    return ".".join(common) or "(root)"
