@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import affine_frozen, is_batchnorm
-from graphaudit.checks._shared.grouping import holder, listing
+from graphaudit.checks._shared.grouping import Group, cell_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
@@ -60,40 +60,40 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             (frozen if affine_frozen(ctx, cell) else broken).append(node)
     # One use_batch_statistics=False in a block's constructor is one cause, however many blocks.
     if frozen:
-        what, paths = _described(ctx, frozen)
+        group = cell_group(ctx, frozen)
+        one, they = len(group.names) == 1, group.pronouns()
         yield ctx.finding(
             "info",
-            paths[0] if len(paths) == 1 else holder(paths),
-            f"{what} never {'uses' if len(paths) == 1 else 'use'} batch statistics (use_batch_statistics=False) "
-            f"and {'its' if len(paths) == 1 else 'their'} gamma/beta are frozen: "
-            f"{'a frozen BatchNorm' if len(paths) == 1 else 'frozen BatchNorms'}.",
+            group.subject,
+            f"{_described(ctx, group)} never {'uses' if one else 'use'} batch statistics (use_batch_statistics=False) "
+            f"and {they.possessive} gamma/beta are frozen: "
+            f"{'a frozen BatchNorm' if one else 'frozen BatchNorms'}.",
             "Nothing to do if the moving statistics come from a pretrained checkpoint.",
             frozen,
-            subjects=paths,
+            subjects=group.names,
         )
     if broken:
-        what, paths = _described(ctx, broken)
-        one = len(paths) == 1
+        group = cell_group(ctx, broken)
+        one, they = len(group.names) == 1, group.pronouns()
         yield ctx.finding(
             "error",
-            paths[0] if one else holder(paths),
-            f"{what} {'is' if one else 'are'} built with use_batch_statistics=False: in training "
+            group.subject,
+            f"{_described(ctx, group)} {they.be} built with use_batch_statistics=False: in training "
             + (
                 "it normalises with its moving statistics instead of the batch's and never updates them."
                 if one
                 else "they normalise with their moving statistics instead of the batch's and never update them."
             ),
-            f"Build {listing(paths)} with use_batch_statistics=None (the default) so that set_train() controls "
-            f"{'it' if one else 'them'}; if {'it is' if one else 'they are'} meant to be frozen, also set "
+            f"Build {group.listing()} with use_batch_statistics=None (the default) so that set_train() controls "
+            f"{they.object}; if {they.subject} {they.be} meant to be frozen, also set "
             "requires_grad=False on gamma and beta.",
             broken,
-            subjects=paths,
+            subjects=group.names,
         )
 
 
-def _described(ctx: AuditContext, nodes: list[str]) -> tuple[str, list[str]]:
-    """``bn (BatchNorm2d)`` or ``3 BatchNorm cells (a, b and c)``, and the cells' paths."""
-    paths = [ctx.cell_path(node) for node in nodes]
-    if len(nodes) == 1:
-        return f"{paths[0]} ({type(ctx.structure.cells[nodes[0]]).__name__})", paths
-    return f"{len(nodes)} BatchNorm cells ({listing(paths)})", paths
+def _described(ctx: AuditContext, group: Group) -> str:
+    """``bn (BatchNorm2d)`` or ``3 BatchNorm cells (a, b and c)``."""
+    if len(group.names) == 1:
+        return f"{group.names[0]} ({type(ctx.structure.cells[group.nodes[0]]).__name__})"
+    return f"{len(group.names)} BatchNorm cells ({group.listing()})"

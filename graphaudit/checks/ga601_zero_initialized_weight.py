@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
-from graphaudit.checks._shared.weights import weight_matrices
+from graphaudit.checks._shared.weights import described, weight_matrices
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.values import ParameterValues
 from graphaudit.findings import Finding
@@ -44,18 +44,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     zeros = [item for item in weight_matrices(ctx) if item.constant == 0.0]
     # One weight_init="zeros" in a layer factory zeroes every layer it builds: one cause.
     for group in one_group(ctx, [item.node for item in zeros]):
-        if len(zeros) == 1:
-            item = zeros[0]
-            what = f"{group.names[0]}{group.note} (shape {tuple(item.parameter.shape)}, in a {item.owner}) is"
-        else:
-            owners = " and ".join(sorted({item.owner for item in zeros}))
-            what = f"the {len(zeros)} weight matrices of {group.subject} ({group.listing()}, in {owners} layers) are"
+        they = group.pronouns()
         yield ctx.finding(
             "error",
             group.subject,
-            f"{what} all zeros: no gradient reaches the layers before "
-            f"{'it' if len(zeros) == 1 else 'them'} and {'its' if len(zeros) == 1 else 'their'} units start "
-            "identical.",
+            f"{described(group, zeros)} {they.be} all zeros: no gradient reaches the layers before "
+            f"{they.object} and {they.possessive} units start identical.",
             f"Initialise {group.listing()} randomly (e.g. weight_init='HeUniform' or 'XavierUniform', or the "
             "layer's default) instead of zeros.",
             group.nodes,

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
-from graphaudit.checks._shared.weights import WeightMatrix, weight_matrices
+from graphaudit.checks._shared.weights import WeightMatrix, described, weight_matrices
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.values import ParameterValues
 from graphaudit.findings import Finding
@@ -45,14 +45,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     # One Constant(c) initialiser shared by a layer factory is one cause, however many layers it built.
     for value, items in by_value.items():
         for group in one_group(ctx, [item.node for item in items]):
-            if len(items) == 1:
-                item = items[0]
-                what = f"{group.names[0]}{group.note} (shape {tuple(item.parameter.shape)}, in a {item.owner}) has"
-                units = "its units start"
-            else:
-                owners = " and ".join(sorted({item.owner for item in items}))
-                what = f"each of the {len(items)} weight matrices of {group.subject} ({group.listing()}, in {owners} layers) has"
-                units = "in each, the units start"
+            one = len(items) == 1
+            what = f"{'' if one else 'each of '}{described(group, items)} has"
+            units = "its units start" if one else "in each, the units start"
             yield ctx.finding(
                 "error",
                 group.subject,

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import holder, listing
+from graphaudit.checks._shared.grouping import Group, cell_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
@@ -56,30 +56,35 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             deprecated.setdefault(keep_prob, []).append(node)
         elif keep_prob == 1 and p > 0:
             ignored.setdefault(p, []).append(node)
-    for keep_prob, members in deprecated.items():
-        paths = [ctx.cell_path(node) for node in members]
-        one = len(paths) == 1
-        yield ctx.finding(
-            "info",
-            paths[0] if one else holder(paths),
-            f"{paths[0] if one else f'{len(paths)} Dropout cells ({listing(paths)})'} "
-            f"{'is' if one else 'are'} configured through keep_prob={keep_prob:g} (p is None), which MindSpore "
-            f"2.10 deprecates; {'it drops' if one else 'each drops'} {1 - keep_prob:.0%} of its inputs.",
-            f"Write nn.Dropout(p={1 - keep_prob:.2g}) (p is the probability to drop).",
-            members,
-            subjects=paths,
-        )
-    for p, members in ignored.items():
-        paths = [ctx.cell_path(node) for node in members]
-        one = len(paths) == 1
-        yield ctx.finding(
-            "warning",
-            paths[0] if one else holder(paths),
-            f"{paths[0] if one else f'{len(paths)} Dropout cells ({listing(paths)})'} "
-            f"{'was' if one else 'were'} given both p={p:g} and keep_prob=1.0: the rate comes from p, but "
-            f"construct() returns its input unchanged when keep_prob == 1, so {'it drops' if one else 'they drop'} "
-            "nothing.",
-            f"Pass only p: nn.Dropout(p={p:g}).",
-            members,
-            subjects=paths,
-        )
+    for rate, members, severity, told in (
+        *((k, m, "info", _deprecated) for k, m in deprecated.items()),
+        *((p, m, "warning", _ignored) for p, m in ignored.items()),
+    ):
+        group = cell_group(ctx, members)
+        message, fix = told(rate, group)
+        yield ctx.finding(severity, group.subject, message, fix, members, subjects=group.names)
+
+
+def _cells(group: Group) -> str:
+    return (
+        group.names[0] if len(group.names) == 1 else f"{len(group.names)} Dropout cells ({group.listing()})"
+    )
+
+
+def _deprecated(keep_prob: float, group: Group) -> tuple[str, str]:
+    one = len(group.names) == 1
+    return (
+        f"{_cells(group)} {group.pronouns().be} configured through keep_prob={keep_prob:g} (p is None), which "
+        f"MindSpore 2.10 deprecates; {'it drops' if one else 'each drops'} {1 - keep_prob:.0%} of its inputs.",
+        f"Write nn.Dropout(p={1 - keep_prob:.2g}) (p is the probability to drop).",
+    )
+
+
+def _ignored(p: float, group: Group) -> tuple[str, str]:
+    one = len(group.names) == 1
+    return (
+        f"{_cells(group)} {'was' if one else 'were'} given both p={p:g} and keep_prob=1.0: the rate comes from "
+        f"p, but construct() returns its input unchanged when keep_prob == 1, so "
+        f"{'it drops' if one else 'they drop'} nothing.",
+        f"Pass only p: nn.Dropout(p={p:g}).",
+    )

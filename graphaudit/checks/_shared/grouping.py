@@ -28,7 +28,7 @@ from graphaudit import graph as g
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["Group", "Pronouns", "group_parameters", "holder", "listing", "one_group"]
+__all__ = ["Group", "Pronouns", "cell_group", "group_parameters", "holder", "listing", "one_group"]
 
 
 class Pronouns(NamedTuple):
@@ -172,3 +172,20 @@ def holder(paths: list[str]) -> str:
             break
         common.append(column[0])
     return ".".join(common) or "(root)"
+
+
+def cell_group(ctx: AuditContext, cells: Sequence[str]) -> Group:
+    """*cells* (cell nodes one cause built the same way) as one group: a lone cell's path, else their holder.
+
+    Example:
+        >>> from mindspore import nn
+        >>> from graphaudit.checks.context import AuditContext
+        >>> ctx = AuditContext.build(nn.SequentialCell([nn.Dropout(p=0.9), nn.Dropout(p=0.9)]))
+        >>> drops = [n for n, cell in ctx.structure.cells.items() if isinstance(cell, nn.Dropout)]
+        >>> group = cell_group(ctx, drops)
+        >>> group.subject, group.names, group.pronouns().be
+        ('(root)', ('0', '1'), 'are')
+    """
+    paths = tuple(ctx.cell_path(node) for node in cells)
+    subject = paths[0] if len(paths) == 1 else holder(list(paths))
+    return Group(subject, paths, tuple(cells), g.cell_nodes_by_path(ctx.graph).get(subject))

@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,9 +25,10 @@ from graphaudit import graph as g
 from graphaudit.evidence.values import ParameterValues, ValueSummary
 
 if TYPE_CHECKING:
+    from graphaudit.checks._shared.grouping import Group
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["WeightMatrix", "weight_matrices"]
+__all__ = ["WeightMatrix", "described", "weight_matrices"]
 
 # Names of weight matrices, whatever cell holds them.
 WEIGHT_NAMES = frozenset({"weight", "embedding_table", "kernel", "w", "weights"})
@@ -94,3 +96,13 @@ def _weight_matrices(ctx: AuditContext) -> list[WeightMatrix]:
 def weight_matrices(ctx: AuditContext) -> list[WeightMatrix]:
     """Every weight matrix of the network, in graph order (computed once per audit)."""
     return ctx.shared(_weight_matrices)
+
+
+def described(group: Group, items: Sequence[WeightMatrix]) -> str:
+    """A finding's words for *items* (grouped as *group*): one matrix with its shape, or all of them with their layers."""
+    if len(items) == 1:
+        return (
+            f"{group.names[0]}{group.note} (shape {tuple(items[0].parameter.shape)}, in a {items[0].owner})"
+        )
+    owners = " and ".join(sorted({item.owner for item in items}))
+    return f"the {len(items)} weight matrices of {group.subject} ({group.listing()}, in {owners} layers)"
