@@ -1,5 +1,6 @@
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,11 @@ sys.path.insert(0, str(Path(__file__).parent))  # so tests can import the shared
 # without their command-line arguments (--doctest-modules would import them).
 collect_ignore = ["probe_fault_twin.py"]
 
-try:  # Hypothesis keeps its example database in ./.hypothesis, the checkout, from collection on
+try:  # Hypothesis keeps its example database and caches in ./.hypothesis, the checkout, from collection on
     from hypothesis import settings
+    from hypothesis.configuration import set_hypothesis_home_dir
 
+    set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "graphaudit-hypothesis")
     settings.register_profile("graphaudit", database=None)
     settings.load_profile("graphaudit")
 except ImportError:  # the smoke run on the oldest MindSpore has no Hypothesis
