@@ -32,6 +32,7 @@ from typing import Any
 
 from mindspore.train import Callback
 
+from graphaudit.arguments import checked_call
 from graphaudit.errors import ArgumentError, ArgumentTypeError, AuditFailed
 from graphaudit.findings import FAIL_ON
 from graphaudit.suggest import did_you_mean
@@ -50,6 +51,7 @@ class AuditCallback(Callback):
     holds the report.
     """
 
+    @checked_call
     def __init__(self, *, fail_on: str = "error", probe: bool = False, **audit_options: Any) -> None:
         super().__init__()
         if fail_on not in FAIL_ON:

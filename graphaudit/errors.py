@@ -16,10 +16,7 @@ Example:
 
 from __future__ import annotations
 
-import os
 import textwrap
-from pathlib import Path
-from typing import Any
 
 __all__ = [
     "ArgumentError",
@@ -41,10 +38,6 @@ __all__ = [
     "SpecError",
     "UndeclaredEvidenceError",
     "WatchFailed",
-    "check_callable",
-    "check_count",
-    "check_names",
-    "check_path",
     "excerpt",
 ]
 
@@ -218,103 +211,3 @@ def explanation(err: BaseException) -> str:
     while kept and (not kept[-1].strip() or set(kept[-1].strip()) <= {"-"}):
         kept.pop()
     return "\n".join(kept)
-
-
-# ---------------------------------------------------------------- argument checks
-# Shared by the public entry points, so that a wrong argument gets the same kind of error
-# (this module's, also a TypeError or ValueError) and says how to fix it, wherever it is given.
-
-
-def check_path(value: Any, argument: str, function: str, *, allow_none: bool = False) -> Path | None:
-    """*value* as a :class:`~pathlib.Path`; an :class:`ArgumentTypeError` when it is no path.
-
-    Example:
-        >>> check_path("out/graph.svg", "path", "render()")
-        PosixPath('out/graph.svg')
-        >>> check_path(3, "path", "render()")
-        Traceback (most recent call last):
-        ...
-        graphaudit.errors.ArgumentTypeError: render() expects path= to be a file path (a str or pathlib.Path), got int 3
-    """
-    if value is None and allow_none:
-        return None
-    if isinstance(value, (str, os.PathLike)) and str(value) != "":
-        return Path(value)
-    raise ArgumentTypeError(
-        f"{function} expects {argument}= to be a file path (a str or pathlib.Path), "
-        f"got {type(value).__name__} {value!r}"[:300]
-    )
-
-
-def check_names(value: Any, argument: str, function: str, *, what: str = "check IDs") -> list[str]:
-    """*value* as a list of strings; a single string is refused (it would iterate by letter).
-
-    Example:
-        >>> check_names(("GA101",), "allow", "assert_clean()")
-        ['GA101']
-        >>> check_names("GA101", "allow", "assert_clean()")
-        Traceback (most recent call last):
-        ...
-        graphaudit.errors.ArgumentTypeError: assert_clean() expects allow= to be a list of check IDs, got the str 'GA101': write allow=['GA101']
-    """
-    if isinstance(value, str):
-        raise ArgumentTypeError(
-            f"{function} expects {argument}= to be a list of {what}, got the str {value!r}: "
-            f"write {argument}=[{value!r}]"
-        )
-    try:
-        names = list(value)
-    except TypeError:
-        raise ArgumentTypeError(
-            f"{function} expects {argument}= to be a list of {what}, got {type(value).__name__} {value!r}"[
-                :300
-            ]
-        ) from None
-    wrong = [n for n in names if not isinstance(n, str)]
-    if wrong:
-        raise ArgumentTypeError(
-            f"{function} expects {argument}= to be a list of {what} (strings), "
-            f"but it holds {type(wrong[0]).__name__} {wrong[0]!r}"[:300]
-        )
-    return names
-
-
-def check_callable(value: Any, argument: str, function: str, *, takes: str) -> Any:
-    """*value* when it is callable or None; an :class:`ArgumentTypeError` otherwise.
-
-    Example:
-        >>> check_callable(print, "on_finding", "Watch()", takes="a Finding") is print
-        True
-    """
-    if value is not None and not callable(value):
-        raise ArgumentTypeError(
-            f"{function} expects {argument}= to be a function taking {takes} (or None), "
-            f"got {type(value).__name__} {value!r}"[:300]
-        )
-    return value
-
-
-def check_count(
-    value: Any, argument: str, function: str, *, minimum: int, allow_none: bool = False
-) -> int | None:
-    """*value* when it is a whole number >= *minimum* (not a bool); a graphaudit error otherwise.
-
-    Example:
-        >>> check_count(0, "rank", "fingerprint()", minimum=0)
-        0
-        >>> check_count("1", "rank", "fingerprint()", minimum=0)
-        Traceback (most recent call last):
-        ...
-        graphaudit.errors.ArgumentTypeError: fingerprint() expects rank= to be a whole number >= 0, got str '1'
-    """
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ArgumentTypeError(
-            f"{function} expects {argument}= to be a whole number >= {minimum}, got {type(value).__name__} {value!r}"[
-                :300
-            ]
-        )
-    if value < minimum:
-        raise ArgumentError(f"{function} expects {argument}= to be at least {minimum}, got {value}")
-    return value

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from graphaudit.arguments import check_count, checked_call
 from graphaudit.checks.ga801_weights_differ_across_ranks import compare as ga801_compare
 from graphaudit.distributed.fingerprint import (
     ALGORITHM,
@@ -40,7 +41,7 @@ from graphaudit.distributed.fingerprint import (
     FingerprintError,
     ParameterDigest,
 )
-from graphaudit.errors import ArgumentError, ArgumentTypeError, check_count
+from graphaudit.errors import ArgumentError, ArgumentTypeError
 from graphaudit.findings import Finding
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
 ]
 
 
+@checked_call
 def fingerprint(net: Any, *, rank: int | None = None, world_size: int | None = None) -> Fingerprint:
     """The :class:`Fingerprint` of every parameter of *net* (a ``nn.Cell``), by parameter name.
 
@@ -79,6 +81,7 @@ def fingerprint(net: Any, *, rank: int | None = None, world_size: int | None = N
     return fingerprint_network(net, rank=rank, world_size=world_size)
 
 
+@checked_call
 def compare(fingerprints: Sequence[Fingerprint]) -> list[Finding]:
     """GA801 findings for the parameters that are not identical on every fingerprint.
 

@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Union
 
-from graphaudit.errors import ArgumentTypeError, GraphAuditError, check_path
+from graphaudit.arguments import check_path, checked_call
+from graphaudit.errors import ArgumentTypeError, GraphAuditError
 from graphaudit.findings import Finding, plural
 from graphaudit.spec import Spec, glob_problem
 from graphaudit.suggest import did_you_mean
@@ -93,6 +94,7 @@ def _describe(finding: Finding, remaining: list[str]) -> str:
     )
 
 
+@checked_call
 def assert_clean(
     net_or_report: Any, optimizer: Any = None, *, allow: Iterable[str] | str = (), **audit_kwargs: Any
 ) -> Report:
@@ -159,6 +161,7 @@ def _resolved(graph: Any, patterns: Iterable[str], what: str, missing: list[str]
     return list(dict.fromkeys(paths))
 
 
+@checked_call
 def assert_matches_spec(net: Any, spec: SpecLike, *, inputs: Any = None) -> None:
     """Fail unless *net*'s design (as :meth:`Spec.from_net` sees it) matches *spec*.
 
@@ -235,6 +238,7 @@ def assert_matches_spec(net: Any, spec: SpecLike, *, inputs: Any = None) -> None
         )
 
 
+@checked_call
 def assert_matches_snapshot(
     net: Any, path: PathLike, *, inputs: Any = None, depth: int = 1, update: bool = False
 ) -> Spec:

@@ -22,6 +22,7 @@ from typing import Any
 import networkx as nx
 from mindspore import nn
 
+from graphaudit.arguments import checked_call
 from graphaudit.capture.network.inputs import check_cell
 from graphaudit.capture.network.session import Captured, capture
 from graphaudit.capture.network.shutdown import guard_cell_teardown
@@ -31,6 +32,7 @@ __all__ = ["Captured", "capture", "check_cell", "to_networkx"]
 guard_cell_teardown()
 
 
+@checked_call
 def to_networkx(net: nn.Cell, inputs: Any = None) -> nx.MultiDiGraph:
     """Capture *net*'s cells and parameters, and with *inputs* a real forward pass, as a graph.
 

@@ -17,11 +17,13 @@ from collections import Counter
 import networkx as nx
 
 from graphaudit import graph as g
+from graphaudit.arguments import checked_call
 from graphaudit.errors import ArgumentTypeError
 
 __all__ = ["summarize"]
 
 
+@checked_call
 def summarize(graph: nx.MultiDiGraph) -> str:
     """Describe *graph* in a few lines: sizes, sharing, and the traced forward pass.
 

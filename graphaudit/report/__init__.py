@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from graphaudit.arguments import checked_call
 from graphaudit.findings import SEVERITIES, Finding, plural, printable, severity_rank
 
 if TYPE_CHECKING:
@@ -241,10 +242,12 @@ class Report:
 
         return compiled_cells(self.graph)
 
+    @checked_call
     def to_json(self, *, indent: int | None = 2) -> str:
         """The report as JSON (``schema_version`` 2: the keys of :meth:`to_dict`)."""
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
+    @checked_call
     def text(self, *, audience: str = "python", not_run: bool = False) -> str:
         """The report as text; *audience* words the checks not run for ``"python"`` or ``"cli"``.
 
@@ -298,6 +301,7 @@ class Report:
     def __str__(self) -> str:
         return self.text()
 
+    @checked_call
     def render(self, path: str | Path, **options: Any) -> Path:
         """Draw the graph with the findings marked; see :func:`graphaudit.report.render.render_report`.
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from graphaudit import graph as g
+from graphaudit.arguments import check_path, checked_call
 from graphaudit.draw import Header, Loss, Panel, graph_html, graph_svg, render_graph
-from graphaudit.errors import check_path
 from graphaudit.report import Report
 
 __all__ = [
@@ -183,6 +183,7 @@ def report_html(report: Report, **options: Any) -> str:
     )
 
 
+@checked_call
 def render(net: Any, path: str | Path, *, inputs: Any = None, **options: Any) -> Path:
     """Capture *net* (one traced forward pass with *inputs*) and draw it to *path*, without an audit.
 

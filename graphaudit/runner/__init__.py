@@ -23,6 +23,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+from graphaudit.arguments import checked_call
 from graphaudit.checks import Check, all_checks
 from graphaudit.checks.context import AuditContext
 from graphaudit.errors import ArgumentTypeError, GraphAuditError, InternalError
@@ -38,6 +39,7 @@ from graphaudit.runner.request import REPORT_KEYWORDS, build_request
 __all__ = ["audit", "run_checks"]
 
 
+@checked_call
 def audit(
     net: Any,
     optimizer: Any = None,

@@ -27,6 +27,7 @@ from typing import Any
 
 import networkx as nx
 
+from graphaudit.arguments import checked_call
 from graphaudit.checks import all_checks
 from graphaudit.errors import GraphAuditError, InternalError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet
@@ -59,6 +60,7 @@ def _no_network() -> NetworkGraph:
     return NetworkGraph(nx.MultiDiGraph(name=NO_NETWORK, traced=False), Structure())
 
 
+@checked_call
 def audit_dataset(
     train_ds: Any,
     eval_dataset: Any = None,

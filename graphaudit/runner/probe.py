@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphaudit.arguments import checked_call
 from graphaudit.capture.network.inputs import normalize_inputs
 from graphaudit.capture.training.optimizer import optimizer_state_parameters
 from graphaudit.capture.training.probe_steps import ParameterProbe, check_step_arguments, measure_step
@@ -115,6 +116,7 @@ class ProbeResult:
         return "\n".join(lines)
 
 
+@checked_call
 def run_probe(
     net: Any,
     optimizer: Any,

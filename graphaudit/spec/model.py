@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import TYPE_CHECKING, Any, Union
 
-from graphaudit.errors import ArgumentTypeError, SpecError, check_path
+from graphaudit.arguments import check_path, checked_call
+from graphaudit.errors import ArgumentTypeError, SpecError
 from graphaudit.spec.diff import diff_designs
 from graphaudit.spec.patterns import matches_any
 from graphaudit.spec.toml_read import Reader, read_toml
-from graphaudit.spec.toml_write import pair_list, quote, string_list
+from graphaudit.spec.toml_write import pair_list, quote, string_list, toml_data
 from graphaudit.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def _check_depth(depth: Any, function: str, allow_none: bool = False) -> None:
         raise SpecError(f"{function}() needs depth >= 1 (1: the network's children), got {depth!r}")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Spec:
     """A network's declared design.
 
@@ -86,6 +87,11 @@ class Spec:
         # The keywords are checked before the generated __init__ sees them, so that a
         # misspelt one gets the "did you mean" a misspelt key of a spec file gets.
         fields = [f.name for f in dataclass_fields(cls)]
+        if args:  # Spec(["backbone.*"]) would be ambiguous to a reader: frozen? trainable?
+            raise ArgumentTypeError(
+                f"Spec() takes its fields by keyword, got {len(args)} positional argument(s) ({args[0]!r:.60}): "
+                f"write e.g. Spec(frozen=[...]) (its fields are {', '.join(fields)})"
+            )
         unknown = [name for name in kwargs if name not in fields]
         if unknown:
             name = unknown[0]
@@ -94,6 +100,9 @@ class Spec:
                 f"(its fields are {', '.join(fields)})"
             )
         return super().__new__(cls)
+
+    def __post_init__(self) -> None:
+        self.validate()  # at the line that wrote it, not at the audit that first reads it
 
     def is_frozen(self, name: str) -> bool:
         """Whether the design declares parameter *name* frozen.
@@ -149,6 +158,7 @@ class Spec:
     # ----------------------------------------------------------------------- TOML
 
     @classmethod
+    @checked_call
     def from_toml(cls, text: str, source: str | None = None) -> Spec:
         """Parse the TOML form of a spec (see ``docs/spec.md``).
 
@@ -176,40 +186,18 @@ class Spec:
     def validate(self) -> None:
         """Raise a :class:`SpecError` when a field has the wrong type or a malformed glob.
 
+        A spec is validated when it is made; the audit validates it again, since its fields can
+        be changed afterwards.
+
         Example:
-            >>> Spec(frozen="backbone.*").validate()
+            >>> spec = Spec()
+            >>> spec.frozen = "backbone.*"
+            >>> spec.validate()
             Traceback (most recent call last):
             ...
             graphaudit.errors.SpecError: <spec>: parameters.frozen must be a list of parameter names or globs, got a string (write frozen = ["backbone.*"])
         """
-        Reader(lambda path: None, self.source).read(self._data())
-
-    def _data(self) -> dict[str, Any]:
-        """The fields as the TOML data they would be written as (for :meth:`validate`)."""
-
-        def listed(value: Any) -> Any:
-            if isinstance(value, (list, tuple)):
-                return [list(v) if isinstance(v, tuple) else v for v in value]
-            return value
-
-        def groups(value: Any, key: str) -> Any:
-            return [{key: listed(g)} for g in value] if isinstance(value, (list, tuple)) else value
-
-        return {
-            "parameters": {"frozen": listed(self.frozen), "trainable": listed(self.trainable)},
-            "shared": {
-                "parameters": groups(self.shared_parameters, "names"),
-                "cells": groups(self.shared_cells, "paths"),
-            },
-            "connections": {
-                "expected": listed(self.expected_connections),
-                "forbidden": listed(self.forbidden_connections),
-                "exhaustive": self.exhaustive_connections,
-                "linear": listed(self.linear_connections),
-            },
-            "calls": self.calls,
-            "model": {"causal": self.causal},
-        }
+        Reader(lambda path: None, self.source).read(toml_data(self))
 
     def to_toml(self) -> str:
         """The TOML form of the spec; ``Spec.from_toml(spec.to_toml()) == spec``.
@@ -257,6 +245,7 @@ class Spec:
         return "\n".join(out) + "\n"
 
     @classmethod
+    @checked_call
     def load(cls, path: PathLike) -> Spec:
         """Read a spec from a TOML file (UTF-8); ``source`` is set to *path*.
 
@@ -280,6 +269,7 @@ class Spec:
             raise SpecError(f"cannot read the spec file: {err}", source=source) from err
         return cls.from_toml(text, source=source)
 
+    @checked_call
     def save(self, path: PathLike) -> None:
         """Write the spec to *path* as TOML (UTF-8), creating the parent folders.
 
@@ -304,6 +294,7 @@ class Spec:
     # ----------------------------------------------------------------------- snapshots
 
     @classmethod
+    @checked_call
     def from_net(cls, net: Any, inputs: Any = None, *, depth: int = 1) -> Spec:
         """Snapshot the design of a network known to be right.
 
@@ -336,6 +327,7 @@ class Spec:
         return cls.from_graph(capture(net, inputs)[0], depth=depth)
 
     @classmethod
+    @checked_call
     def from_graph(
         cls,
         graph: nx.MultiDiGraph,
@@ -367,6 +359,7 @@ class Spec:
             **observed_design(graph, depth=depth, connection_paths=connection_paths, call_paths=call_paths)
         )
 
+    @checked_call
     def diff(self, other: Spec, *, trainable: Iterable[str] = ()) -> list[str]:
         """How the observed design *other* (usually ``Spec.from_net(...)``) departs from this one.
 

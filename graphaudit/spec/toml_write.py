@@ -12,8 +12,9 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["LINE_LENGTH", "pair_list", "quote", "string_list"]
+__all__ = ["LINE_LENGTH", "pair_list", "quote", "string_list", "toml_data"]
 
 LINE_LENGTH = 88  #: a list longer than this is written one item per line
 
@@ -77,3 +78,40 @@ def pair_list(pairs: Sequence[tuple[str, str]]) -> str:
     if not pairs:
         return "[]"
     return "[\n" + "".join(f"    [{quote(a)}, {quote(b)}],\n" for a, b in pairs) + "]"
+
+
+def toml_data(spec: Any) -> dict[str, Any]:
+    """*spec*'s fields as the TOML data they would be written as, whatever their types.
+
+    :meth:`Spec.validate <graphaudit.spec.Spec.validate>` reads this with the spec file's own
+    reader, so a field of the wrong type gets the words a wrong key of a file gets.
+
+    Example:
+        >>> from graphaudit.spec import Spec
+        >>> toml_data(Spec(expected_connections=[("stem", "head")]))["connections"]["expected"]
+        [['stem', 'head']]
+    """
+
+    def listed(value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return [list(v) if isinstance(v, tuple) else v for v in value]
+        return value
+
+    def groups(value: Any, key: str) -> Any:
+        return [{key: listed(g)} for g in value] if isinstance(value, (list, tuple)) else value
+
+    return {
+        "parameters": {"frozen": listed(spec.frozen), "trainable": listed(spec.trainable)},
+        "shared": {
+            "parameters": groups(spec.shared_parameters, "names"),
+            "cells": groups(spec.shared_cells, "paths"),
+        },
+        "connections": {
+            "expected": listed(spec.expected_connections),
+            "forbidden": listed(spec.forbidden_connections),
+            "exhaustive": spec.exhaustive_connections,
+            "linear": listed(spec.linear_connections),
+        },
+        "calls": spec.calls,
+        "model": {"causal": spec.causal},
+    }

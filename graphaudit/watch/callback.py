@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from mindspore.train import Callback
 
+from graphaudit.arguments import checked_call
 from graphaudit.findings import Finding
 from graphaudit.watch.record import Recorder
 from graphaudit.watch.session import DEFAULT_EVERY, Session
@@ -97,6 +98,7 @@ class Watch(Callback):
     *on_finding* is called with each finding the moment it appears.
     """
 
+    @checked_call
     def __init__(
         self,
         *,

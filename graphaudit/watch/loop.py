@@ -36,7 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from graphaudit.errors import ArgumentError, ArgumentTypeError, check_count
+from graphaudit.arguments import check_count, checked_call
+from graphaudit.errors import ArgumentError, ArgumentTypeError
 from graphaudit.findings import Finding
 from graphaudit.watch.session import DEFAULT_EVERY, Session
 
@@ -82,6 +83,7 @@ class Watcher:
         """What was recorded (:class:`~graphaudit.evidence.training.RunRecord`)."""
         return self.session.record
 
+    @checked_call
     def step(
         self,
         loss: Any,
@@ -131,6 +133,7 @@ class Watcher:
         ) == 0:
             self.session.judge()
 
+    @checked_call
     def validate(self, loss: Any, *, epoch: int | None = None) -> None:
         """Record a validation loss (of the epoch *epoch*, default the current one); the watchpoints judge."""
         value = float(np.asarray(loss.asnumpy() if hasattr(loss, "asnumpy") else loss).mean())
@@ -143,6 +146,7 @@ class Watcher:
 
 
 @contextmanager
+@checked_call
 def watch(
     net: Any,
     optimizer: Any,

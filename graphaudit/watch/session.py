@@ -15,14 +15,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from graphaudit.arguments import check_callable, check_names, check_path, checked_call
 from graphaudit.checks import Check, all_checks, find_check
-from graphaudit.errors import (
-    ArgumentError,
-    WatchFailed,
-    check_callable,
-    check_names,
-    check_path,
-)
+from graphaudit.errors import ArgumentError, WatchFailed
 from graphaudit.evidence import EvidenceSet
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.findings import Finding
@@ -38,6 +33,7 @@ DEFAULT_EVERY = 50
 logger = logging.getLogger("graphaudit")
 
 
+@checked_call
 def watchpoints(selected: Iterable[str] | None = None) -> list[Check]:
     """The watchpoints (checks of the training-watch family), all of them or those *selected* by ID or name.
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from mindspore import Parameter, ParameterTuple, nn
 
+from graphaudit.arguments import checked_call
+
 __all__ = ["OptimizerEntry", "optimizer_entries", "optimizer_state_parameters", "unique"]
 
 
@@ -62,6 +64,7 @@ def unique(items: Iterable[Any]) -> list[Any]:
     return list(seen.values())
 
 
+@checked_call
 def optimizer_state_parameters(optimizer: nn.Cell) -> list[Parameter]:
     """Every Parameter an optimizer holds: the ones it updates and all of its own state.
 
