@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # so tests can import the shared
 
 # Scripts the tests run in processes of their own: not test modules, and not importable
 # without their command-line arguments (--doctest-modules would import them).
-collect_ignore = ["probe_fault_twin.py"]
+collect_ignore = ["probe_fault_twin.py", "state_twin.py"]
 
 try:  # Hypothesis keeps its example database and caches in ./.hypothesis, the checkout, from collection on
     from hypothesis import settings
