@@ -39,9 +39,6 @@ class Difference:
     fix: str
 
 
-_finding = Difference
-
-
 def _labels(fingerprints: Sequence[Fingerprint]) -> list[str]:
     plain = [fp.label for fp in fingerprints]
     labels = list(plain)
@@ -90,7 +87,7 @@ def differences(fingerprints: Sequence[Fingerprint]) -> list[Difference]:
         if len(holders) < len(fps):
             missing = [labels[i] for i in range(len(fps)) if i not in holders]
             findings.append(
-                _finding(
+                Difference(
                     "error",
                     name,
                     f"{name} exists on {_join(labels[i] for i in holders)} but not on {_join(missing)}: "
@@ -120,7 +117,7 @@ def differences(fingerprints: Sequence[Fingerprint]) -> list[Difference]:
             "ranks compute different functions."
         )
         findings.append(
-            _finding(
+            Difference(
                 "error" if trainable else "warning",
                 name,
                 f"{name} differs across ranks ({len(ordered)} versions): {'; '.join(parts)}.{note}",
@@ -151,7 +148,7 @@ def _world_findings(fps: Sequence[Fingerprint], labels: Sequence[str]) -> list[D
     if not problems:
         return []
     return [
-        _finding(
+        Difference(
             "warning",
             WORLD,
             f"The fingerprints compared are not one complete world: {'; '.join(problems)}.",
