@@ -329,3 +329,16 @@ def test_a_loss_taking_more_than_output_and_label_is_called_as_the_train_step_ca
     assert stand_in.shape == output[0].shape and stand_in.dtype == output[0].dtype
     assert (stand_in.asnumpy() == 0.5).all() and label is Y
     assert real is output[0] and again is Y
+
+
+def test_a_schedule_read_past_its_span_still_gives_the_rate_the_next_update_uses():
+    from graphaudit.capture.training.lr_schedules import read_schedules
+
+    net = classifier()
+    decay = nn.PolynomialDecayLR(learning_rate=0.1, end_learning_rate=0.0, decay_steps=4, power=1.0)
+    optimizer = nn.Momentum(net.trainable_params(), learning_rate=decay, momentum=0.9)
+    optimizer.global_step.set_data(Tensor(np.array([10], np.int32)))  # resumed training, past the decay
+    (schedule,) = read_schedules(optimizer)
+    assert max(schedule.steps) < 10  # the schedule's own span is what is sampled
+    now = schedule.now()
+    assert now is not None and (now.value, now.step, now.first_nonzero_step) == (0.0, 10, None)

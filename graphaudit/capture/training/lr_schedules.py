@@ -63,6 +63,7 @@ class Schedule:
     parameters: tuple[Any, ...]
     cell: str = ""
     start: int = 0
+    current: float | None = None  # a cell's rate at ``start``, also when ``start`` is past its span
 
     @property
     def peak(self) -> float:
@@ -79,15 +80,17 @@ class Schedule:
         Example:
             >>> Schedule(0, "list", (0, 1, 2), (0.0, 0.5, 0.25), ()).now()
             ScheduledRate(value=0.0, step=0, scheduled=True, first_nonzero_step=1, first_nonzero=0.5)
+            >>> Schedule(0, "cell", (0, 99), (0.1, 0.01), (), "CosineDecayLR", 500, 0.0).now()  # past its span
+            ScheduledRate(value=0.0, step=500, scheduled=True, first_nonzero_step=None, first_nonzero=None)
         """
         if not self.values:
             return None
         if self.kind == "fixed":
             return ScheduledRate(self.values[0], self.start, False)
         index = min(self.start, len(self.values) - 1) if self.kind == "list" else None
-        if index is None:  # a cell, read at sampled steps that include the start
-            if self.start not in self.steps:
-                return None
+        if index is None:  # a cell, read at sampled steps that include the start within its span
+            if self.start not in self.steps:  # past the span: the rate now, no later step read
+                return None if self.current is None else ScheduledRate(self.current, self.start, True)
             index = self.steps.index(self.start)
         later = [(s, v) for s, v in zip(self.steps[index:], self.values[index:]) if v != 0.0]
         first = later[0] if later else (None, None)
@@ -177,9 +180,9 @@ def read_schedules(optimizer: Any, total_steps: int | None = None) -> list[Sched
             later = (s for s in (start, *(start + d for d in _LATER)) if s < horizon)  # the schedule's own span
             steps = sorted({*_sampled(horizon), *later})
             values = _evaluate(rate, steps)
-            schedules.append(
-                Schedule(index, "cell", tuple(steps), tuple(values), tuple(params), type(rate).__name__, start)
-            )
+            current = values[steps.index(start)] if start in steps else _evaluate(rate, [start])[0]
+            cell = type(rate).__name__
+            schedules.append(Schedule(index, "cell", tuple(steps), tuple(values), tuple(params), cell, start, current))
         elif isinstance(rate, Tensor):
             flat = np.asarray(rate.asnumpy(), np.float64).reshape(-1)
             kind = "list" if flat.size > 1 else "fixed"
