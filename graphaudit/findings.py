@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, Literal
@@ -128,6 +129,22 @@ class Finding:
             True
         """
         return any(fnmatchcase(s, name) for s in {self.subject, *self.subjects})
+
+    def names_its_subjects(self, first: int = 4) -> bool:
+        """Whether the message already spells out the *first* subjects (a group's listing does), by whole name.
+
+        A text view then need not list them again above it.
+
+        Example:
+            >>> grouped = Finding("GA201", "n", "error", "fc", "fc.weight and fc.bias are left out.", "f",
+            ...                   subjects=("fc.weight", "fc.bias"))
+            >>> grouped.names_its_subjects(), Finding("GA201", "n", "error", "fc", "2 parameters.", "f",
+            ...                                      subjects=("fc.weight", "fc.bias")).names_its_subjects()
+            (True, False)
+        """
+        return all(
+            re.search(rf"(?<![\w.]){re.escape(name)}(?!\w|\.\w)", self.message) for name in self.subjects[:first]
+        )
 
     def reported_by(self, check_id: str) -> bool:
         """Whether check *check_id* found this: it made the finding, or confirmed it."""

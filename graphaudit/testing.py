@@ -83,10 +83,10 @@ def _not_allowed(finding: Finding, rules: list[tuple[str, str | None]]) -> list[
 
 def _describe(finding: Finding, remaining: list[str]) -> str:
     subjects = ""
-    if len(finding.subjects) > 1:
+    if len(remaining) < len(finding.subjects):
+        subjects = f"\n      not allowed: {', '.join(remaining)}"
+    elif len(finding.subjects) > 1 and not finding.names_its_subjects():
         subjects = f"\n      subjects: {', '.join(finding.subjects)}"
-        if len(remaining) < len(finding.subjects):
-            subjects = f"\n      not allowed: {', '.join(remaining)}"
     return (
         f"  {finding.check_id} {finding.name} [{finding.severity}] {finding.subject}{subjects}\n"
         f"      {finding.message}\n"

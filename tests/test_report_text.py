@@ -42,6 +42,31 @@ def test_a_small_group_is_listed_whole():
     assert f"backbone.{SUBJECTS_SHOWN - 1}.weight\n" in text and "more" not in text
 
 
+def test_subjects_the_message_already_names_are_not_listed_again():
+    net = nn.SequentialCell(
+        [nn.Dense(4, 4)] + [nn.SequentialCell([nn.Dense(4, 4), nn.ReLU()]) for _ in range(6)]
+    )
+    for param in net.trainable_params()[2:]:
+        param.require_grad = False  # the typo: one cause over 12 parameters, named once
+    text = graphaudit.audit(net, nn.SGD(net.trainable_params())).text()
+    assert sum("GA204" in line for line in text.splitlines()) == 1, text
+    assert "subjects:" not in text, text
+    assert text.count("1.0.weight") == 1, text  # the message lists it; the text does not repeat it
+    unnamed = Finding(
+        "GA204",
+        "misspelt-freeze-attribute",
+        "error",
+        "backbone",
+        "12 parameters.",
+        "f",
+        subjects=("backbone.0.weight", "backbone.1.weight"),
+    )
+    assert (
+        "subjects: backbone.0.weight, backbone.1.weight"
+        in Report([unnamed], graphaudit.to_networkx(net)).text()
+    )
+
+
 def test_the_text_still_reports_a_traced_audit_in_full():
     net = nn.Dense(3, 2)
     x = Tensor(np.ones((2, 3), np.float32))

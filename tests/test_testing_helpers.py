@@ -92,7 +92,7 @@ def test_assert_clean_lists_each_finding_not_allowed() -> None:
     with pytest.raises(AssertionError) as info:
         assert_clean(net, optimizer)
     message = str(info.value)
-    assert "GA201 trainable-not-in-optimizer [error] 1\n      subjects: 1.weight, 1.bias" in message
+    assert "GA201 trainable-not-in-optimizer [error] 1\n" in message and "(1.weight and 1.bias)" in message
     assert "fix: " in message
     assert "allow=[" in message
 

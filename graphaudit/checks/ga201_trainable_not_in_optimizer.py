@@ -75,7 +75,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             "error",
             group.subject,
             f"{group.describe('parameter')} {they.be} trainable (requires_grad=True) but not in the "
-            f"optimizer: TrainOneStepCell never updates {they.object}, so {they.subject} {they.keep} "
+            f"optimizer: the training step never updates {they.object}, so {they.subject} {they.keep} "
             f"{they.possessive} initial value.",
             f"Build the optimizer from net.trainable_params() (or add {group.subject} to a parameter group); "
             "if it is meant to stay fixed, set requires_grad=False or declare it in Spec(frozen=[...]).",

@@ -112,17 +112,29 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 )
     for (attribute, value), members in causes.items():
         for group in one_group(ctx, [node for node, _ in members]):
-            they = group.pronouns()
-            still = sorted({bool(param.requires_grad) for _, param in members})
+            trains = sum(bool(param.requires_grad) for _, param in members)
             setting = "requires_grad" if len(members) == 1 else "requires_grad of each"
             yield ctx.finding(
                 "error",
                 group.subject,
                 f"{group.describe('parameter')} {'has' if len(members) == 1 else 'have'} an attribute "
-                f"{attribute!r} = {value}, which MindSpore ignores: {they.possessive} requires_grad "
-                f"{they.be} still {' or '.join(map(str, still))}.",
+                f"{attribute!r} = {value}, which MindSpore ignores: {_effect(trains, len(members))}.",
                 f"Set {setting} instead of {attribute} (p.requires_grad = ...), and build the optimizer "
                 "from net.trainable_params().",
                 group.nodes,
                 subjects=group.names,
             )
+
+
+def _effect(trains: int, count: int) -> str:
+    """What the ignored attribute left: how many of the *count* parameters still train."""
+    if count == 1:
+        return "its requires_grad is still True: it trains" if trains else "its requires_grad is False anyway"
+    if trains == count:
+        return "all of them still have requires_grad=True and train"
+    if trains == 0:
+        return "their requires_grad is False anyway (set elsewhere or never trainable)"
+    return (
+        f"{trains} of them still have requires_grad=True and train (the other {count - trains} had "
+        "requires_grad=False already, e.g. BatchNorm's moving statistics)"
+    )

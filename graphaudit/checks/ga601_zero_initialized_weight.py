@@ -50,7 +50,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             group.subject,
             f"{described(group, zeros)} {they.be} all zeros: no gradient reaches the layers before "
             f"{they.object} and {they.possessive} units start identical.",
-            f"Initialise {group.listing()} randomly (e.g. weight_init='HeUniform' or 'XavierUniform', or the "
+            f"Initialise {group.names[0] if len(group.names) == 1 else 'them'} randomly (e.g. weight_init='HeUniform' or 'XavierUniform', or the "
             "layer's default) instead of zeros.",
             group.nodes,
             subjects=group.names,

@@ -52,7 +52,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 "error",
                 group.subject,
                 f"{what} every element equal to {value:g}: {units} as identical copies and stay so.",
-                f"Initialise {group.listing()} from a random distribution (e.g. weight_init=Normal(0.01), "
+                f"Initialise {group.names[0] if len(group.names) == 1 else 'them'} from a random distribution (e.g. weight_init=Normal(0.01), "
                 "'HeUniform', 'XavierUniform'); keep constant initialisers for biases and normalisation parameters.",
                 group.nodes,
                 subjects=group.names,

@@ -337,7 +337,7 @@ class Report:
 def _format(finding: Finding) -> str:
     subjects = finding.subjects
     also = ""
-    if len(subjects) > 1:
+    if len(subjects) > 1 and not finding.names_its_subjects():  # said once: in the message
         shown = printable(", ".join(subjects[:SUBJECTS_SHOWN]))
         more = len(subjects) - SUBJECTS_SHOWN
         also = f"\n      subjects: {shown}" + (
