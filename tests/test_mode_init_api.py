@@ -239,6 +239,16 @@ def test_dropout_rates_and_keep_prob():
     assert sorted(findings(report, "GA702")) == [("info", "2"), ("warning", "3")]
 
 
+def test_a_keep_prob_written_as_a_drop_rate_gets_fixes_that_agree():
+    net = nn.SequentialCell([nn.Dense(4, 4), nn.Dropout(keep_prob=0.1), nn.Dense(4, 2)])
+    report = graphaudit.audit(net)
+    (rate,), (deprecated,) = report.by_check("GA701"), report.by_check("GA702")
+    # both offer the same two readings: p=0.1 if 10% was meant, p=0.9 to keep what it does now
+    for finding in (rate, deprecated):
+        assert "nn.Dropout(p=0.1)" in finding.fix and "nn.Dropout(p=0.9)" in finding.fix, finding.fix
+    assert "ignore this warning" not in rate.fix  # keep_prob is deprecated: keeping it is no fix
+
+
 # -- GA703 -----------------------------------------------------------------------------------
 class Divisions(nn.Cell):
     def __init__(self, kind: str) -> None:

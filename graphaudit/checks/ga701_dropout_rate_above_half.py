@@ -12,13 +12,15 @@ from graphaudit.checks._shared.grouping import holder, listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
+DEPRECATED_KEEP_PROB = "keep_prob="  # how nn.Dropout's deprecated argument is shown (see GA702)
+
 
 def configured_with(cell: Any) -> str:
     """How a dropout's rate was written, for messages."""
     from mindspore import nn
 
     if isinstance(cell, nn.Dropout) and getattr(cell, "p", None) is None:
-        return f"keep_prob={cell.keep_prob:g} (nn.Dropout's first argument is the probability to KEEP)"
+        return f"{DEPRECATED_KEEP_PROB}{cell.keep_prob:g} (nn.Dropout's first argument is the probability to KEEP)"
     for attribute in ("p", "prob", "drop_prob", "drop_rate", "keep_prob"):
         value = vars(cell).get(attribute)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -79,7 +81,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             f"{what} {verb} {rate:.0%} of {their} inputs, configured with {configured}. A rate above "
             "50% is almost always a keep probability written as a drop rate, or the reverse.",
             f"If {1 - rate:.0%} is the rate you meant, write nn.Dropout(p={1 - rate:.2g}); if {rate:.0%} "
-            "really is meant, ignore this warning.",
+            + (
+                f"really is meant, write nn.Dropout(p={rate:.2g}) (keep_prob is deprecated)."
+                if configured.startswith(DEPRECATED_KEEP_PROB)
+                else "really is meant, ignore this warning."
+            ),
             members,
             subjects=paths,
         )

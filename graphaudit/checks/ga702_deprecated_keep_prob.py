@@ -76,7 +76,13 @@ def _deprecated(keep_prob: float, group: Group) -> tuple[str, str]:
     return (
         f"{_cells(group)} {group.pronouns().be} configured through keep_prob={keep_prob:g} (p is None), which "
         f"MindSpore 2.10 deprecates; {'it drops' if one else 'each drops'} {1 - keep_prob:.0%} of its inputs.",
-        f"Write nn.Dropout(p={1 - keep_prob:.2g}) (p is the probability to drop).",
+        f"Write nn.Dropout(p={1 - keep_prob:.2g}) (p is the probability to drop)"
+        + (
+            f", which does what keep_prob={keep_prob:g} does; if {keep_prob:.0%} is the rate you meant to drop, "
+            f"write nn.Dropout(p={keep_prob:.2g})."
+            if keep_prob < 0.5
+            else "."
+        ),
     )
 
 
