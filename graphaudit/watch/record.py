@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,12 +29,19 @@ import numpy as np
 from graphaudit.capture.network.values import tensor_values
 from graphaudit.evidence.training import NonFinite, RunRecord, Sample
 
-__all__ = ["NOISE_WINDOW", "POSITIONS", "Recorder"]
+__all__ = ["NOISE_WINDOW", "POSITIONS", "TRACKED", "WHOLE_BYTES", "Recorder"]
 
 #: Consecutive gradient samples that make one estimate of the gradient noise scale.
 NOISE_WINDOW = 5
 #: The weight values kept per parameter and sample, at fixed positions (the distributions).
 POSITIONS = 256
+#: Up to this many bytes of trainable weights (float32), the weights before a sampled update
+#: and the gradient sums are kept whole: every norm is exact.
+WHOLE_BYTES = 16 * 2**20
+#: Above it, each parameter larger than this is tracked at this many fixed random positions:
+#: its update and gradient-sum norms are estimated from them (scaled by size / positions), so
+#: the watch's memory stays a few MiB whatever the network's size.
+TRACKED = 2**16
 
 
 def _norm(values: np.ndarray) -> float:
@@ -64,7 +72,15 @@ class Recorder:
             else np.zeros(0, int)
             for p in self.params
         ]
-        self._before: list[np.ndarray] | None = None
+        whole = sum(int(p.size) for p in self.params) * 4 <= WHOLE_BYTES
+        # None: every position of the parameter (exact norms); else the positions it is tracked at
+        self._tracked = [
+            None if whole or p.size <= TRACKED else np.sort(rng.choice(p.size, size=TRACKED, replace=False))
+            for p in self.params
+        ]
+        self._before: list[np.ndarray] | None = None  # the tracked values before a sampled update
+        self._before_norms: list[float] = []
+        self._before_crc: list[int | None] = []  # of a tracked parameter's whole bytes: did it change at all?
         self._kept: list[np.ndarray] | None = None  # the weights before a non-finite step's update
         self._window: list[np.ndarray] = []
         self._window_sq: list[float] = []
@@ -74,8 +90,14 @@ class Recorder:
         return step == 1 or step % self.every == 0
 
     def before(self, step: int) -> None:
-        """The step is about to run: copy the weights when it is sampled."""
-        self._before = [_values(p).copy() for p in self.params] if self.sampled(step) else None
+        """The step is about to run: copy the weights (or their tracked positions) when it is sampled."""
+        if not self.sampled(step):
+            self._before = None
+            return
+        values = [_values(p) for p in self.params]
+        self._before_norms = [_norm(v) for v in values]
+        self._before = [v.copy() if pos is None else v[pos] for v, pos in zip(values, self._tracked)]
+        self._before_crc = [None if pos is None else zlib.crc32(v) for v, pos in zip(values, self._tracked)]
 
     def keep_weights(self) -> None:
         """The step's loss is not finite and its update has not run yet: keep the weights its forward saw."""
@@ -111,13 +133,12 @@ class Recorder:
             return
         before, self._before = self._before, None
         now = [_values(p) for p in self.params]
-        weight_norms = [_norm(b) for b in before]
-        updates: list[float | None] = []
-        for w, b in zip(now, before):
-            # the update's norm, computed in the copy of the weights before it (ours, no longer needed)
-            updates.append(_norm(np.subtract(w, b, out=b)) if w.shape == b.shape else None)
+        updates = [self._update_norm(*item) for item in zip(now, before, self._tracked, self._before_crc)]
         sample = Sample(
-            step, weight_norms, updates, values=[w[pos].tolist() for w, pos in zip(now, self._positions)]
+            step,
+            self._before_norms,
+            updates,
+            values=[w[pos].tolist() for w, pos in zip(now, self._positions)],
         )
         if grads is not None:
             flat = [_values(g) for g in grads]
@@ -125,6 +146,25 @@ class Recorder:
             record.gradients_seen = True
             self._add_noise_sample(flat, sample.grad_norms)
         record.samples.append(sample)
+
+    @staticmethod
+    def _update_norm(
+        now: np.ndarray, before: np.ndarray, tracked: np.ndarray | None, crc: int | None
+    ) -> float | None:
+        """‖Δw‖ of one parameter: exact when kept whole, else estimated from its tracked positions.
+
+        A tracked parameter whose tracked values did not move is told apart exactly, by the
+        checksum of its bytes: unchanged (0.0, what GA960 reads), or changed elsewhere (a sparse
+        update, e.g. a few embedding rows: unknown, ``None``, rather than a false 0).
+        """
+        if tracked is None:  # computed in the copy of the weights before it (ours, no longer needed)
+            return _norm(np.subtract(now, before, out=before)) if now.shape == before.shape else None
+        if now.size <= int(tracked[-1]):
+            return None  # the parameter was replaced by a smaller one
+        moved = _norm(np.subtract(now[tracked], before, out=before))
+        if moved == 0.0:
+            return 0.0 if zlib.crc32(now) == crc else None
+        return moved * math.sqrt(now.size / tracked.size)
 
     def _add_noise_sample(self, flat: list[np.ndarray], norms: Sequence[float]) -> None:
         """Sum the gradients of a window of samples: McCandlish et al.'s |G_small|^2 and |G_big|^2.
@@ -138,12 +178,16 @@ class Recorder:
             return
         self._window_sq.append(squared)
         if not self._window:
-            self._window = [g.astype(np.float32, copy=True) for g in flat]
+            self._window = [
+                g.astype(np.float32, copy=True) if pos is None else g[pos].astype(np.float32)
+                for g, pos in zip(flat, self._tracked)
+            ]
         else:
-            for total, g in zip(self._window, flat):
-                np.add(total, g, out=total)
+            for total, g, pos in zip(self._window, flat, self._tracked):
+                np.add(total, g if pos is None else g[pos], out=total)
         if len(self._window_sq) == NOISE_WINDOW:
-            big = math.fsum(_norm(total) ** 2 for total in self._window) / NOISE_WINDOW**2
+            scale = [1.0 if pos is None else g.size / pos.size for g, pos in zip(flat, self._tracked)]
+            big = math.fsum(s * _norm(total) ** 2 for s, total in zip(scale, self._window)) / NOISE_WINDOW**2
             small = sum(self._window_sq) / NOISE_WINDOW
             self.record.noise_windows.append((NOISE_WINDOW, small, big))
             self._window, self._window_sq = [], []
@@ -153,7 +197,13 @@ class Recorder:
         if rerun is None:
             found.forward_note = "the step's batch was not given (a loop passes w.step(inputs=...))"
             return
-        seen = self._kept if self._kept is not None else self._before
+        whole = all(pos is None for pos in self._tracked)
+        seen = self._kept if self._kept is not None else (self._before if whole else None)
+        why = (
+            "the step was not sampled"
+            if whole
+            else f"weights over {WHOLE_BYTES // 2**20} MiB are not copied whole"
+        )
         if seen is not None:
             weights = [(p, v.reshape(tuple(p.shape))) for p, v in zip(self.params, seen)]
             found.forward_note = "the step's batch re-run with the weights its forward pass saw"
@@ -161,13 +211,13 @@ class Recorder:
             weights = []
             found.forward_note = (
                 "the step's batch re-run with the weights after its update (all still finite; "
-                "those before it were not kept: the step was not sampled)"
+                f"those before it were not kept: {why})"
             )
         else:
             found.forward_note = (
                 f"the forward pass was not re-run: the step's update had made {found.weight} "
-                "non-finite, and the weights before it were not kept (the step was not sampled; "
-                "every=1 keeps them)"
+                f"non-finite, and the weights before it were not kept ({why}; "
+                "Model.train in PyNative keeps them, and so does every=1 for smaller networks)"
             )
             return
         try:
