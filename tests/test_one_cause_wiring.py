@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mindspore import Tensor, nn
+from mindspore import Tensor, nn, ops
 
 import graphaudit
 
@@ -208,3 +208,66 @@ class Heads(nn.Cell):
 def test_the_items_of_a_list_never_called_are_one_finding(width):
     [finding] = graphaudit.audit(Heads(width), inputs=ones(2, 8)).by_check("GA301")
     assert finding.subjects == tuple(f"heads.{i}" for i in range(1, width + 1))
+
+
+class Unactivated(nn.Cell):
+    """A block whose construct forgets the activation between its two layers (self.relu never called)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Dense(8, 8)
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Dense(8, 8)
+
+    def construct(self, x):
+        return ops.relu(self.fc2(self.fc1(x)))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_an_activation_every_block_forgets_is_one_finding(width):
+    net = nn.SequentialCell([Unactivated() for _ in range(width)])
+    [finding] = graphaudit.audit(net, inputs=ones(2, 8)).by_check("GA308")
+    assert finding.subjects == tuple(p for i in range(width) for p in (f"{i}.fc1", f"{i}.fc2"))
+    assert finding.severity == "warning"
+
+
+class Stage(nn.Cell):
+    """A stage whose constructor repeats one block: nn.SequentialCell([block] * 2)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        block = nn.Dense(8, 8)
+        self.body = nn.SequentialCell([block] * 2)
+
+    def construct(self, x):
+        return self.body(x)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_block_repeated_in_every_stage_is_one_finding(width):
+    net = nn.SequentialCell([Stage() for _ in range(width)])
+    [finding] = graphaudit.audit(net).by_check("GA101")
+    assert report_mentions(finding, [f"{i}.body.{slot}" for i in range(width) for slot in (0, 1)])
+
+
+def report_mentions(finding: graphaudit.Finding, paths: list[str]) -> bool:
+    return all(finding.concerns(path) for path in paths)
+
+
+class Named(nn.Cell):
+    """Two Dense layers under auto_prefix=False: both name their parameters weight and bias."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__(auto_prefix=False)
+        self.layers = nn.CellList([nn.Dense(4, 4) for _ in range(width + 1)], auto_prefix=False)
+
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_names_clashing_under_one_auto_prefix_are_one_finding(width):
+    [finding] = graphaudit.audit(Named(width)).by_check("GA105")
+    assert set(finding.subjects) == {"weight", "bias"} and len(finding.nodes) == 2 * (width + 1)
