@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import describe_node, pairings
+from graphaudit.checks._shared.lossflow import flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -41,16 +41,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
         or end the network with ``nn.Sigmoid()`` and keep ``nn.BCELoss``.
     """
-    for found in pairings(ctx):
-        if found.activation != "none" or found.expects != "probabilities":
-            continue
-        where = describe_node(ctx.graph, found.activation_node) if found.activation_node else "its input"
+    found = [p for p in pairings(ctx) if p.activation == "none" and p.expects == "probabilities"]
+    for heads in flagged(ctx, found):
         yield ctx.finding(
             "error",
-            found.loss_name,
-            f"The network's output is unbounded logits straight from {where}, with no sigmoid or "
-            f"softmax, but {found.evidence}.",
-            f"Train with nn.BCEWithLogitsLoss on the logits instead of {found.loss_name}, or end the "
+            heads.first.loss_name,
+            f"{heads.output} unbounded logits straight from {heads.where}, with no sigmoid or "
+            f"softmax, but {heads.first.evidence}.",
+            f"Train with nn.BCEWithLogitsLoss on the logits instead of {heads.first.loss_name}, or end the "
             "network with nn.Sigmoid().",
-            found.nodes,
+            heads.nodes,
         )
