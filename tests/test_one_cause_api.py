@@ -106,3 +106,31 @@ def test_a_checkpoint_of_another_width_is_one_finding(width, tmp_path):
     found = graphaudit.audit(Classifier(width), checkpoint=path).by_check("GA606")
     assert [f.subject for f in found] == ["backbone", "head.weight"]  # the head's bias has the same shape
     assert len(found[0].subjects) == 2 * width
+
+
+class Dropped(nn.Cell):
+    """*width* blocks of a Dense and a Dropout, and a head with a Dropout of its own."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.blocks = nn.CellList(
+            [nn.SequentialCell([nn.Dense(4, 4), nn.Dropout(p=0.1)]) for _ in range(width)]
+        )
+        self.head = nn.SequentialCell([nn.Dropout(p=0.1), nn.Dense(4, 2)])
+
+    def construct(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_blocks_switched_to_eval_in_a_loop_are_one_finding(width):
+    net = Dropped(width)
+    net.set_train(True)
+    for block in net.blocks:
+        block.set_train(False)  # meant: freeze them; it only switches their dropout off
+    report = graphaudit.audit(net, nn.SGD(net.trainable_params()), mode="train")
+    for check_id in ("GA501", "GA502"):
+        [finding] = report.by_check(check_id)
+        assert finding.concerns(f"blocks.{width - 1}*"), (check_id, finding.subjects)
