@@ -14,6 +14,7 @@ import pytest
 from mindspore import Tensor, nn
 
 import graphaudit
+from graphaudit.fingerprint import fingerprint
 
 WIDTHS = (1, 4)
 
@@ -134,3 +135,11 @@ def test_blocks_switched_to_eval_in_a_loop_are_one_finding(width):
     for check_id in ("GA501", "GA502"):
         [finding] = report.by_check(check_id)
         assert finding.concerns(f"blocks.{width - 1}*"), (check_id, finding.subjects)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_weights_drawn_apart_on_each_rank_are_one_finding(width, tmp_path):
+    fingerprint(Classifier(width), rank=1, world_size=2).save(tmp_path / "rank1.json")  # its own random draw
+    report = graphaudit.audit(Classifier(width), peers=[tmp_path / "rank1.json"])
+    [finding] = report.by_check("GA801")
+    assert len(finding.subjects) == 2 * width + 2 and finding.subject == "(root)"
