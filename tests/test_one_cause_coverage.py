@@ -32,19 +32,36 @@ def _over_widths(function: ast.FunctionDef) -> bool:
     return False
 
 
+def _ids(node: ast.AST) -> set[str]:
+    """The check IDs written as strings anywhere in *node*."""
+    return {
+        n.value
+        for n in ast.walk(node)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and _ID.match(n.value)
+    }
+
+
 def one_cause_tests() -> dict[str, list[str]]:
-    """Check ID -> the tests over several widths that name it, in tests/test_one_cause*.py."""
+    """Check ID -> the tests over several widths that name it, in tests/test_one_cause*.py.
+
+    A test names a check in its body or decorators, or through a module-level constant it
+    reads (``CASES = {"GA401": ...}`` with ``@pytest.mark.parametrize("check_id", sorted(CASES))``).
+    """
     found: dict[str, list[str]] = {}
     for path in sorted(TESTS.glob("test_one_cause*.py")):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        module = ast.parse(path.read_text(encoding="utf-8"))
+        constants = {
+            target.id: _ids(node.value)
+            for node in module.body
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        for node in module.body:
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_") and _over_widths(node):
-                for inner in ast.walk(node):
-                    if (
-                        isinstance(inner, ast.Constant)
-                        and isinstance(inner.value, str)
-                        and _ID.match(inner.value)
-                    ):
-                        found.setdefault(inner.value, []).append(f"{path.name}::{node.name}")
+                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                for check_id in _ids(node).union(*(constants.get(name, set()) for name in names)):
+                    found.setdefault(check_id, []).append(f"{path.name}::{node.name}")
     return found
 
 

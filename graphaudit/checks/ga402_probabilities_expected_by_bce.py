@@ -11,7 +11,13 @@ from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
 
-@register("GA402", "probabilities-expected-by-bce", severity="error", needs=(LossTrace,))
+@register(
+    "GA402",
+    "probabilities-expected-by-bce",
+    severity="error",
+    needs=(LossTrace,),
+    once="one finding per loss: BCELoss refuses values outside [0, 1], so a loss over several unbounded heads is traced on its first head only",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Unbounded logits fed to a loss that expects probabilities.
 
