@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import one_group
+from graphaudit.checks._shared.grouping import probe_groups
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
 from graphaudit.findings import Finding
@@ -55,13 +55,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         # One optimizer built over frozen weights moves every one of them: one cause.
         causes.setdefault((how, kind), []).append(p)
     for (how, kind), moved in causes.items():
-        for group in one_group(ctx, [p.node for p in moved]):
+        for group, members in probe_groups(ctx, moved):
             they = group.pronouns()
-            name = group.subject if len(moved) > 1 else moved[0].subject
+            name = group.subject if len(members) > 1 else members[0].subject
             if kind == "state":
                 why = (
                     f"{they.subject} {they.be} in the optimizer and the optimizer's state for {they.object} (momentum or "
-                    f"moments accumulated before {they.subject} {'was' if len(moved) == 1 else 'were'} frozen) still "
+                    f"moments accumulated before {they.subject} {'was' if len(members) == 1 else 'were'} frozen) still "
                     f"moves {they.object}"
                 )
                 fix = f"Build the optimizer from net.trainable_params() so that {name} is left out."
@@ -78,13 +78,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                     f"{they.object} in a parameter group with weight_decay=0.0."
                 )
             what = (
-                f"{moved[0].subject}{moved[0].named_as}" if len(moved) == 1 else group.describe("parameter")
+                f"{members[0].subject}{members[0].named_as}"
+                if len(members) == 1
+                else group.describe("parameter")
             )
             yield ctx.finding(
                 "error",
                 name,
                 f"{what} {they.be} frozen ({how}) but the optimizer step changed {they.object} by up to "
-                f"{max(p.optimizer_change for p in moved):.3g}: {why}. A frozen (e.g. pretrained) weight drifts "
+                f"{max(p.optimizer_change for p in members):.3g}: {why}. A frozen (e.g. pretrained) weight drifts "
                 "every step.",
                 fix,
                 group.graph_nodes,

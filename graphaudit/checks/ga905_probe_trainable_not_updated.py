@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import one_group
+from graphaudit.checks._shared.grouping import probe_groups
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
 from graphaudit.findings import Finding
@@ -50,9 +50,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         # An optimizer built from part of the network leaves out every parameter of the rest: one cause.
         causes.setdefault(p.name in step.declared_frozen, []).append(p)
     for declared, left in causes.items():
-        for group in one_group(ctx, [p.node for p in left]):
-            they, one = group.pronouns(), len(left) == 1
-            p = left[0]
+        for group, members in probe_groups(ctx, left):
+            they, one = group.pronouns(), len(members) == 1
+            p = members[0]
             forward_note = (
                 " (the forward pass writes it: if it is a buffer, set requires_grad=False)"
                 if one and p.forward_change

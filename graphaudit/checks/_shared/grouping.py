@@ -22,14 +22,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from graphaudit import graph as g
 
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["Group", "Pronouns", "cell_group", "group_parameters", "holder", "listing", "one_group", "pattern"]
+__all__ = [
+    "Group",
+    "Pronouns",
+    "cell_group",
+    "group_parameters",
+    "holder",
+    "listing",
+    "one_group",
+    "pattern",
+    "probe_groups",
+]
 
 
 class Pronouns(NamedTuple):
@@ -206,3 +216,16 @@ def pattern(path: str) -> str:
         ('blocks.*.attn.*.proj', 'layer2', '*')
     """
     return _INDEX.sub("*", path)
+
+
+def probe_groups(ctx: AuditContext, probes: Sequence[Any]) -> list[tuple[Group, list[Any]]]:
+    """*probes* (records with ``node`` and ``subject``) as one group, with the records in it.
+
+    The records whose node the graph holds are one :func:`one_group`; a record whose node it
+    does not hold (a parameter the probe met outside the captured tree) is a group of its own.
+    """
+    held = [p for p in probes if p.node in ctx.graph]
+    found = [(group, held) for group in one_group(ctx, [p.node for p in held])]
+    return found + [
+        (Group(p.subject, (p.subject,), (p.node,)), [p]) for p in probes if p.node not in ctx.graph
+    ]
