@@ -68,13 +68,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         reached = list(dict.fromkeys(t for _, t in pairs))
         rule = f" (rule {source} -> {target})" if pairs != [(source, target)] else ""
         many = len(pairs) > 1
+        output = f"{leaking[0]}'s output" if len(leaking) == 1 else f"the output of {listing(leaking)}"
         yield ctx.finding(
             "error",
             leaking[0] if len(leaking) == 1 else holder(leaking),
             f"data flows from {listing(leaking)} into {listing(reached)} in the traced forward pass"
             f"{f' ({len(pairs)} pairs)' if many else ''}, which the design forbids{rule}.",
             f"Check construct where {listing(reached)} {'are' if len(reached) > 1 else 'is'} called and feed "
-            f"{'them' if len(reached) > 1 else 'it'} what the design says instead of {listing(leaking)}'s output "
+            f"{'them' if len(reached) > 1 else 'it'} what the design says instead of "
+            f"{output} "
             "(often a wrong variable name), or correct the design.",
             list(dict.fromkeys(by_path[p] for p in (*leaking, *reached))),
             subjects=leaking,

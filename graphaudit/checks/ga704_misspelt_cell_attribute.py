@@ -173,8 +173,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         path, one = group.subject, len(nodes) == 1
         cells = f"{path} ({type(ctx.structure.cells[nodes[0]]).__name__})" if one else None
         if flag == "requires_grad":
-            target = path if one else f"each of {group.listing()}"
-            fix = f"Set requires_grad on the parameters: for p in {target}.get_parameters(): p.requires_grad = ..."
+            fix = (
+                f"Set requires_grad on the parameters: for p in {path}.get_parameters(): p.requires_grad = ..."
+                if one
+                else f"Set requires_grad on the parameters of {group.listing()}: for p in cell.get_parameters(): "
+                "p.requires_grad = ..., for each of them"
+            )
         elif flag == "training":
             fix = f"Call {path}.set_train(...) (on the whole network) instead of setting {attribute}."
         else:
