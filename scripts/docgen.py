@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from graphaudit.checks import Check, all_checks, by_family, id_span
@@ -68,7 +69,24 @@ def checks_markdown() -> str:
                     lines += [f"**{stripped.rstrip(':')}**", ""]
                 else:
                     lines.append(line[4:] if line.startswith("    ") else line)
-    return "\n".join(lines).rstrip() + "\n"
+    return "\n".join(lines).rstrip() + "\n\n" + "\n".join(_once_table(checks.values())) + "\n"
+
+
+def _once_table(checks: Iterable[Check]) -> list[str]:
+    """The checks whose finding cannot repeat for one cause, with why (their ``once=``)."""
+    lines = [
+        "## One cause, one finding",
+        "",
+        "A mistake made once is one finding however many cells or parameters it touches: its `subjects`",
+        "list each of them (tests/test_widened_samples.py and tests/test_one_cause_one_finding.py audit",
+        "the mistake at several widths). The checks below cannot give one cause several findings:",
+        "",
+        "| ID | why its finding cannot repeat |",
+        "| --- | --- |",
+    ]
+    return lines + [
+        f"| [{c.check_id}](#{c.check_id.lower()}-{c.name}) | {c.once} |" for c in checks if c.once
+    ]
 
 
 def options_table(command: str) -> str:

@@ -289,7 +289,7 @@ LOCATED = {
     "GA105": 'self.w = Parameter(Tensor(np.ones((4,), np.float32)), name="w")',  # defined by the owner
     "GA203": "optimizer = nn.Momentum(net.get_parameters(), 0.01, 0.9, weight_decay=1e-4)",
     "GA303": "self.hidden = [nn.Dense(8, 8) for _ in range(width)]",  # a cell in a plain list
-    "GA601": 'self.hidden = nn.Dense(32, 32, weight_init="zeros")',
+    "GA601": 'self.hidden = nn.CellList([nn.Dense(32, 32, weight_init="zeros") for _ in range(width)])',
     "GA603": "self.layers = nn.CellList([copy.deepcopy(layer) for _ in range(width)])",
 }
 

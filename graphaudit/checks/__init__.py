@@ -16,7 +16,11 @@ Each check lives in its own module in this package, named after its ID
   :class:`~graphaudit.errors.UndeclaredEvidenceError`;
 - ``confirms``: the ID of a check whose findings it finds again from other evidence (a probe
   step confirming a static finding); a finding of it about the same subjects is merged into
-  the other check's finding instead of being reported twice.
+  the other check's finding instead of being reported twice;
+- ``once``: when the check's finding cannot repeat for one cause (one finding per network,
+  per loss, per optimizer...), why, in words (``"one finding per network: ..."``). Every other
+  check reports one cause once however many cells or parameters it touches, its ``subjects``
+  listing each (tests/test_one_cause_coverage.py holds every check to one of the two).
 
 Its family is its ID digit's (:data:`FAMILIES`), or a range of IDs within it that is a
 family of its own (:data:`FAMILY_RANGES`: the learning-rate schedules, the training watch).
@@ -107,6 +111,7 @@ class Check:
     confirms: str | None = None
     module: str = field(default="", compare=False)
     uses: tuple[type[Evidence], ...] = ()
+    once: str = ""  # why one cause cannot give several findings of it, when it cannot
 
     @property
     def severities(self) -> tuple[Severity, ...]:
@@ -181,6 +186,7 @@ def register(
     needs: Iterable[type[Evidence]] = (),
     uses: Iterable[type[Evidence]] = (),
     confirms: str | None = None,
+    once: str = "",
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register the decorated function as check *check_id* called *name*; see the module docstring.
 
@@ -211,6 +217,10 @@ def register(
                 f"{check_id}: {', '.join(sorted(k.__name__ for k in both))} is declared in needs= and uses=: "
                 "a kind is either required or optional"
             )
+        if once and not once.startswith("one finding per "):
+            raise ValueError(
+                f"{check_id}: once= says why its finding cannot repeat: 'one finding per ...: why'"
+            )
         missing = [s for s in REQUIRED_DOC_SECTIONS if s not in (run.__doc__ or "")]
         if missing:
             raise ValueError(f"the docstring of check {check_id} lacks the sections {missing}")
@@ -230,6 +240,7 @@ def register(
             confirms=confirms,
             module=run.__module__,
             uses=tuple(uses),
+            once=once,
         )
         return run
 

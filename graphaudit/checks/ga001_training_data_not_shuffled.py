@@ -38,6 +38,7 @@ def _single_class_batches(ctx: AuditContext) -> tuple[int, int] | None:
     also=("warning",),
     needs=(TrainingData,),
     uses=(DataSample,),
+    once="one finding per training pipeline: every source read in order and every step after batch() is listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A training pipeline in which no step shuffles the rows: every epoch sees them in the same order.

@@ -15,7 +15,14 @@ from graphaudit.findings import Finding
 BUFFER_SHARE = 0.1
 
 
-@register("GA002", "shuffle-buffer-too-small", severity="warning", needs=(TrainingData,), uses=(DataSample,))
+@register(
+    "GA002",
+    "shuffle-buffer-too-small",
+    severity="warning",
+    needs=(TrainingData,),
+    uses=(DataSample,),
+    once="one finding per training pipeline: its shuffle() step, with the ordered sources it fails to mix",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A shuffle() whose buffer holds a small share of the rows, in a pipeline whose source reads them in order.
 

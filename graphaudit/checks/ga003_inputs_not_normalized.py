@@ -16,7 +16,13 @@ from graphaudit.graph.pipeline import column_subject
 MEASURED_INTEGERS = ("uint8", "bool")
 
 
-@register("GA003", "inputs-not-normalized", severity="warning", needs=(DataSample,))
+@register(
+    "GA003",
+    "inputs-not-normalized",
+    severity="warning",
+    needs=(DataSample,),
+    once="one finding per data column: each column is prepared by its own map() operations",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Inputs that reach the network far from zero mean and unit scale: raw 0-255 pixels, or features 100x apart.
 

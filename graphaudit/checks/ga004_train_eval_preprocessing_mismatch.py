@@ -136,6 +136,7 @@ def _sampled(ctx: AuditContext, column: str, eval_column: str, reported: str) ->
         DataSample,
         EvalSample,
     ),
+    once="one finding per data column and difference: each column's preprocessing is written on its own, for training and for evaluation",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Evaluation data prepared differently from training data: other scaling, size, channel or colour order, dtype.

@@ -13,7 +13,12 @@ from graphaudit.graph import pipeline as gp
 
 
 @register(
-    "GA005", "random-augmentation-in-eval", severity="warning", needs=(EvaluationData,), uses=(DataSample,)
+    "GA005",
+    "random-augmentation-in-eval",
+    severity="warning",
+    needs=(EvaluationData,),
+    uses=(DataSample,),
+    once="one finding per evaluation pipeline: every random augmentation in it is listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Random augmentation (RandomCrop, RandomHorizontalFlip, RandAugment...) in the evaluation pipeline.

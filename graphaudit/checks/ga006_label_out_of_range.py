@@ -22,6 +22,7 @@ from graphaudit.graph.pipeline import column_subject
         ClassCount,
     ),
     uses=(DataSample,),
+    once="one finding per label column: every label outside the classes is counted in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Labels the network cannot produce: a class index outside [0, num_classes), or one-hot rows of another width.

@@ -64,6 +64,7 @@ def _problem(
         DataSample,
     ),
     uses=(TracedPass,),
+    once="one finding per loss: the labels are judged once against it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Labels in the wrong form for the loss: one-hot rows for an index loss, indices for a one-hot loss, or a broadcast.

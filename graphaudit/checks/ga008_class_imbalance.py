@@ -17,7 +17,13 @@ IMBALANCE_RATIO = 10.0
 
 
 @register(
-    "GA008", "class-imbalance", severity="warning", also=("info",), needs=(LabelCounts,), uses=(DataSample,)
+    "GA008",
+    "class-imbalance",
+    severity="warning",
+    also=("info",),
+    needs=(LabelCounts,),
+    uses=(DataSample,),
+    once="one finding per label column: its largest and smallest classes",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Classes out of balance: the largest class has 10 times the rows of the smallest, or more.

@@ -26,6 +26,7 @@ SUFFICIENT_PER_CLASS = 5000
         TrainingData,
     ),
     uses=(DataSample,),
+    once="one finding per label column: every class short of samples is listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Classes with fewer than 5,000 labelled training rows, the level the accuracy guide calls typically sufficient.

@@ -31,6 +31,7 @@ WARNING_RATIO = 100_000
         DataSample,
         LabelCounts,
     ),
+    once="one finding per training set: its rows against the network's trainable parameters",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A training set tiny for the model: over 1,000 trainable parameters per training row (info), over 100,000 (warning).

@@ -14,7 +14,14 @@ from graphaudit.findings import Finding
 from graphaudit.graph.pipeline import column_subject
 
 
-@register("GA011", "missing-values", severity="error", also=("warning",), needs=(DataSample,))
+@register(
+    "GA011",
+    "missing-values",
+    severity="error",
+    also=("warning",),
+    needs=(DataSample,),
+    once="one finding per data column and kind of bad value: each column is read and filled on its own",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """NaN or Inf in the sampled data (error), or the declared missing-value marker (warning).
 

@@ -17,7 +17,13 @@ from graphaudit.graph.pipeline import column_subject
 MIN_ROWS = 8
 
 
-@register("GA012", "constant-column", severity="warning", needs=(DataSample,))
+@register(
+    "GA012",
+    "constant-column",
+    severity="warning",
+    needs=(DataSample,),
+    once="one finding per data column: its constant channels are listed together",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A column (or one channel of it) whose value never changes across the sampled rows.
 

@@ -33,7 +33,13 @@ def _series(rows: list[np.ndarray]) -> list[tuple[str, np.ndarray]]:
     return [("the mean of each row", flat.mean(axis=1))]
 
 
-@register("GA013", "outlier-values", severity="warning", needs=(DataSample,))
+@register(
+    "GA013",
+    "outlier-values",
+    severity="warning",
+    needs=(DataSample,),
+    once="one finding per data column: its first feature with outliers is shown, the rows listed",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Values many robust deviations away from the rest of their column (median absolute deviation).
 

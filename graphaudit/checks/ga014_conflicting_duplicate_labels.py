@@ -27,7 +27,13 @@ def _labels(values: np.ndarray) -> list[str] | None:
     return None
 
 
-@register("GA014", "conflicting-duplicate-labels", severity="warning", needs=(DataSample,))
+@register(
+    "GA014",
+    "conflicting-duplicate-labels",
+    severity="warning",
+    needs=(DataSample,),
+    once="one finding per training set: every conflicting duplicate is counted in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Identical samples that carry different labels: the data itself shows a label error.
 

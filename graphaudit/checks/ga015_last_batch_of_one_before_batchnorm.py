@@ -39,6 +39,7 @@ def _values_per_channel(ctx: AuditContext, node: str) -> int | None:
         DataConsumer,
     ),
     uses=(IntendedMode,),
+    once="one finding per batch() step of the training pipeline: every BatchNorm its last batch reaches is listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """batch(drop_remainder=False) leaving a last batch of one row, fed to a network with BatchNorm in training.

@@ -17,7 +17,13 @@ from graphaudit.findings import Finding
 MIN_VALUES = 8
 
 
-@register("GA050", "input-not-scaled", severity="warning", needs=(TracedPass,))
+@register(
+    "GA050",
+    "input-not-scaled",
+    severity="warning",
+    needs=(TracedPass,),
+    once="one finding per input tensor given to audit(): each is scaled on its own",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A batch given to audit() that reaches a Dense or a convolution unscaled: raw 0-255 values, or features 100x apart.
 

@@ -19,7 +19,14 @@ MIN_ROWS = 4
 WARN_CHANCE = 1e-7
 
 
-@register("GA051", "labels-single-class", severity="warning", also=("info",), needs=(LossTrace, GivenLabel))
+@register(
+    "GA051",
+    "labels-single-class",
+    severity="warning",
+    also=("info",),
+    needs=(LossTrace, GivenLabel),
+    once="one finding per label given to audit()",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Every label of the batch given to audit() is the same class.
 

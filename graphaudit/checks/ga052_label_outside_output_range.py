@@ -19,7 +19,12 @@ _TOLERANCE = 1e-6
 
 
 @register(
-    "GA052", "label-outside-output-range", severity="error", also=("warning",), needs=(LossTrace, GivenLabel)
+    "GA052",
+    "label-outside-output-range",
+    severity="error",
+    also=("warning",),
+    needs=(LossTrace, GivenLabel),
+    once="one finding per label given to audit(): every value outside the output's range is counted in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Label values the network's output cannot produce: a class index past the output's width, a BCE target outside [0, 1].

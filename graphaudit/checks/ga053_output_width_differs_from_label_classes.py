@@ -12,7 +12,13 @@ from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
 
-@register("GA053", "output-width-differs-from-label-classes", severity="error", needs=(LossTrace, GivenLabel))
+@register(
+    "GA053",
+    "output-width-differs-from-label-classes",
+    severity="error",
+    needs=(LossTrace, GivenLabel),
+    once="one finding per label given to audit(), against the network's one output width",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The labels imply K classes (one-hot rows of width K), the network outputs C ≠ K values per row.
 

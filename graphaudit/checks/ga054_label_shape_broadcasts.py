@@ -14,7 +14,13 @@ from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
 
-@register("GA054", "label-shape-broadcasts", severity="error", needs=(LossTrace, GivenLabel))
+@register(
+    "GA054",
+    "label-shape-broadcasts",
+    severity="error",
+    needs=(LossTrace, GivenLabel),
+    once="one finding per loss: its output and its label",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An element-wise loss whose output and label broadcast to a larger shape: (N, 1) against (N,) is (N, N).
 

@@ -92,7 +92,13 @@ def _what_differs(ran: LossOnLabel) -> str:
     return "the label's values or dtype are not what the loss takes"
 
 
-@register("GA060", "loss-rejects-label", severity="error", needs=(LossOnLabel,))
+@register(
+    "GA060",
+    "loss-rejects-label",
+    severity="error",
+    needs=(LossOnLabel,),
+    once="one finding per loss: what it takes, against the label given",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The loss raises on the label given with the batch: training would stop at its first step.
 

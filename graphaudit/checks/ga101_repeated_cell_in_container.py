@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import holds_parameters, is_container
+from graphaudit.checks._shared.grouping import holder, listing, pattern
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
@@ -18,7 +19,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
     What it does:
         Finds a cell object (with parameters) that a ``SequentialCell``, ``CellList`` or
-        ``CellDict`` holds in more than one slot.
+        ``CellDict`` holds in more than one slot. The containers built alike that each repeat
+        a cell so (``[block] * 3`` in a stage's constructor, in every stage) are one finding.
 
     Why is this bad:
         ``nn.SequentialCell([block] * 3)`` does not make three blocks: it puts one block object
@@ -39,6 +41,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         If the repetition is intended (a recurrent block, an ALBERT-style shared layer),
         declare it in the design: ``Spec(shared_cells=[["body.0", "body.1", "body.2"]])``.
     """
+    causes: dict[tuple[str, str, int], list[tuple[str, str, list[str]]]] = {}
     for parent, attrs in g.nodes_of_kind(ctx.graph, g.CELL):
         if not is_container(ctx.structure.cells[parent]):
             continue
@@ -53,14 +56,30 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             paths = [prefix + name for name in names]
             if all(ctx.spec.declares_shared_cell(path) for path in paths):
                 continue
-            class_name = ctx.graph.nodes[child]["class_name"]
-            yield ctx.finding(
-                "error",
-                paths[0],
+            # ``[block] * 3`` in a stage's constructor repeats in every stage built from it: one cause.
+            key = (pattern(ctx.cell_path(parent)), ctx.graph.nodes[child]["class_name"], len(names))
+            causes.setdefault(key, []).append((parent, child, paths))
+    for (_, class_name, slots), found in causes.items():
+        parent, child, paths = found[0]
+        if len(found) == 1:
+            attrs = ctx.graph.nodes[parent]
+            message = (
                 f"{ctx.cell_path(parent)} ({attrs['class_name']}) holds one {class_name} object in "
-                f"{len(names)} slots ({', '.join(paths)}): they share one set of weights.",
-                f"Create a separate {class_name} for each slot, e.g. "
-                f"nn.SequentialCell([{class_name}(...) for _ in range({len(names)})]); if the sharing is "
-                f"meant, declare it: Spec(shared_cells=[{paths!r}]).",
-                [child, parent],
+                f"{slots} slots ({', '.join(paths)}): they share one set of weights."
             )
+        else:
+            holders = [ctx.cell_path(p) for p, _, _ in found]
+            message = (
+                f"{len(found)} containers ({listing(holders)}) each hold one {class_name} object in {slots} slots "
+                f"(the first in {', '.join(paths)}): the slots of each share one set of weights."
+            )
+        yield ctx.finding(
+            "error",
+            paths[0] if len(found) == 1 else holder([p for _, _, ps in found for p in ps]),
+            message,
+            f"Create a separate {class_name} for each slot, e.g. "
+            f"nn.SequentialCell([{class_name}(...) for _ in range({slots})]); if the sharing is "
+            f"meant, declare it: Spec(shared_cells=[{paths!r}]).",
+            [n for p, c, _ in found for n in (c, p)],
+            subjects=[p for _, _, ps in found for p in ps],
+        )

@@ -11,7 +11,13 @@ from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
 
 
-@register("GA103", "declared-shared-not-shared", severity="error", needs=(DeclaredDesign,))
+@register(
+    "GA103",
+    "declared-shared-not-shared",
+    severity="error",
+    needs=(DeclaredDesign,),
+    once="one finding per declared group of the design: each group is one statement, its members all listed",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A group the design declares shared that is not one object in the network.
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import holds_parameters, is_container
-from graphaudit.checks._shared.sharing import tied_parameters
+from graphaudit.checks._shared.grouping import cell_group, holder, listing, pattern
+from graphaudit.checks._shared.sharing import tie_groups, tied_parameters, ties_described
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Finding
@@ -60,7 +61,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         with parameters reachable under several paths that ``Spec.shared_cells`` does not
         cover, unless every parameter of that cell is declared tied (the design then says it:
         an Embedding reachable under three paths whose only weight is declared one shared
-        parameter). Without a spec it stays silent (GA102 lists the ties as info).
+        parameter). Without a spec it stays silent (GA102 lists the ties as info). The ties,
+        or the shared cells, made alike in blocks built alike are one finding.
 
     Why is this bad:
         A spec is the author's statement of the design; sharing missing from it is either an
@@ -83,25 +85,35 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     if not declares_something(ctx.spec):
         return
-    for node, owners, paths in tied_parameters(ctx):
-        name = ctx.graph.nodes[node]["name"]
-        if ctx.spec.declares_shared_parameter(name) or any(
-            ctx.spec.declares_shared_parameter(p) for p in paths
-        ):
-            continue
+    undeclared_ties = [
+        (node, owners, paths)
+        for node, owners, paths in tied_parameters(ctx)
+        if not ctx.spec.declares_shared_parameter(ctx.graph.nodes[node]["name"])
+        and not any(ctx.spec.declares_shared_parameter(p) for p in paths)
+    ]
+    # Ties made alike in every block (or a weight and a bias tied together) are one cause.
+    for group in tie_groups(ctx, undeclared_ties):
+        _, _, paths = group[0]
+        names = [ctx.graph.nodes[n]["name"] for n, _, _ in group]
+        if len(group) == 1:
+            what = f"{names[0]} is one Parameter object tied under {len(paths)} paths ({', '.join(paths)})"
+        else:
+            what = ties_described(ctx, group, names)
         yield ctx.finding(
             "warning",
-            name,
-            f"{name} is one Parameter object tied under {len(paths)} paths ({', '.join(paths)}), but the "
-            "design does not declare this sharing.",
-            f"If the tie is meant, add it to the spec: shared_parameters=[{paths!r}]; otherwise give each "
+            names[0] if len(group) == 1 else holder([ctx.subject_of(n) for n, _, _ in group]),
+            f"{what}, but the design does not declare {'this sharing' if len(group) == 1 else 'these ties'}.",
+            f"If the tie{'s are' if len(group) > 1 else ' is'} meant, add {'it' if len(group) == 1 else 'each'} to "
+            f"the spec: shared_parameters=[{paths!r}{', ...' if len(group) > 1 else ''}]; otherwise give each "
             "owner its own Parameter.",
-            [node, *owners],
+            list(dict.fromkeys(n for tie in group for n in (tie[0], *tie[1]))),
+            subjects=names,
         )
 
     shared = {node: g.node_paths(ctx.graph, node) for node, _ in g.nodes_of_kind(ctx.graph, g.CELL)}
     shared = {node: paths for node, paths in shared.items() if len(paths) > 1}
     shared_paths = {path: node for node, paths in shared.items() for path in paths}
+    causes: dict[tuple[str, ...], list[tuple[str, list[str], list[str]]]] = {}
     for node, paths in shared.items():
         # A cell inside a shared cell is shared only through it: report the outer cell alone.
         if all(any(shared_paths.get(a, node) != node for a in _ancestors(p)) for p in paths):
@@ -116,13 +128,25 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ]
         if not undeclared or _parameters_declared_tied(ctx, node):
             continue
+        # One cell shared alike in every block (self.b = self.a in its constructor) is one cause.
+        causes.setdefault(tuple(pattern(p) for p in paths), []).append((node, paths, undeclared))
+    for group in causes.values():
+        node, paths, undeclared = group[0]
         class_name = ctx.graph.nodes[node]["class_name"]
+        if len(group) == 1:
+            what = f"one {class_name} object is reachable under {len(paths)} paths ({', '.join(paths)}), so they share"
+        else:
+            what = (
+                f"{len(group)} {class_name} objects are each reachable under several paths (the first under "
+                f"{', '.join(paths)}), so each place shares"
+            )
         yield ctx.finding(
             "warning",
-            paths[0],
-            f"one {class_name} object is reachable under {len(paths)} paths ({', '.join(paths)}), so they share "
-            f"one set of weights, but the design does not declare {', '.join(undeclared)} shared.",
-            f"If the sharing is meant, add it to the spec: shared_cells=[{paths!r}]; otherwise create a "
-            f"separate {class_name} for each place.",
-            [node],
+            paths[0] if len(group) == 1 else cell_group(ctx, [n for n, _, _ in group]).subject,
+            f"{what} one set of weights, but the design does not declare "
+            f"{', '.join(undeclared) if len(group) == 1 else listing([p for _, _, u in group for p in u])} shared.",
+            f"If the sharing is meant, add it to the spec: shared_cells=[{paths!r}{', ...' if len(group) > 1 else ''}]; "
+            f"otherwise create a separate {class_name} for each place.",
+            [n for n, _, _ in group],
+            subjects=[p for _, ps, _ in group for p in ps] if len(group) > 1 else (),
         )

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import holder, listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
@@ -15,7 +16,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """Two distinct Parameter objects with the same name.
 
     What it does:
-        Reports each ``Parameter.name`` carried by more than one Parameter object of the network.
+        Reports each ``Parameter.name`` carried by more than one Parameter object of the network;
+        the names that clash between the same cells (a weight and a bias, every parameter of
+        the layers under one ``auto_prefix=False``) are one finding.
 
     Why is this bad:
         MindSpore keys parameters by name. ``save_checkpoint`` writes one entry per name, so
@@ -47,18 +50,33 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 self.a, self.b = Scale(), Scale()
         ```
     """
+    causes: dict[tuple[str, ...], list[tuple[str, list[str], list[str]]]] = {}
     for name, all_nodes in g.parameter_nodes_by_name(ctx.graph).items():
         # Unregistered parameters (GA303) are not saved or optimized, so they cannot clash.
         nodes = [n for n in all_nodes if ctx.graph.nodes[n].get("registered", True)]
         if len(nodes) < 2:
             continue
         paths = [ctx.graph.nodes[n]["path"] for n in nodes]
+        # One auto_prefix=False (or one name= in a layer) clashes every parameter of the same cells.
+        causes.setdefault(tuple(p.rpartition(".")[0] for p in paths), []).append((name, nodes, paths))
+    for clashes in causes.values():
+        name, nodes, paths = clashes[0]
+        if len(clashes) == 1:
+            what = f"{len(nodes)} distinct Parameter objects are named {name!r} (at {', '.join(paths)})"
+            keeps = "a checkpoint keeps only one of them under that name"
+        else:
+            names = [n for n, _, _ in clashes]
+            what = (
+                f"{len(clashes)} names ({listing([repr(n) for n in names])}) are each carried by {len(nodes)} "
+                f"distinct Parameter objects (the first at {', '.join(paths)})"
+            )
+            keeps = "a checkpoint keeps only one parameter under each name"
         yield ctx.finding(
             "error",
-            name,
-            f"{len(nodes)} distinct Parameter objects are named {name!r} (at {', '.join(paths)}): a checkpoint "
-            "keeps only one of them under that name, and optimizers reject the network.",
+            name if len(clashes) == 1 else holder([p for _, _, ps in clashes for p in ps]),
+            f"{what}: {keeps}, and optimizers reject the network.",
             "Give each parameter a unique name: keep auto_prefix=True on the enclosing cells, do not pass "
             "the same explicit name= to parameters of different cells, and do not assign Parameter.name.",
-            nodes,
+            [n for _, ns, _ in clashes for n in ns],
+            subjects=[n for n, _, _ in clashes] if len(clashes) > 1 else (),
         )

@@ -13,7 +13,14 @@ from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.findings import Finding
 
 
-@register("GA203", "frozen-in-optimizer", severity="error", also=("warning",), needs=(OptimizerView,))
+@register(
+    "GA203",
+    "frozen-in-optimizer",
+    severity="error",
+    also=("warning",),
+    needs=(OptimizerView,),
+    once="one finding per weight-decay setting of the optimizer: every frozen parameter it holds with that decay is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A frozen parameter (requires_grad=False) that the optimizer still holds.
 

@@ -14,7 +14,13 @@ from graphaudit.graph.connectivity import close_paths
 from graphaudit.suggest import close_list
 
 
-@register("GA300", "spec-names-nothing", severity="error", needs=(DeclaredDesign,))
+@register(
+    "GA300",
+    "spec-names-nothing",
+    severity="error",
+    needs=(DeclaredDesign,),
+    once="one finding per pattern of the design: each is written once in the design, wherever it is used",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A name or glob of the declared design that matches nothing in the network.
 

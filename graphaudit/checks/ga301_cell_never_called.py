@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.calls import mode_guard, never_called_cells
+from graphaudit.checks._shared.grouping import cell_group, pattern
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
@@ -20,7 +21,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Reports every cell of the network tree that holds parameters (itself or below) but
         that the traced forward pass never touched: neither the cell nor any cell inside it
         was called, and none of their parameters was read. Only the outermost such cell is
-        reported. A cell driven through another method than ``construct`` still has its
+        reported, and the cells one ``construct`` forgets (the same attribute of every cell of
+        one class, ``blocks.0.aux``, ``blocks.1.aux``..., or the items of one list) are one finding. A cell driven through another method than ``construct`` still has its
         sub-cells called, so it is not reported. A cell that its parent calls only under
         ``if self.training:`` (or ``if not self.training:``) while the pass ran in the other
         mode — an auxiliary head, an inference-time decoder — is reported as info, saying so.
@@ -55,41 +57,59 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         If the cell is used only in training (an auxiliary head), audit the network in
         training mode (``net.set_train(True)``); if it is not needed, delete it.
     """
+    # One construct that forgets self.<name> forgets it in every cell of that class: one cause.
+    causes: dict[tuple, list[str]] = {}
     for node in never_called_cells(ctx):
-        attrs = ctx.graph.nodes[node]
-        path = ctx.cell_path(node)
-        params = [ctx.structure.parameters[p] for p in _parameters_inside(ctx, node)]
-        fate = (
-            "yet it is trained and saved"
-            if any(p.requires_grad for p in params)
-            else "and it holds only frozen parameters (requires_grad=False), which are saved"
+        parent = next(
+            (
+                (type(ctx.structure.cells[s]), pattern(d["name"]))
+                for s, _, d in ctx.graph.in_edges(node, data=True)
+                if d["kind"] == g.CONTAINS
+            ),
+            (None, node),
         )
-        guard = mode_guard(ctx, node)
+        causes.setdefault((*parent, mode_guard(ctx, node)), []).append(node)
+    for (_, _, guard), nodes in causes.items():
+        group = cell_group(ctx, nodes)
+        one, they = len(nodes) == 1, group.pronouns()
+        classes = " and ".join(dict.fromkeys(ctx.graph.nodes[n]["class_name"] for n in nodes))
+        named = (
+            f"{group.names[0]} ({classes})" if one else f"{len(nodes)} {classes} cells ({group.listing()})"
+        )
+        params = [ctx.structure.parameters[p] for n in nodes for p in _parameters_inside(ctx, n)]
+        fate = (
+            f"yet {they.subject} {they.be} trained and saved"
+            if any(p.requires_grad for p in params)
+            else f"and {they.subject} {'holds' if one else 'hold'} only frozen parameters (requires_grad=False), which are saved"
+        )
         if guard is not None:
             wanted, where = guard
             ran = "training" if not wanted else "inference"
             yield ctx.finding(
                 "info",
-                path,
-                f"{path} ({attrs['class_name']}) is called only when self.training is {wanted} (in {where}), "
-                f"and the traced forward pass ran in {ran} mode, so it was not exercised; its parameters "
-                f"were not checked for wiring.",
-                f"Nothing to do if {path} is meant for {'training' if wanted else 'inference'} only; to check it "
-                f"too, audit with the network in that mode (net.set_train({wanted}), mode="
+                group.subject,
+                f"{named} {they.be} called only when self.training is {wanted} (in {where}), "
+                f"and the traced forward pass ran in {ran} mode, so {they.subject} {'was' if one else 'were'} not "
+                f"exercised; {they.possessive} parameters were not checked for wiring.",
+                f"Nothing to do if {group.listing()} {they.be} meant for {'training' if wanted else 'inference'} only; "
+                f"to check {they.object} too, audit with the network in that mode (net.set_train({wanted}), mode="
                 f"{'train' if wanted else 'eval'!r}).",
-                [node],
+                nodes,
+                subjects=group.names,
             )
             continue
-        mode = "training" if ctx.structure.cells[node].training else "evaluation"
+        mode = "training" if ctx.structure.cells[nodes[0]].training else "evaluation"
         yield ctx.finding(
             "warning",
-            path,
-            f"{path} ({attrs['class_name']}) holds parameters but was never called in the traced "
-            f"forward pass ({mode} mode), and none of its parameters was read: it does not "
-            f"contribute to the output, {fate}.",
-            f"Call {path} in construct where it belongs, or delete it; if it is used only in "
+            group.subject,
+            f"{named} {'holds' if one else 'hold'} parameters but {'was' if one else 'were'} never called in the "
+            f"traced forward pass ({mode} mode), and none of {they.possessive} parameters was read: "
+            f"{they.subject} {'does' if one else 'do'} not contribute to the output, {fate}.",
+            f"Call {group.listing()} in construct where {they.subject} {'belongs' if one else 'belong'}, or delete "
+            f"{they.object}; if {they.subject} {they.be} used only in "
             f"{'evaluation' if mode == 'training' else 'training'} mode, audit the network in that mode.",
-            [node],
+            nodes,
+            subjects=group.names,
         )
 
 

@@ -21,6 +21,7 @@ from graphaudit.graph.connectivity import connected, resolve
         TracedPass,
         DeclaredDesign,
     ),
+    once="one finding per expected connection of the design: a glob rule is satisfied by any one of its pairs",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A data flow the design expects between two cells that the network does not have.

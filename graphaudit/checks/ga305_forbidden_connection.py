@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import holder, listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.trace import TracedPass
@@ -27,9 +28,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
     What it does:
         For each ``(source, target)`` in ``Spec.forbidden_connections`` (cell paths or
-        globs), reports every matching pair for which, in the traced forward pass, a tensor
+        globs), reports the matching pairs for which, in the traced forward pass, a tensor
         produced inside *source* reaches *target* directly or through functional operations
-        only. A pattern that matches no cell is reported too, since the rule guards nothing.
+        only: one finding per rule, listing every cell its glob matches that leaks. A
+        pattern that matches no cell is reported too (GA300), since the rule guards nothing.
 
     Why is this bad:
         Some designs depend on two parts staying apart: the towers of a two-tower retrieval
@@ -58,17 +60,24 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     by_path = g.cell_nodes_by_path(ctx.graph)
     for source, target in ctx.spec.forbidden_connections:
         sources, targets = resolve(ctx.graph, source), resolve(ctx.graph, target)
-        for s in sources:
-            for t in targets:
-                if not connected(ctx.graph, s, t):
-                    continue
-                rule = f" (rule {source} -> {target})" if (s, t) != (source, target) else ""
-                yield ctx.finding(
-                    "error",
-                    s,
-                    f"data flows from {s} into {t} in the traced forward pass, which the design "
-                    f"forbids{rule}.",
-                    f"Check construct where {t} is called and feed it what the design says instead of "
-                    f"{s}'s output (often a wrong variable name), or correct the design.",
-                    [by_path[s], by_path[t]],
-                )
+        pairs = [(s, t) for s in sources for t in targets if connected(ctx.graph, s, t)]
+        if not pairs:
+            continue
+        # One rule broken by one wrong variable: the flow seen from every cell the glob matches.
+        leaking = list(dict.fromkeys(s for s, _ in pairs))
+        reached = list(dict.fromkeys(t for _, t in pairs))
+        rule = f" (rule {source} -> {target})" if pairs != [(source, target)] else ""
+        many = len(pairs) > 1
+        output = f"{leaking[0]}'s output" if len(leaking) == 1 else f"the output of {listing(leaking)}"
+        yield ctx.finding(
+            "error",
+            leaking[0] if len(leaking) == 1 else holder(leaking),
+            f"data flows from {listing(leaking)} into {listing(reached)} in the traced forward pass"
+            f"{f' ({len(pairs)} pairs)' if many else ''}, which the design forbids{rule}.",
+            f"Check construct where {listing(reached)} {'are' if len(reached) > 1 else 'is'} called and feed "
+            f"{'them' if len(reached) > 1 else 'it'} what the design says instead of "
+            f"{output} "
+            "(often a wrong variable name), or correct the design.",
+            list(dict.fromkeys(by_path[p] for p in (*leaking, *reached))),
+            subjects=leaking,
+        )

@@ -7,6 +7,7 @@ from fnmatch import fnmatchcase
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import holder, listing, pattern
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.trace import TracedPass
@@ -31,7 +32,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         glob) in ``Spec.expected_connections`` and reports each direct connection between two
         of them, in the traced forward pass, that no expected (or forbidden) pair declares.
         A direct connection is a tensor made inside one cell reaching another directly or
-        through functional operations only.
+        through functional operations only. The same connection in every block built alike
+        (``blocks.0.a -> blocks.0.c``, ``blocks.1.a -> blocks.1.c``...) is one finding.
 
     Why is this bad:
         An exhaustive design is a wiring diagram: an extra wire is as much a bug as a missing
@@ -65,17 +67,29 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     declared = [*spec.expected_connections, *spec.forbidden_connections]
     by_path = g.cell_nodes_by_path(ctx.graph)
     order = {path: index for index, path in enumerate(dict.fromkeys(names))}
+    causes: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for a, b in sorted(
         direct_connections(ctx.graph, order), key=lambda pair: (order[pair[0]], order[pair[1]])
     ):
         if any(fnmatchcase(a, s) and fnmatchcase(b, t) for s, t in declared):
             continue
+        # One construct wiring the same two cells of every block built alike: one cause.
+        causes.setdefault((pattern(a), pattern(b)), []).append((a, b))
+    for pairs in causes.values():
+        (a, b), sources = pairs[0], list(dict.fromkeys(s for s, _ in pairs))
+        if len(pairs) == 1:
+            flow, declare = f"data flows from {a} into {b}", f"add ({a!r}, {b!r})"
+        else:
+            targets = list(dict.fromkeys(t for _, t in pairs))
+            flow = f"data flows from {listing(sources)} into {listing(targets)} ({len(pairs)} pairs, the first {a} -> {b})"
+            declare = f"add ({pattern(a)!r}, {pattern(b)!r})"
         yield ctx.finding(
             "warning",
-            a,
-            f"data flows from {a} into {b} in the traced forward pass, but the exhaustive design "
-            "does not declare this connection.",
-            f"Remove the connection from construct if it is a mistake, or declare it: add ({a!r}, {b!r}) "
-            "to Spec.expected_connections.",
-            [by_path[a], by_path[b]],
+            a if len(sources) == 1 else holder(sources),
+            f"{flow} in the traced forward pass, but the exhaustive design does not declare "
+            f"{'this connection' if len(pairs) == 1 else 'these connections'}.",
+            f"Remove the connection{'s' if len(pairs) > 1 else ''} from construct if it is a mistake, or declare "
+            f"{'it' if len(pairs) == 1 else 'them'}: {declare} to Spec.expected_connections.",
+            list(dict.fromkeys(by_path[p] for pair in pairs for p in pair)),
+            subjects=sources,
         )

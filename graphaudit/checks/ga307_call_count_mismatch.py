@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import holder, listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.trace import TracedPass
@@ -30,6 +31,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         that cell object in the traced forward pass and reports a count other than *n*.
         Calls are counted per cell object: a cell shared under several paths counts the calls
         made through every path. A path that names no cell is reported with close matches.
+        The cells one glob matches that are each called the same wrong number of times (one
+        loop, one config value) are one finding.
 
     Why is this bad:
         Iterative refinement, weight-shared recurrent blocks, siamese encoders and
@@ -56,6 +59,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if not paths:
             continue  # names nothing: GA300
         seen: set[str] = set()
+        wrong: dict[int, list[tuple[str, str]]] = {}
         for path in paths:
             node = by_path[path]
             if node in seen:
@@ -64,22 +68,26 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             actual = len(g.calls_of(ctx.graph, node))
             if actual != expected and _declared_shared_split(ctx, path, expected, by_path):
                 continue  # one shared cell became several (GA103): its calls did not change
-            if actual == expected:
-                continue
+            if actual != expected:
+                wrong.setdefault(actual, []).append((path, node))
+        # The cells a glob matches, each called as many wrong times: one loop or config, one cause.
+        for actual, cells in wrong.items():
+            path, node = cells[0]
             shared = g.node_paths(ctx.graph, node)
             note = (
                 f" (one cell object under {', '.join(shared)}: its calls are counted together)"
-                if len(shared) > 1
+                if len(shared) > 1 and len(cells) == 1
                 else ""
             )
+            named = f"{path} was" if len(cells) == 1 else f"{listing([p for p, _ in cells])} were each"
             yield ctx.finding(
                 "error",
-                path,
-                f"{path} was called {actual} time(s) in the traced forward pass, but the design says "
-                f"{expected}{note}.",
-                f"Check the loop or branch in construct that calls {path} (an off-by-one range, a "
-                "condition, a config value not read), or correct Spec.calls.",
-                [node, *g.calls_of(ctx.graph, node)],
+                path if len(cells) == 1 else holder([p for p, _ in cells]),
+                f"{named} called {actual} time(s) in the traced forward pass, but the design says {expected}{note}.",
+                f"Check the loop or branch in construct that calls {path if len(cells) == 1 else 'them'} (an "
+                "off-by-one range, a condition, a config value not read), or correct Spec.calls.",
+                [n for _, cell in cells for n in (cell, *g.calls_of(ctx.graph, cell))],
+                subjects=[p for p, _ in cells],
             )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.activations import ELEMENTWISE, activation_name
+from graphaudit.checks._shared.grouping import holder, listing, pattern
 from graphaudit.checks._shared.layers import Layer, entered_layer, is_glue, weight_layers
 from graphaudit.checks._shared.trunk import affine_kind
 from graphaudit.checks.context import AuditContext
@@ -106,7 +107,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         (``Spec(linear_connections=[("down", "up")])``, ``[connections] linear`` in TOML). The
         finding is a warning in a network that applies activations elsewhere (the missing one is
         the odd one out), info in a network with no element-wise activation at all: a linear
-        model written as two layers, as toy and test networks are, is a design choice.
+        model written as two layers, as toy and test networks are, is a design choice. The
+        same pair in every block built alike (``blocks.0.fc1 -> blocks.0.fc2``,
+        ``blocks.1.fc1 -> blocks.1.fc2``...) is one finding.
 
     Why is this bad:
         ``W2 (W1 x + b1) + b2`` is ``(W2 W1) x + c``: the second layer adds parameters and
@@ -135,6 +138,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     layers = {layer.call: layer for layer in weight_layers(ctx)}
     severity = "warning" if _non_linear(ctx) else "info"
     reported: set[tuple[str, str]] = set()
+    causes: dict[tuple[str, str, str], list] = {}
     for call, first in layers.items():
         if not first.leaf:
             continue  # a Dense(activation=...) ends in its activation
@@ -153,20 +157,32 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             if pair in reported or ctx.spec.declares_linear(*pair):
                 continue
             reported.add(pair)
-            one, two = (ctx.graph.nodes[layer.call]["class_name"] for layer in (first, second))
             how = (
                 "shape operations only"
                 if not between
                 else f"{', '.join(dict.fromkeys(between))} and shape operations only (affine maps)"
             )
-            yield ctx.finding(
-                severity,
-                second.path,
-                f"'{first.path}' ({one}) feeds '{second.path}' ({two}) through {how}: with no "
-                "activation between them the two layers compute one linear map.",
-                f"Put the activation between '{first.path}' and '{second.path}' (construct() may define it and never call "
-                f"it); if the factorisation is meant, declare it: Spec(linear_connections=[({first.path!r}, "
-                f"{second.path!r})]).",
-                [call, found],
-                subjects=pair,
+            # The activation forgotten in one block's construct is forgotten in every block: one cause.
+            causes.setdefault((pattern(first.path), pattern(second.path), how), []).append(
+                (first, second, call, found)
             )
+    for (_, _, how), pairs in causes.items():
+        first, second, call, found = pairs[0]
+        one, two = (ctx.graph.nodes[layer.call]["class_name"] for layer in (first, second))
+        if len(pairs) == 1:
+            text = f"'{first.path}' ({one}) feeds '{second.path}' ({two}) through {how}"
+            where, declared = f"'{first.path}' and '{second.path}'", (first.path, second.path)
+        else:
+            shown = listing([f"'{a.path}' -> '{b.path}'" for a, b, _, _ in pairs])
+            text = f"in {len(pairs)} pairs of layers ({shown}) the first ({one}) feeds the second ({two}) through {how}"
+            where = "the two layers of each pair"
+            declared = (pattern(first.path), pattern(second.path))
+        yield ctx.finding(
+            severity,
+            second.path if len(pairs) == 1 else holder([b.path for _, b, _, _ in pairs]),
+            f"{text}: with no activation between them the two layers compute one linear map.",
+            f"Put the activation between {where} (construct() may define it and never call it); if the "
+            f"factorisation is meant, declare it: Spec(linear_connections=[({declared[0]!r}, {declared[1]!r})]).",
+            [n for _, _, c, f in pairs for n in (c, f)],
+            subjects=[p for a, b, _, _ in pairs for p in (a.path, b.path)],
+        )

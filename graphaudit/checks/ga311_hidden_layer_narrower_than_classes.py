@@ -39,7 +39,12 @@ def _head(ctx: AuditContext, layers: dict[str, Layer]) -> Layer | None:
 
 
 @register(
-    "GA311", "hidden-layer-narrower-than-classes", severity="warning", also=("info",), needs=(TracedPass,)
+    "GA311",
+    "hidden-layer-narrower-than-classes",
+    severity="warning",
+    also=("info",),
+    needs=(TracedPass,),
+    once="one finding per network: its classifier head and the narrowest hidden layer before it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A hidden layer of the classifier's head narrower than the number of classes it predicts.

@@ -14,7 +14,14 @@ from graphaudit.findings import Finding
 WARN_LAYERS = 3
 
 
-@register("GA312", "spatial-collapsed-before-head", severity="warning", also=("info",), needs=(TracedPass,))
+@register(
+    "GA312",
+    "spatial-collapsed-before-head",
+    severity="warning",
+    also=("info",),
+    needs=(TracedPass,),
+    once="one finding per network: every convolution left with a 1x1 map is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Strides and pools shrink the feature map to 1x1 while several convolutions with 3x3 (or larger) kernels still follow.
 

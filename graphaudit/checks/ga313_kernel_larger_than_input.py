@@ -11,7 +11,13 @@ from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
 
 
-@register("GA313", "kernel-larger-than-input", severity="info", needs=(TracedPass,))
+@register(
+    "GA313",
+    "kernel-larger-than-input",
+    severity="info",
+    needs=(TracedPass,),
+    once="one finding per network: every convolution whose kernel outgrows its input is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A convolution whose (dilated) kernel is larger than the feature map it runs on.
 

@@ -8,6 +8,7 @@ from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.activations import ELEMENTWISE, activation_name
 from graphaudit.checks._shared.geometry import convolutions
+from graphaudit.checks._shared.grouping import holder, listing, pattern
 from graphaudit.checks._shared.layers import consumers, weight_layers
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
@@ -34,8 +35,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """A convolution in the middle of a CNN that narrows the feature map to 1 or 2 channels.
 
     What it does:
-        Reports a warning for every 2-D or 3-D convolution with 1 or 2 output channels that has another
-        convolution before it in the traced pass and whose output reaches a further
+        Reports a warning for the 2-D or 3-D convolutions with 1 or 2 output channels that have another
+        convolution before them in the traced pass and whose output reaches a further
         convolution or Dense layer through normalisations, activations, pooling or shape
         operations only. Convolutions that make an attention map (their output goes through a
         sigmoid, softmax or tanh into a product: spatial attention, CBAM), that run on pooled
@@ -43,7 +44,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         that make the network's output (a one- or two-class segmentation head), or whose input
         is already that narrow (the narrowing was a channel mean or max before it, as in the
         spatial attention of CBAM and of DBNet++'s adaptive scale fusion, which then refines its
-        one-channel map with a 3x3 and a 1x1 convolution) are not reported.
+        one-channel map with a 3x3 and a 1x1 convolution) are not reported. The same
+        convolution of every block built alike (``blocks.0.conv``, ``blocks.1.conv``...) is one
+        finding.
 
     Why is this bad:
         Everything the later layers know about the image passes through one or two numbers per
@@ -69,6 +72,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     layers = {layer.call: layer for layer in weight_layers(ctx)}
     seen_conv = False
+    found: dict[tuple[str, int], list] = {}
     for conv in convolutions(ctx):
         earlier, seen_conv = seen_conv, True
         width = conv.layer.width
@@ -80,14 +84,30 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         following = [layers[n] for n in reached if n in layers and n != conv.layer.call]
         if not following or len(following) != len(reached):
             continue  # a gate, an addition, an output: not a bottleneck of the main path
-        path = conv.layer.path
+        found.setdefault((pattern(conv.layer.path), width), []).append((conv, following[0]))
+    # One typo in a block's channel count narrows every block built from it: one cause.
+    for (_, width), items in found.items():
+        paths = [conv.layer.path for conv, _ in items]
+        conv, after = items[0]
+        channels, numbers = f"channel{'s' if width != 1 else ''}", f"number{'s' if width != 1 else ''}"
+        if len(items) == 1:
+            text = (
+                f"'{paths[0]}' narrows the feature map to {width} {channels} ({conv.shown(conv.out)} positions) and "
+                f"'{after.path}' computes on it: everything after it sees only {width} {numbers} per position."
+            )
+        else:
+            text = (
+                f"{len(items)} convolutions ({listing(paths)}) narrow the feature map to {width} {channels}, and the "
+                f"layer after each computes on it (first '{after.path}'): everything after them sees only {width} "
+                f"{numbers} per position."
+            )
+        shown = f"'{paths[0]}'" if len(items) == 1 else listing(paths)
         yield ctx.finding(
             "warning",
-            path,
-            f"'{path}' narrows the feature map to {width} channel{'s' if width != 1 else ''} "
-            f"({conv.shown(conv.out)} positions) and '{following[0].path}' computes on it: everything after it sees "
-            f"only {width} number{'s' if width != 1 else ''} per position.",
-            f"Check the channel count of '{path}' (out_channels={width}); a bottleneck this narrow is almost always a "
+            paths[0] if len(items) == 1 else holder(paths),
+            text,
+            f"Check the channel count of {shown} (out_channels={width}); a bottleneck this narrow is almost always a "
             "typo.",
-            [conv.layer.call, following[0].call],
+            list(dict.fromkeys(n for c, a in items for n in (c.layer.call, a.call))),
+            subjects=paths,
         )

@@ -18,7 +18,13 @@ MIN_CONVS = 3
 FIELD_FRACTION = 4
 
 
-@register("GA315", "conv-trunk-never-downsampled", severity="warning", needs=(TracedPass,))
+@register(
+    "GA315",
+    "conv-trunk-never-downsampled",
+    severity="warning",
+    needs=(TracedPass,),
+    once="one finding per network: its convolution trunk and the head after it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Three or more convolutions run at the input's full resolution, never strided or pooled, before a Dense head.
 

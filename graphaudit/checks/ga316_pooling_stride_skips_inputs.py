@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.geometry import convolutions
+from graphaudit.checks._shared.grouping import holder, listing, pattern
 from graphaudit.checks._shared.trunk import poolings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
@@ -23,8 +24,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Reads the window and the stride of every pooling cell of the traced pass
         (``nn.MaxPool2d``, ``nn.AvgPool2d``, 1-D and 3-D too). A stride larger than the window
         in some dimension is a warning: the rows and columns between two windows are never
-        read (a 1x1 window, a deliberate subsampling, excepted). A pooling (not global) that divides the map by 4 or more per side in one step,
-        while convolutions with a kernel wider than 1 still follow it, is info.
+        read (a 1x1 window, a deliberate subsampling, excepted). A pooling (not global) that
+        divides the map by 4 or more per side in one step, while convolutions with a kernel
+        wider than 1 still follow it, is info. The same pooling of every block built alike
+        (``blocks.0.pool``, ``blocks.1.pool``..., with one window and stride) is one finding.
 
     Why is this bad:
         ``MaxPool2d(kernel_size=2, stride=4)`` discards three quarters of its input: the
@@ -50,6 +53,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     pools = poolings(ctx)
     convs = [c for c in convolutions(ctx) if c.spatial_kernel]
     graph = ctx.graph
+    skipping: dict[tuple, list] = {}
+    fast: dict[tuple, list] = {}
     for pool in pools:
         if pool.global_pool:
             continue
@@ -59,26 +64,45 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         skipped = [] if decimates else [d for d, (w, s) in enumerate(zip(pool.window, pool.stride)) if s > w]
         order = graph.nodes[pool.node]["order"]
         later = [c for c in convs if graph.nodes[c.layer.call]["order"] > order]
+        # One pooling written wrong in a block (or copied down a stack) is one cause, however many.
+        key = (pattern(pool.path), pool.name, tuple(pool.window), tuple(pool.stride))
         if skipped:
-            window, stride = "x".join(map(str, pool.window)), "x".join(map(str, pool.stride))
-            yield ctx.finding(
-                "warning",
-                pool.path,
-                f"'{pool.path}' ({pool.name}) has a {window} window and a stride of {stride}: the positions between its "
-                "windows are never read, and what the layers before it compute there reaches nothing.",
-                f"Make the stride at most the window (kernel_size={max(pool.stride)}, stride={max(pool.stride)}, or "
-                f"kernel_size={max(pool.window)}, stride={max(pool.window)}); check that kernel_size and stride were not "
-                "swapped.",
-                [pool.node],
-            )
+            skipping.setdefault(key, []).append(pool)
         elif later and min(s // max(o, 1) for s, o in zip(pool.size, pool.out)) >= FAST:
-            size, out = "x".join(map(str, pool.size)), "x".join(map(str, pool.out))
-            yield ctx.finding(
-                "info",
-                pool.path,
-                f"'{pool.path}' ({pool.name}) shrinks the map from {size} to {out} in one step, and {len(later)} "
-                f"convolution{'s' if len(later) > 1 else ''} with spatial kernels follow it (first '{later[0].layer.path}').",
-                "Downsample in steps of 2 (a stride-2 pooling or convolution per stage) so the following convolutions "
-                "see the detail they are meant to combine.",
-                [pool.node, later[0].layer.call],
-            )
+            fast.setdefault(key, []).append((pool, later))
+    for group in skipping.values():
+        pool = group[0]
+        paths = [p.path for p in group]
+        window, stride = "x".join(map(str, pool.window)), "x".join(map(str, pool.stride))
+        named = (
+            f"'{pool.path}' ({pool.name}) has" if len(group) == 1 else f"{listing(paths)} ({pool.name}) have"
+        )
+        yield ctx.finding(
+            "warning",
+            paths[0] if len(group) == 1 else holder(paths),
+            f"{named} a {window} window and a stride of {stride}: the positions between "
+            f"{'its' if len(group) == 1 else 'their'} windows are never read, and what the layers before "
+            f"{'it' if len(group) == 1 else 'them'} compute there reaches nothing.",
+            f"Make the stride at most the window (kernel_size={max(pool.stride)}, stride={max(pool.stride)}, or "
+            f"kernel_size={max(pool.window)}, stride={max(pool.window)}); check that kernel_size and stride were not "
+            "swapped.",
+            [p.node for p in group],
+            subjects=paths,
+        )
+    for group in fast.values():
+        (pool, later), paths = group[0], [p.path for p, _ in group]
+        size, out = "x".join(map(str, pool.size)), "x".join(map(str, pool.out))
+        if len(group) == 1:
+            text = f"'{pool.path}' ({pool.name}) shrinks the map from {size} to {out} in one step, and"
+        else:
+            text = f"{listing(paths)} ({pool.name}) each shrink the map 4x or more in one step (the first from {size} to {out}), and"
+        yield ctx.finding(
+            "info",
+            paths[0] if len(group) == 1 else holder(paths),
+            f"{text} {len(later)} convolution{'s' if len(later) > 1 else ''} with spatial kernels follow "
+            f"{'it' if len(group) == 1 else 'the first'} (first '{later[0].layer.path}').",
+            "Downsample in steps of 2 (a stride-2 pooling or convolution per stage) so the following convolutions "
+            "see the detail they are meant to combine.",
+            list(dict.fromkeys([*(p.node for p, _ in group), later[0].layer.call])),
+            subjects=paths,
+        )

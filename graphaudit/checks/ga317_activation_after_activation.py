@@ -25,7 +25,13 @@ def _where(ctx: AuditContext, node: str) -> str:
     return (ctx.graph.nodes[parent].get("path") if parent else "") or type(ctx.net).__name__
 
 
-@register("GA317", "activation-after-activation", severity="info", needs=(TracedPass,))
+@register(
+    "GA317",
+    "activation-after-activation",
+    severity="info",
+    needs=(TracedPass,),
+    once="one finding per network: every activation applied after another is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An element-wise activation applied straight to the output of another (``relu(relu(x))``, ``ReLU → Sigmoid``).
 

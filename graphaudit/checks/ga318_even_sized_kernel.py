@@ -12,7 +12,13 @@ from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
 
 
-@register("GA318", "even-sized-kernel", severity="info", needs=(TracedPass,))
+@register(
+    "GA318",
+    "even-sized-kernel",
+    severity="info",
+    needs=(TracedPass,),
+    once="one finding per network: every even-sized overlapping kernel is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Convolutions with an even kernel (2x2, 4x4) that overlap their windows: the map shifts by half a pixel.
 

@@ -11,7 +11,13 @@ from graphaudit.evidence.dependency import DependencyProbe
 from graphaudit.findings import Finding
 
 
-@register("GA340", "batch-elements-mix", severity="error", needs=(DependencyProbe,))
+@register(
+    "GA340",
+    "batch-elements-mix",
+    severity="error",
+    needs=(DependencyProbe,),
+    once="one finding per network: its batch dimension",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """One sample's output depends on another sample of the batch, in inference mode.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import describe_node, pairings
+from graphaudit.checks._shared.lossflow import flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -42,17 +42,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
         or keep the sigmoid and train with ``nn.BCELoss()`` (less stable numerically).
     """
-    for found in pairings(ctx):
-        if found.activation != "sigmoid" or found.expects != "logits-sigmoid":
-            continue
-        assert found.activation_node is not None
-        where = describe_node(ctx.graph, found.activation_node)
+    found = [p for p in pairings(ctx) if p.activation == "sigmoid" and p.expects == "logits-sigmoid"]
+    for heads in flagged(ctx, found):
         yield ctx.finding(
             "error",
-            found.loss_name,
-            f"The network's output is made by a sigmoid ({where}), but {found.evidence}. "
+            heads.first.loss_name,
+            f"{heads.output} made by a sigmoid ({heads.where}), but {heads.first.evidence}. "
             "The loss sees sigmoid(sigmoid(z)), which stays within (0.5, 0.73).",
-            f"Remove the sigmoid ({where}) from the training network and keep {found.loss_name}, "
+            f"Remove the sigmoid ({heads.where}) from the training network and keep {heads.first.loss_name}, "
             "applying the sigmoid only at inference; or keep it and use nn.BCELoss.",
-            found.nodes,
+            heads.nodes,
         )

@@ -5,13 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import describe_node, pairings
+from graphaudit.checks._shared.lossflow import flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
 
-@register("GA402", "probabilities-expected-by-bce", severity="error", needs=(LossTrace,))
+@register(
+    "GA402",
+    "probabilities-expected-by-bce",
+    severity="error",
+    needs=(LossTrace,),
+    once="one finding per loss: BCELoss refuses values outside [0, 1], so a loss over several unbounded heads is traced on its first head only",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Unbounded logits fed to a loss that expects probabilities.
 
@@ -41,16 +47,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
         or end the network with ``nn.Sigmoid()`` and keep ``nn.BCELoss``.
     """
-    for found in pairings(ctx):
-        if found.activation != "none" or found.expects != "probabilities":
-            continue
-        where = describe_node(ctx.graph, found.activation_node) if found.activation_node else "its input"
+    found = [p for p in pairings(ctx) if p.activation == "none" and p.expects == "probabilities"]
+    for heads in flagged(ctx, found):
         yield ctx.finding(
             "error",
-            found.loss_name,
-            f"The network's output is unbounded logits straight from {where}, with no sigmoid or "
-            f"softmax, but {found.evidence}.",
-            f"Train with nn.BCEWithLogitsLoss on the logits instead of {found.loss_name}, or end the "
+            heads.first.loss_name,
+            f"{heads.output} unbounded logits straight from {heads.where}, with no sigmoid or "
+            f"softmax, but {heads.first.evidence}.",
+            f"Train with nn.BCEWithLogitsLoss on the logits instead of {heads.first.loss_name}, or end the "
             "network with nn.Sigmoid().",
-            found.nodes,
+            heads.nodes,
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import describe_node, pairings
+from graphaudit.checks._shared.lossflow import flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -39,17 +39,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         loss_fn = nn.CrossEntropyLoss()  # apply ops.softmax at inference
         ```
     """
-    for found in pairings(ctx):
-        if found.activation != "softmax" or found.expects != "logits-softmax":
-            continue
-        assert found.activation_node is not None
-        where = describe_node(ctx.graph, found.activation_node)
+    found = [p for p in pairings(ctx) if p.activation == "softmax" and p.expects == "logits-softmax"]
+    for heads in flagged(ctx, found):
         yield ctx.finding(
             "error",
-            found.loss_name,
-            f"The network's output is made by a softmax ({where}), but {found.evidence}. "
+            heads.first.loss_name,
+            f"{heads.output} made by a softmax ({heads.where}), but {heads.first.evidence}. "
             "The loss takes a softmax of probabilities, which is nearly uniform.",
-            f"Remove the softmax ({where}) from the training network and keep {found.loss_name} on "
+            f"Remove the softmax ({heads.where}) from the training network and keep {heads.first.loss_name} on "
             "the logits, applying the softmax only at inference.",
-            found.nodes,
+            heads.nodes,
         )

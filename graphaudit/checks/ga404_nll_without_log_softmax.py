@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import describe_node, pairings
+from graphaudit.checks._shared.lossflow import flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -48,29 +48,31 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
         or drop the activation and train the logits with ``nn.CrossEntropyLoss()``.
     """
-    for found in pairings(ctx):
-        if found.expects != "log-probabilities" or found.activation not in _MADE_BY:
-            continue
-        if found.activation_node is None:
-            continue
-        where = describe_node(ctx.graph, found.activation_node)
-        if found.activation == "none":
-            fix = (
-                f"Add nn.LogSoftmax(axis=-1) at the end of the network (after {where}), or train the "
-                f"logits with nn.CrossEntropyLoss instead of {found.loss_name}."
+    found = [
+        p
+        for p in pairings(ctx)
+        if p.expects == "log-probabilities" and p.activation in _MADE_BY and p.activation_node is not None
+    ]
+    for activation in dict.fromkeys(p.activation for p in found):
+        for heads in flagged(ctx, [p for p in found if p.activation == activation]):
+            assert heads.first.activation_node is not None
+            if activation == "none":
+                fix = (
+                    f"Add nn.LogSoftmax(axis=-1) at the end of the network (after {heads.where}), or train the "
+                    f"logits with nn.CrossEntropyLoss instead of {heads.first.loss_name}."
+                )
+            else:
+                replacement = (
+                    "ops.log_softmax(x, axis=-1)"
+                    if heads.first.activation_node.startswith("op:")
+                    else "nn.LogSoftmax(axis=-1)"
+                )
+                fix = f"Replace the {activation} ({heads.where}) with {replacement}."
+            yield ctx.finding(
+                "error",
+                heads.first.loss_name,
+                f"{heads.output} {_MADE_BY[activation]} ({heads.where}), not log-probabilities, "
+                f"but {heads.first.evidence}. NLL loss does not take the log itself.",
+                fix,
+                heads.nodes,
             )
-        else:
-            replacement = (
-                "ops.log_softmax(x, axis=-1)"
-                if found.activation_node.startswith("op:")
-                else "nn.LogSoftmax(axis=-1)"
-            )
-            fix = f"Replace the {found.activation} ({where}) with {replacement}."
-        yield ctx.finding(
-            "error",
-            found.loss_name,
-            f"The network's output is {_MADE_BY[found.activation]} ({where}), not log-probabilities, "
-            f"but {found.evidence}. NLL loss does not take the log itself.",
-            fix,
-            found.nodes,
-        )

@@ -24,6 +24,7 @@ WARN_ROWS = 8
     severity="warning",
     also=("error", "info"),
     needs=(LossTrace, GivenLabel),
+    once="one finding per loss: the loss and the labels it is given",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A binary cross-entropy trained on mutually exclusive classes, where a cross-entropy is meant.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import describe_node, pairings
+from graphaudit.checks._shared.lossflow import flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -43,18 +43,19 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         loss_fn = nn.CrossEntropyLoss()         # exclusive classes: class-index labels
         ```
     """
-    for found in pairings(ctx):
-        if found.activation != "softmax" or found.expects not in ("logits-sigmoid", "probabilities"):
-            continue
-        assert found.activation_node is not None
-        where = describe_node(ctx.graph, found.activation_node)
+    found = [
+        p
+        for p in pairings(ctx)
+        if p.activation == "softmax" and p.expects in ("logits-sigmoid", "probabilities")
+    ]
+    for heads in flagged(ctx, found):
         yield ctx.finding(
             "error",
-            found.loss_name,
-            f"The network's output is made by a softmax ({where}), but {found.evidence}: a binary cross-entropy "
+            heads.first.loss_name,
+            f"{heads.output} made by a softmax ({heads.where}), but {heads.first.evidence}: a binary cross-entropy "
             "judges each output as an independent probability, and the softmax makes them sum to 1 (over one unit it "
             "is the constant 1).",
-            f"Remove the softmax ({where}). For multi-label targets train the logits with nn.BCEWithLogitsLoss(); for "
+            f"Remove the softmax ({heads.where}). For multi-label targets train the logits with nn.BCEWithLogitsLoss(); for "
             "mutually exclusive classes use nn.CrossEntropyLoss() with class-index labels.",
-            found.nodes,
+            heads.nodes,
         )

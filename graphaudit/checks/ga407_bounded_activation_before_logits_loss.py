@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.activations import activation_name
-from graphaudit.checks._shared.lossflow import describe_node, pairings
+from graphaudit.checks._shared.lossflow import flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -61,29 +61,32 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 10)])   # raw logits
         ```
     """
-    for found in pairings(ctx):
-        if found.expects not in ("logits-softmax", "logits-sigmoid"):
+    found: dict[tuple[str, str, str], list] = {}
+    for pairing in pairings(ctx):
+        if pairing.expects not in ("logits-softmax", "logits-sigmoid"):
             continue
-        name = activation_name(ctx.graph, found.activation_node)
-        if name not in _EFFECT or (name == "sigmoid" and found.expects == "logits-sigmoid"):
+        name = activation_name(ctx.graph, pairing.activation_node)
+        if name not in _EFFECT or (name == "sigmoid" and pairing.expects == "logits-sigmoid"):
             continue
-        assert found.activation_node is not None
+        assert pairing.activation_node is not None
+        found.setdefault((name, pairing.expects, pairing.evidence), []).append(pairing)
+    for (name, expects, _), same in found.items():
         relu = name in ("relu", "relu6")
-        severity = "warning" if relu and found.expects == "logits-softmax" else "error"
-        where = describe_node(ctx.graph, found.activation_node)
+        severity = "warning" if relu and expects == "logits-softmax" else "error"
         consequence = (
             "sigmoid(score) is then at least 0.5: no sample can be predicted negative."
-            if relu and found.expects == "logits-sigmoid"
+            if relu and expects == "logits-sigmoid"
             else "the loss can never become confident, and its gradients push the activation into saturation."
             if not relu
             else "every negative logit, and its gradient, is lost."
         )
-        yield ctx.finding(
-            severity,
-            found.loss_name,
-            f"The network's output is made by a {name} ({where}), which {_EFFECT[name]}, but {found.evidence}: "
-            f"{consequence}",
-            f"Remove the {name} ({where}) so that the last layer outputs raw logits; apply any squashing only at "
-            "inference.",
-            found.nodes,
-        )
+        for heads in flagged(ctx, same):
+            yield ctx.finding(
+                severity,
+                heads.first.loss_name,
+                f"{heads.output} made by a {name} ({heads.where}), which {_EFFECT[name]}, but "
+                f"{heads.first.evidence}: {consequence}",
+                f"Remove the {name} ({heads.where}) so that the last layer outputs raw logits; apply any squashing "
+                "only at inference.",
+                heads.nodes,
+            )

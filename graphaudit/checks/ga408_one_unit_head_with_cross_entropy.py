@@ -12,7 +12,13 @@ from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
 
-@register("GA408", "one-unit-head-with-cross-entropy", severity="error", needs=(LossTrace,))
+@register(
+    "GA408",
+    "one-unit-head-with-cross-entropy",
+    severity="error",
+    needs=(LossTrace,),
+    once="one finding per loss: the loss and the one-unit output it is given",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A softmax cross-entropy over an output with one class: the loss is 0 whatever the network does.
 

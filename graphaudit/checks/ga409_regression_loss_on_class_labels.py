@@ -12,7 +12,13 @@ from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
 
-@register("GA409", "regression-loss-on-class-labels", severity="warning", needs=(LossTrace, GivenLabel))
+@register(
+    "GA409",
+    "regression-loss-on-class-labels",
+    severity="warning",
+    needs=(LossTrace, GivenLabel),
+    once="one finding per loss: the loss and the class labels it is given",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A regression loss (MSE, L1, SmoothL1) trained on one-hot class labels.
 

@@ -16,6 +16,7 @@ from graphaudit.checks._shared.cells import (
     training_flag_set,
     uses_batch_statistics,
 )
+from graphaudit.checks._shared.grouping import cell_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
@@ -66,8 +67,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ``training=False``) gets one *info* finding in train mode: ``Model.train()`` calls
         ``set_train(True)`` itself, a custom training loop must; so do the cells still at that
         default in a network of which only a few cells were switched on at construction. A
-        BatchNorm whose ``gamma``
-        and ``beta`` are frozen is taken as a deliberately frozen BatchNorm.
+        BatchNorm whose ``gamma`` and ``beta`` are frozen is taken as a deliberately frozen
+        BatchNorm. The cells of one class that contradict the audit alike (the dropouts of
+        blocks switched one by one) are one finding.
 
     Why is this bad:
         MindSpore's BatchNorm and Dropout choose their behaviour from ``self.training``,
@@ -162,20 +164,32 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 nodes,
             )
 
+    # The cells one mistake left in the other mode (a sub-network's set_train, one BatchNorm
+    # argument in a block) contradict the audit alike: one finding per class and problem.
+    causes: dict[tuple[str, bool, str, bool], list[str]] = {}
     for node, cell, problem in wrong:
-        path = ctx.cell_path(node)
-        class_name = type(cell).__name__
-        if is_batchnorm(cell) and not want and getattr(cell, "use_batch_statistics", None) is True:
-            fix = (
-                f"Build {path} with use_batch_statistics=None (the default), so that it follows set_train()."
-            )
+        built = is_batchnorm(cell) and not want and getattr(cell, "use_batch_statistics", None) is True
+        causes.setdefault((type(cell).__name__, bool(cell.training), problem, built), []).append(node)
+    for (class_name, training, problem, built), nodes in causes.items():
+        group = cell_group(ctx, nodes)
+        path, one = group.subject, len(nodes) == 1
+        if built:
+            fix = f"Build {group.listing()} with use_batch_statistics=None (the default), so that {'it follows' if one else 'they follow'} set_train()."
         else:
-            fix = f"Call net.set_train({want}) on the whole network, not set_train({not want}) on {path} or a cell above it."
+            fix = (
+                f"Call net.set_train({want}) on the whole network, not set_train({not want}) on {path} or a cell above "
+                f"{'it' if one else 'them'}."
+            )
+        named = (
+            f"{path} ({class_name}, training={training})"
+            if one
+            else f"Each of {len(nodes)} {class_name} cells ({group.listing()}, training={training})"
+        )
         yield ctx.finding(
             "error",
             path,
-            f"{path} ({class_name}, training={bool(cell.training)}) {problem}, but the network is audited "
-            f"for mode={ctx.mode!r}.",
+            f"{named} {problem}, but the network is audited for mode={ctx.mode!r}.",
             fix,
-            [node],
+            nodes,
+            subjects=group.names,
         )

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import is_mode_dependent, set_train_reached_a_branch
+from graphaudit.checks._shared.grouping import holder, listing, pattern
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 
@@ -36,7 +37,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         (``nn.SequentialCell([model, nn.Sigmoid()])``) is fine. A network on which
         ``set_train`` was never called is not judged either: the ``set_train`` that training
         or evaluation starts with sets every cell, whatever modes a few were given when it
-        was built (mindcv's RepMLP switches some BatchNorms on in ``__init__``).
+        was built (mindcv's RepMLP switches some BatchNorms on in ``__init__``). The blocks
+        switched alike (``block.set_train(False)`` in a loop over them) are one finding.
 
     Why is this bad:
         ``set_train`` is recursive, so a mixed network comes from a ``set_train`` called on
@@ -70,6 +72,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for parent, child, edge in g.edges_of_kind(ctx.graph, g.CONTAINS):
         parents_of.setdefault(child, []).append((parent, edge["name"]))
     reported: list[str] = []
+    causes: dict[tuple[str, bool], list] = {}
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):  # breadth first: outer cells first
         cell = ctx.structure.cells[node]
         mode = bool(cell.training)
@@ -85,20 +88,35 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue
         reported.append(node)
         parent, name = flipped[0]
-        parent_path = ctx.cell_path(parent)
         path = f"{ctx.graph.nodes[parent]['path']}.{name}" if ctx.graph.nodes[parent]["path"] else name
+        # set_train() called on each block in a loop is one cause, however many blocks.
+        causes.setdefault((pattern(path), mode), []).append((node, parent, path, mine, others))
+    for (_, mode), found in causes.items():
+        node, parent, path, _, others = found[0]
+        mine = [n for *_, cells, _ in found for n in cells]
+        paths = [p for _, _, p, _, _ in found]
         state, other = ("training", "eval") if mode else ("eval", "training")
         kinds = sorted({type(ctx.structure.cells[n]).__name__ for n in mine})
+        classes = " and ".join(dict.fromkeys(type(ctx.structure.cells[n]).__name__ for n, *_ in found))
+        named = (
+            f"{path} ({classes}) is"
+            if len(found) == 1
+            else f"{len(found)} {classes} cells ({listing(paths)}) are"
+        )
+        target = f"{path} or {ctx.cell_path(parent)}" if len(found) == 1 else f"each of {listing(paths)}"
         yield ctx.finding(
             "warning",
-            path,
-            f"{path} ({type(cell).__name__}) is in {state} mode (training={mode}), and with it its "
+            path if len(found) == 1 else holder(paths),
+            f"{named} in {state} mode (training={mode}), and with {'it its' if len(found) == 1 else 'them their'} "
             f"{len(mine)} mode-dependent cell(s) ({', '.join(kinds)}), while {len(others)} other "
             f"mode-dependent cell(s) of the network are in {other} mode (e.g. "
             f"{ctx.cell_path(others[0])}): they do not run in the same mode.",
-            f"Call set_train(...) on the whole network rather than on {path} or {parent_path}; if {path} is "
-            f"meant to stay in {state} mode (a frozen backbone), freeze its parameters too (requires_grad=False).",
-            [node, parent],
+            f"Call set_train(...) on the whole network rather than on {target}; if "
+            f"{path if len(found) == 1 else 'they are'}{' is' if len(found) == 1 else ''} "
+            f"meant to stay in {state} mode (a frozen backbone), freeze {'its' if len(found) == 1 else 'their'} "
+            "parameters too (requires_grad=False).",
+            [n for n, parent_node, *_ in found for n in (n, parent_node)],
+            subjects=paths,
         )
 
 

@@ -41,6 +41,7 @@ def _optimizer_state(ctx: AuditContext) -> frozenset[str]:
     also=("info",),
     needs=(CheckpointContents,),
     uses=(OptimizerView,),
+    once="one finding per checkpoint: every entry that loads into no parameter is listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Checkpoint entries that no parameter of the network loads; the prefix that would map them.

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import cell_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Finding
 from graphaudit.suggest import close_matches
@@ -127,7 +128,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ``requires_grads``, ``require_grad``, ``trainable``, ``use_global_stats``... An
         attribute that a fresh ``nn.Cell`` has, that the cell's class defines, or that any
         method of a class in the network reads (``self.is_training`` in a custom
-        ``construct``) is not a misspelling and is never reported.
+        ``construct``) is not a misspelling and is never reported. The same misspelt
+        assignment in every cell of a stack (one line of a block's constructor) is one finding.
 
     Why is this bad:
         A Cell accepts any attribute: ``net.trainning = True`` raises nothing, stores a new
@@ -153,6 +155,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     # Every cell has dozens of instance attributes, nearly all of them a fresh Cell's own:
     # one set lookup rules those out before anything else is asked of them.
     known = fresh_cell_attributes() | read_anywhere
+    causes: dict[tuple[str, str, str], list[str]] = {}
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
         cell = ctx.structure.cells[node]
         for attribute, value in [item for item in vars(cell).items() if item[0] not in known]:
@@ -163,18 +166,35 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             flag = _meant_flag(attribute)
             if flag is None:
                 continue
-            path = ctx.cell_path(node)
-            if flag == "requires_grad":
-                fix = f"Set requires_grad on the parameters: for p in {path}.get_parameters(): p.requires_grad = ..."
-            elif flag == "training":
-                fix = f"Call {path}.set_train(...) (on the whole network) instead of setting {attribute}."
-            else:
-                fix = f"Set {flag} (or rebuild the cell with {flag}=...) instead of {attribute}."
-            yield ctx.finding(
-                "warning",
-                path,
-                f"{path} ({type(cell).__name__}) has an attribute {attribute!r} = {value!r} that nothing reads: "
-                f"it looks like {flag!r}, which it does not set.",
-                fix,
-                [node],
+            # One misspelt assignment in a block's constructor (or a loop over cells): one cause.
+            causes.setdefault((attribute, repr(value), flag), []).append(node)
+    for (attribute, value, flag), nodes in causes.items():
+        group = cell_group(ctx, nodes)
+        path, one = group.subject, len(nodes) == 1
+        cells = f"{path} ({type(ctx.structure.cells[nodes[0]]).__name__})" if one else None
+        if flag == "requires_grad":
+            fix = (
+                f"Set requires_grad on the parameters: for p in {path}.get_parameters(): p.requires_grad = ..."
+                if one
+                else f"Set requires_grad on the parameters of {group.listing()}: for p in cell.get_parameters(): "
+                "p.requires_grad = ..., for each of them"
             )
+        elif flag == "training":
+            fix = f"Call {path}.set_train(...) (on the whole network) instead of setting {attribute}."
+        else:
+            fix = f"Set {flag} (or rebuild the cell{'' if one else 's'} with {flag}=...) instead of {attribute}."
+        classes = " and ".join(dict.fromkeys(type(ctx.structure.cells[n]).__name__ for n in nodes))
+        yield ctx.finding(
+            "warning",
+            path,
+            (
+                f"{cells} has an attribute {attribute!r} = {value} that nothing reads: "
+                f"it looks like {flag!r}, which it does not set."
+                if one
+                else f"{len(nodes)} {classes} cells ({group.listing()}) each have an attribute {attribute!r} = {value} "
+                f"that nothing reads: it looks like {flag!r}, which they do not set."
+            ),
+            fix,
+            nodes,
+            subjects=group.names,
+        )

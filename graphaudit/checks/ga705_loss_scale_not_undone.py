@@ -11,7 +11,13 @@ from graphaudit.evidence.lossscale import LossScaleSetup
 from graphaudit.findings import Finding
 
 
-@register("GA705", "loss-scale-not-undone", severity="error", needs=(LossScaleSetup,))
+@register(
+    "GA705",
+    "loss-scale-not-undone",
+    severity="error",
+    needs=(LossScaleSetup,),
+    once="one finding per training step: its loss scale and its optimizer",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Gradients scaled by the train step and not divided back (or divided by another factor) by the optimizer.
 

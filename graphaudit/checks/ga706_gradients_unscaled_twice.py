@@ -11,7 +11,13 @@ from graphaudit.evidence.lossscale import LossScaleSetup
 from graphaudit.findings import Finding
 
 
-@register("GA706", "gradients-unscaled-twice", severity="error", needs=(LossScaleSetup,))
+@register(
+    "GA706",
+    "gradients-unscaled-twice",
+    severity="error",
+    needs=(LossScaleSetup,),
+    once="one finding per training step: its loss-scale cell and its optimizer",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A loss-scale cell that divides the gradients back, and an optimizer with a loss_scale that divides them again.
 

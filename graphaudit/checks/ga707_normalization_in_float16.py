@@ -13,7 +13,13 @@ from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
 
 
-@register("GA707", "normalization-in-float16", severity="warning", needs=(TracedPass,))
+@register(
+    "GA707",
+    "normalization-in-float16",
+    severity="warning",
+    needs=(TracedPass,),
+    once="one finding per network: every normalisation computed in float16 is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """BatchNorm, LayerNorm or GroupNorm computed in float16, as ``amp_level="O3"`` does.
 

@@ -31,7 +31,13 @@ def _needs_range(name: str) -> bool:
     return any(word.lower() in _RANGE_SENSITIVE for word in words)
 
 
-@register("GA708", "loss-in-float16", severity="warning", needs=(LossTrace,))
+@register(
+    "GA708",
+    "loss-in-float16",
+    severity="warning",
+    needs=(LossTrace,),
+    once="one finding per loss: the operations of it that run in float16 are listed",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The loss (its softmax, log and reduction) computed in float16.
 

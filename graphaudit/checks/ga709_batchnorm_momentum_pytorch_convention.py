@@ -35,7 +35,12 @@ def batch_weight(cell: Any) -> float | None:
         return None
 
 
-@register("GA709", "batchnorm-momentum-pytorch-convention", severity="warning")
+@register(
+    "GA709",
+    "batchnorm-momentum-pytorch-convention",
+    severity="warning",
+    once="one finding per network: every BatchNorm built with the PyTorch momentum is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A BatchNorm whose ``momentum`` was written with PyTorch's meaning: 90% of the weight on the current batch.
 

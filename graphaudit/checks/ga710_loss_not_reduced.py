@@ -23,7 +23,13 @@ def _shape(graph: Any) -> list[int] | None:
         return None
 
 
-@register("GA710", "loss-not-reduced", severity="warning", needs=(LossTrace, OptimizerView))
+@register(
+    "GA710",
+    "loss-not-reduced",
+    severity="warning",
+    needs=(LossTrace, OptimizerView),
+    once="one finding per loss: its unreduced output",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A loss that returns one value per sample (``reduction="none"``) trained on directly: the gradient is the sum.
 

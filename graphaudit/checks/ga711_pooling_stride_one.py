@@ -59,7 +59,13 @@ def _spatial(graph: Any, call: str) -> list[int]:
     return []
 
 
-@register("GA711", "pooling-stride-one", severity="warning", needs=(TracedPass,))
+@register(
+    "GA711",
+    "pooling-stride-one",
+    severity="warning",
+    needs=(TracedPass,),
+    once="one finding per network: every stride-1 pooling is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A MaxPool/AvgPool with a kernel above 1 and MindSpore's default stride of 1: it barely downsamples.
 

@@ -12,7 +12,13 @@ from graphaudit.evidence.graph_mode import GraphModeRun
 from graphaudit.findings import Finding
 
 
-@register("GA712", "graph-mode-compile-failure", severity="error", needs=(GraphModeRun,))
+@register(
+    "GA712",
+    "graph-mode-compile-failure",
+    severity="error",
+    needs=(GraphModeRun,),
+    once="one finding per network: it compiles in GRAPH_MODE or it does not",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The network (or its training step) runs in PyNative but does not compile in GRAPH_MODE.
 

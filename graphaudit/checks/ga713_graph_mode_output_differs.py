@@ -13,7 +13,13 @@ from graphaudit.findings import Finding
 TOLERANCE = 1e-3  # relative to the largest output value; kernel and fusion differences are ~1e-6
 
 
-@register("GA713", "graph-mode-output-differs", severity="warning", needs=(GraphModeRun,))
+@register(
+    "GA713",
+    "graph-mode-output-differs",
+    severity="warning",
+    needs=(GraphModeRun,),
+    once="one finding per network: its one output compared in the two modes",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """GRAPH_MODE computes another output than PyNative on the same batch.
 

@@ -20,6 +20,7 @@ from graphaudit.findings import Finding
     severity="warning",
     also=("error",),
     needs=(TracedPass, IntendedMode),
+    once="one finding per network: its batch of one, every BatchNorm it reaches listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A network audited for training with a batch of one sample, in front of BatchNorm layers that use batch statistics.

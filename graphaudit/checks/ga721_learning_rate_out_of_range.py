@@ -29,6 +29,7 @@ def _trained_size(ctx: AuditContext) -> int:
     also=("info",),
     needs=(LearningRates,),
     uses=(OptimizerView,),
+    once="one finding per learning rate of the optimizer: each parameter group's rate is set on its own, its parameters listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A learning rate far outside the range its optimizer family trains with (Adam at 0.1, SGD at 1e-7).

@@ -22,6 +22,7 @@ MIN_ROWS = 256
     also=("error",),
     needs=(TrainingData,),
     uses=(DataSample,),
+    once="one finding per batch() step of the training pipeline",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A batch size that leaves no batch, or one or two per epoch, of the training set.

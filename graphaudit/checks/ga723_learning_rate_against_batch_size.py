@@ -30,6 +30,7 @@ ABOVE, BELOW = 100.0, 1 / 200
         LearningRates,
     ),
     uses=(OptimizerView,),
+    once="one finding per learning rate of the optimizer: each parameter group's rate is set on its own",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An SGD / Momentum learning rate 100x larger than the linear scaling rule gives for the batch size, or 200x smaller.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.distributed.compare import differences
 from graphaudit.distributed.fingerprint import Fingerprint
@@ -26,7 +27,10 @@ def compare(fingerprints: Sequence[Fingerprint]) -> list[Finding]:
     world or disagree on its size. A difference in a parameter with ``requires_grad=False``
     (a frozen weight, a BatchNorm moving statistic) is a warning, any other an error.
     """
-    return [Finding(CHECK_ID, CHECK_NAME, d.severity, d.subject, d.message, d.fix) for d in differences(fingerprints)]
+    return [
+        Finding(CHECK_ID, CHECK_NAME, d.severity, d.subject, d.message, d.fix)
+        for d in differences(fingerprints)
+    ]
 
 
 @register(
@@ -44,8 +48,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ``msrun``) and the world has more than one rank, hashes every parameter of the network
         (blake2b of dtype, shape and bytes), exchanges the hashes with ``ops.AllGather`` and
         reports each parameter that differs across ranks (saying which ranks agree with which)
-        or exists on some ranks only. It is an error, a warning for a parameter with
-        ``requires_grad=False``. Without initialised communication it compares with the
+        or exists on some ranks only; the parameters one cause changed alike (a seed that
+        depends on the rank changes them all) are one finding. It is an error, a warning for a
+        parameter with ``requires_grad=False``. Without initialised communication it compares with the
         fingerprints of the other ranks given as files, ``audit(net, peers=["rank1.json"])``;
         the offline path is to save ``graphaudit.fingerprint.fingerprint(net)`` on each rank
         and run ``graphaudit compare rank*.json``. The check is a collective: call ``audit`` on every
@@ -73,8 +78,25 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     nodes = {param.name: node for node, param in ctx.parameters()}
+    # One rank-dependent seed (or one rank-only checkpoint) changes every parameter: one cause,
+    # one finding per kind of difference (content, presence) and severity.
+    causes: dict[tuple[str, str], list[Finding]] = {}
     for finding in compare(ctx.need(RankFingerprints).fingerprints):
         node = nodes.get(finding.subject)
-        yield ctx.finding(
-            finding.severity, finding.subject, finding.message, finding.fix, (node,) if node else ()
-        )
+        if node is None:
+            yield ctx.finding(finding.severity, finding.subject, finding.message, finding.fix)
+            continue
+        causes.setdefault((finding.severity, finding.fix), []).append(finding)
+    for (severity, fix), found in causes.items():
+        for group in one_group(ctx, [nodes[f.subject] for f in found]):
+            if len(found) == 1:
+                yield ctx.finding(severity, found[0].subject, found[0].message, fix, group.graph_nodes)
+                continue
+            yield ctx.finding(
+                severity,
+                group.subject,
+                f"{group.describe('parameter')} are not the same on every rank. The first: {found[0].message}",
+                fix,
+                group.graph_nodes,
+                subjects=[f.subject for f in found],
+            )

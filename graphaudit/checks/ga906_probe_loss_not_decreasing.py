@@ -12,7 +12,13 @@ from graphaudit.evidence.probe_curve import ProbeCurve
 from graphaudit.findings import Finding
 
 
-@register("GA906", "probe-loss-not-decreasing", severity="warning", needs=(ProbeCurve,))
+@register(
+    "GA906",
+    "probe-loss-not-decreasing",
+    severity="warning",
+    needs=(ProbeCurve,),
+    once="one finding per probe run: its one loss curve",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The loss does not fall over several real steps on one batch: the network cannot even overfit it.
 

@@ -12,7 +12,13 @@ from graphaudit.evidence.probe_curve import ProbeCurve
 from graphaudit.findings import Finding
 
 
-@register("GA907", "probe-loss-rising", severity="warning", needs=(ProbeCurve,))
+@register(
+    "GA907",
+    "probe-loss-rising",
+    severity="warning",
+    needs=(ProbeCurve,),
+    once="one finding per probe run: its one loss curve",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The loss rises or jumps up over several real steps on one batch: the learning rate is too large.
 

@@ -12,7 +12,13 @@ from graphaudit.evidence.probe_curve import ProbeCurve
 from graphaudit.findings import Finding
 
 
-@register("GA908", "probe-learning-rate-too-large", severity="warning", needs=(ProbeCurve,))
+@register(
+    "GA908",
+    "probe-learning-rate-too-large",
+    severity="warning",
+    needs=(ProbeCurve,),
+    once="one finding per parameter group of the optimizer: every weight it holds is measured in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Each step moves a parameter group's weights by more than their own size: the learning rate is too large.
 

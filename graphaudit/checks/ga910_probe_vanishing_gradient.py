@@ -11,7 +11,13 @@ from graphaudit.evidence.probe import ProbeStep
 from graphaudit.findings import Finding
 
 
-@register("GA910", "probe-vanishing-gradient", severity="warning", needs=(ProbeStep,))
+@register(
+    "GA910",
+    "probe-vanishing-gradient",
+    severity="warning",
+    needs=(ProbeStep,),
+    once="one finding per network: the gradient profile from its output to its input",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Gradients shrink by more than 1e5 from the output layers to the input layers.
 

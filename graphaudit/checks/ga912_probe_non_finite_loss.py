@@ -13,7 +13,13 @@ from graphaudit.evidence.probe_curve import ProbeCurve
 from graphaudit.findings import Finding
 
 
-@register("GA912", "probe-non-finite-loss", severity="error", needs=(ProbeCurve,))
+@register(
+    "GA912",
+    "probe-non-finite-loss",
+    severity="error",
+    needs=(ProbeCurve,),
+    once="one finding per probe run: its one loss curve",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The loss becomes NaN or Inf within a few real steps: training diverges.
 

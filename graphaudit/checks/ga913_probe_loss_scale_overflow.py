@@ -11,7 +11,14 @@ from graphaudit.evidence.probe_curve import ProbeCurve
 from graphaudit.findings import Finding
 
 
-@register("GA913", "probe-loss-scale-overflow", severity="warning", also=("info",), needs=(ProbeCurve,))
+@register(
+    "GA913",
+    "probe-loss-scale-overflow",
+    severity="warning",
+    also=("info",),
+    needs=(ProbeCurve,),
+    once="one finding per probe run and way its loss scale failed",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Steps skipped on overflow by the loss scale: a scale that never settles, or wasted first steps.
 

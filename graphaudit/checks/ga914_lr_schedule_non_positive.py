@@ -20,6 +20,7 @@ ZERO_SHARE = 0.10  # more steps than this at rate 0 is wasted training
     severity="error",
     also=("warning",),
     needs=(LearningRates,),
+    once="one finding per learning-rate schedule: each parameter group's schedule is written on its own, its parameters listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A learning-rate schedule that is negative or NaN somewhere, zero throughout, or zero for much of training.

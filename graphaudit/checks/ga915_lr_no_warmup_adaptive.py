@@ -14,7 +14,13 @@ LARGE_PEAK = 3e-3  # 3x Adam's default of 1e-3 (Kingma & Ba 2015); ViT trains at
 WARM = 0.5  # a schedule starting at half its peak or more has no warm-up
 
 
-@register("GA915", "lr-no-warmup-adaptive", severity="warning", needs=(LearningRates,))
+@register(
+    "GA915",
+    "lr-no-warmup-adaptive",
+    severity="warning",
+    needs=(LearningRates,),
+    once="one finding per learning-rate schedule: each parameter group's schedule is written on its own, its parameters listed",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An Adam-type optimizer started at a large learning rate, without warm-up.
 

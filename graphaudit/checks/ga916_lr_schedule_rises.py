@@ -13,7 +13,13 @@ from graphaudit.findings import Finding
 LATE = 0.9  # a maximum first reached in the last 10% of the schedule: it rises to the end
 
 
-@register("GA916", "lr-schedule-rises", severity="warning", needs=(LearningRates,))
+@register(
+    "GA916",
+    "lr-schedule-rises",
+    severity="warning",
+    needs=(LearningRates,),
+    once="one finding per learning-rate schedule: each parameter group's schedule is written on its own, its parameters listed",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A learning-rate schedule that ends above where it starts and peaks only at its end: a decay set up backwards.
 

@@ -12,7 +12,13 @@ from graphaudit.evidence.training import TrainingRun
 from graphaudit.findings import Finding
 
 
-@register("GA950", "loss-not-finite", severity="error", needs=(TrainingRun,))
+@register(
+    "GA950",
+    "loss-not-finite",
+    severity="error",
+    needs=(TrainingRun,),
+    once="one finding per watched run: its one loss",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The training loss became NaN or Inf during the real run.
 

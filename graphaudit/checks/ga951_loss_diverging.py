@@ -14,7 +14,14 @@ from graphaudit.findings import Finding
 RISE = 0.10  # a rise this much above the start, beyond the noise, is divergence
 
 
-@register("GA951", "loss-diverging", severity="error", also=("warning",), needs=(TrainingRun,))
+@register(
+    "GA951",
+    "loss-diverging",
+    severity="error",
+    also=("warning",),
+    needs=(TrainingRun,),
+    once="one finding per watched run: its one loss curve",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The training loss rises or oscillates over the real run: the learning rate is too large.
 

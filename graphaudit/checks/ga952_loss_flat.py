@@ -14,7 +14,13 @@ from graphaudit.findings import Finding
 SMALL_FALL = 0.05  # and a fall under 5% of the starting loss: a slow start that already fell more is not flat
 
 
-@register("GA952", "loss-flat", severity="warning", needs=(TrainingRun,))
+@register(
+    "GA952",
+    "loss-flat",
+    severity="warning",
+    needs=(TrainingRun,),
+    once="one finding per watched run: its one loss curve",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The training loss did not fall beyond its own noise over the whole run: the learning rate is too small.
 

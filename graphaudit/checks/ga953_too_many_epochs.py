@@ -14,7 +14,13 @@ PATIENCE = 3  # evaluations without improvement (Prechelt 1998's UP_3; Keras' Ea
 WORSE = 0.01  # each of them this much above the best
 
 
-@register("GA953", "too-many-epochs", severity="warning", needs=(TrainingRun, WatchedValidation))
+@register(
+    "GA953",
+    "too-many-epochs",
+    severity="warning",
+    needs=(TrainingRun, WatchedValidation),
+    once="one finding per watched run: its training and validation curves",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Overfitting: the validation loss rose for several evaluations while the training loss kept falling.
 

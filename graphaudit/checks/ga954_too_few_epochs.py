@@ -14,7 +14,13 @@ STILL_FALLING = 0.03  # a relative fall per evaluation (and over the last epoch)
 LAST = 2  # the last this many evaluations all fell
 
 
-@register("GA954", "too-few-epochs", severity="warning", needs=(TrainingRun, WatchedValidation))
+@register(
+    "GA954",
+    "too-few-epochs",
+    severity="warning",
+    needs=(TrainingRun, WatchedValidation),
+    once="one finding per watched run: its training and validation curves",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Underfitting: the training stopped while the training and validation losses were both still falling.
 

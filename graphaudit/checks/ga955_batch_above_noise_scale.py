@@ -12,7 +12,13 @@ from graphaudit.evidence.training import GradientNoise
 from graphaudit.findings import Finding
 
 
-@register("GA955", "batch-above-noise-scale", severity="warning", needs=(GradientNoise,))
+@register(
+    "GA955",
+    "batch-above-noise-scale",
+    severity="warning",
+    needs=(GradientNoise,),
+    once="one finding per watched run: its batch size against the measured noise scale",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The batch size is far above the gradient noise scale measured on the run: larger batches buy nothing.
 

@@ -13,7 +13,13 @@ from graphaudit.evidence.training import TrainingRun
 from graphaudit.findings import Finding
 
 
-@register("GA956", "update-ratio-too-large", severity="warning", needs=(TrainingRun,))
+@register(
+    "GA956",
+    "update-ratio-too-large",
+    severity="warning",
+    needs=(TrainingRun,),
+    once="one finding per watched run: every layer whose updates are too large is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Over the run, a layer's weights move by more than their own size at each step.
 

@@ -13,7 +13,13 @@ from graphaudit.evidence.training import TrainingRun
 from graphaudit.findings import Finding
 
 
-@register("GA957", "update-ratio-too-small", severity="warning", needs=(TrainingRun,))
+@register(
+    "GA957",
+    "update-ratio-too-small",
+    severity="warning",
+    needs=(TrainingRun,),
+    once="one finding per watched run: every layer whose updates are too small is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Over the run, a layer's weights move by less than a millionth of their size per step.
 

@@ -14,7 +14,13 @@ from graphaudit.evidence.training import TrainingRun, WatchedGradients
 from graphaudit.findings import Finding
 
 
-@register("GA958", "gradient-vanishing", severity="warning", needs=(TrainingRun, WatchedGradients))
+@register(
+    "GA958",
+    "gradient-vanishing",
+    severity="warning",
+    needs=(TrainingRun, WatchedGradients),
+    once="one finding per watched run: every layer with vanishing gradients is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Over the run, some layers get gradients a hundred thousand times weaker than the strongest layer's.
 

@@ -13,7 +13,13 @@ from graphaudit.evidence.training import WatchedGradients
 from graphaudit.findings import Finding
 
 
-@register("GA959", "gradient-exploding", severity="warning", needs=(WatchedGradients,))
+@register(
+    "GA959",
+    "gradient-exploding",
+    severity="warning",
+    needs=(WatchedGradients,),
+    once="one finding per watched run: the norm of its whole gradient",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Over the run, the gradient's norm grew ten thousand times above its first value.
 

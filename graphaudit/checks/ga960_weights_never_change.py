@@ -13,7 +13,13 @@ from graphaudit.findings import Finding
 MIN_SAMPLES = 3
 
 
-@register("GA960", "weights-never-change", severity="error", needs=(TrainingRun,))
+@register(
+    "GA960",
+    "weights-never-change",
+    severity="error",
+    needs=(TrainingRun,),
+    once="one finding per watched run and cause: every weight that never changed for that cause is listed",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Over the whole run, some weights the optimizer holds never changed: frozen by accident, or dead.
 

@@ -15,7 +15,14 @@ TOO_OFTEN = 0.05  # 100x the rate of a dynamic scale raised every 2000 steps
 MOSTLY = 0.5  # most updates skipped: the run barely trains
 
 
-@register("GA961", "loss-scale-overflow-rate", severity="error", also=("warning",), needs=(WatchedLossScale,))
+@register(
+    "GA961",
+    "loss-scale-overflow-rate",
+    severity="error",
+    also=("warning",),
+    needs=(WatchedLossScale,),
+    once="one finding per watched run: its loss scale's overflow rate",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Over the run, the loss-scaled gradients overflow too often: updates are skipped.
 

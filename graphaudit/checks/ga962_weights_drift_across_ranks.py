@@ -11,7 +11,13 @@ from graphaudit.evidence.training import RankDrift
 from graphaudit.findings import Finding
 
 
-@register("GA962", "weights-drift-across-ranks", severity="error", needs=(RankDrift,))
+@register(
+    "GA962",
+    "weights-drift-across-ranks",
+    severity="error",
+    needs=(RankDrift,),
+    once="one finding per watched msrun job: every weight that drifted apart is listed in it",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Under msrun, the data-parallel ranks' weights drifted apart during the run.
 

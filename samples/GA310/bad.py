@@ -20,10 +20,11 @@ class DeepSigmoid(nn.Cell):
         return self.head(self.layers(x))
 
 
-def build() -> dict:
+def build(width: int = 8) -> dict:
+    """*width*: how many saturating layers (tests/test_widened_samples.py widens it)."""
     ms.set_seed(0)
     rng = np.random.default_rng(0)
-    net = DeepSigmoid()
+    net = DeepSigmoid(width)
     x = Tensor(rng.standard_normal((16, 64)).astype(np.float32))
     y = Tensor(rng.integers(0, 10, 16).astype(np.int32))
     return {

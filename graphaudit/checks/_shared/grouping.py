@@ -19,16 +19,27 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from graphaudit import graph as g
 
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["Group", "Pronouns", "cell_group", "group_parameters", "holder", "listing", "one_group"]
+__all__ = [
+    "Group",
+    "Pronouns",
+    "cell_group",
+    "group_parameters",
+    "holder",
+    "listing",
+    "one_group",
+    "pattern",
+    "probe_groups",
+]
 
 
 class Pronouns(NamedTuple):
@@ -189,3 +200,32 @@ def cell_group(ctx: AuditContext, cells: Sequence[str]) -> Group:
     paths = tuple(ctx.cell_path(node) for node in cells)
     subject = paths[0] if len(paths) == 1 else holder(list(paths))
     return Group(subject, paths, tuple(cells), g.cell_nodes_by_path(ctx.graph).get(subject))
+
+
+_INDEX = re.compile(r"(?<![^.])\d+(?![^.])")
+
+
+def pattern(path: str) -> str:
+    """*path* with each container index as ``*``: the cells one loop or one block class built alike.
+
+    A mistake in a block's constructor or ``construct`` repeats at ``blocks.0.x``,
+    ``blocks.1.x``...; checks gather what they find under one pattern into one finding.
+
+    Example:
+        >>> pattern("blocks.3.attn.0.proj"), pattern("layer2"), pattern("1")
+        ('blocks.*.attn.*.proj', 'layer2', '*')
+    """
+    return _INDEX.sub("*", path)
+
+
+def probe_groups(ctx: AuditContext, probes: Sequence[Any]) -> list[tuple[Group, list[Any]]]:
+    """*probes* (records with ``node`` and ``subject``) as one group, with the records in it.
+
+    The records whose node the graph holds are one :func:`one_group`; a record whose node it
+    does not hold (a parameter the probe met outside the captured tree) is a group of its own.
+    """
+    held = [p for p in probes if p.node in ctx.graph]
+    found = [(group, held) for group in one_group(ctx, [p.node for p in held])]
+    return found + [
+        (Group(p.subject, (p.subject,), (p.node,)), [p]) for p in probes if p.node not in ctx.graph
+    ]

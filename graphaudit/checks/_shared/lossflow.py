@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Final
 import networkx as nx
 
 from graphaudit import graph as g
+from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks._shared.outputs import (
     ACTIVATION_CELLS,
     PASS_THROUGH_CELLS,
@@ -53,8 +54,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXPECTATIONS",
+    "Flagged",
     "Pairing",
     "describe_node",
+    "flagged",
     "loss_expectation",
     "output_activation",
     "pairings",
@@ -248,3 +251,29 @@ def pairings(ctx: AuditContext) -> list[Pairing]:
     or each head output a detection loss is given) that a loss operation reads.
     """
     return ctx.shared(_pairings)
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """The pairings a check flags for one reason, told as one finding (one head factory, N heads)."""
+
+    first: Pairing
+    where: str  # where each flagged output is made: ``fc (Dense)``, or ``a, b and c``
+    nodes: tuple[str, ...]
+    count: int
+
+    @property
+    def output(self) -> str:
+        """The sentence's start: ``The network's output is`` or ``The network's 3 outputs ... are each``."""
+        if self.count == 1:
+            return "The network's output is"
+        return f"The network's {self.count} outputs given to the loss are each"
+
+
+def flagged(ctx: AuditContext, found: list[Pairing], default: str = "its input") -> list[Flagged]:
+    """*found* as one :class:`Flagged` (none when empty): the heads of a detection loss built alike are one cause."""
+    if not found:
+        return []
+    wheres = [describe_node(ctx.graph, p.activation_node) if p.activation_node else default for p in found]
+    nodes = tuple(dict.fromkeys(n for p in found for n in p.nodes))
+    return [Flagged(found[0], listing(list(dict.fromkeys(wheres))), nodes, len(found))]

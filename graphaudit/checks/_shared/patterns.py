@@ -29,7 +29,14 @@ from graphaudit.spec import Spec, matches_any
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["Declared", "cell_matches", "declared_patterns", "known_parameter_names", "names", "parameter_matches"]
+__all__ = [
+    "Declared",
+    "cell_matches",
+    "declared_patterns",
+    "known_parameter_names",
+    "names",
+    "parameter_matches",
+]
 
 
 class Declared(NamedTuple):

@@ -11,15 +11,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from graphaudit import graph as g
+from graphaudit.checks._shared.grouping import listing, pattern
 
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["network_node", "tied_parameters"]
+__all__ = ["Tie", "network_node", "tie_groups", "tied_parameters", "ties_described"]
 
 
 def tied_parameters(ctx: AuditContext) -> Iterator[tuple[str, list[str], list[str]]]:
@@ -33,6 +34,31 @@ def tied_parameters(ctx: AuditContext) -> Iterator[tuple[str, list[str], list[st
         owners = g.owners_of(ctx.graph, node)
         if len(owners) > 1:
             yield node, list(dict.fromkeys(owners)), g.node_paths(ctx.graph, node)
+
+
+Tie = tuple[str, list[str], list[str]]  # a tied parameter's node, owner cell nodes, attribute paths
+
+
+def tie_groups(ctx: AuditContext, ties: Iterable[Tie]) -> list[list[Tie]]:
+    """*ties* gathered by cause: the ties between the same cells of blocks built alike are one group.
+
+    ``self.decoder.weight = self.embed.embedding_table`` in a block's constructor ties one
+    parameter in every block (owners ``blocks.0.embed`` and ``blocks.0.decoder``, then
+    ``blocks.1...``); a weight and a bias tied between the same two layers are one group too.
+    """
+    groups: dict[tuple[str, ...], list[Tie]] = {}
+    for tie in ties:
+        groups.setdefault(tuple(pattern(ctx.cell_path(owner)) for owner in tie[1]), []).append(tie)
+    return list(groups.values())
+
+
+def ties_described(ctx: AuditContext, group: list[Tie], names: list[str]) -> str:
+    """``N parameters (a, b...) are each one Parameter object held under several paths (first: ...)``."""
+    _, owners, paths = group[0]
+    return (
+        f"{len(group)} parameters ({listing(names)}) are each one Parameter object held under several paths "
+        f"(the first under {', '.join(paths)}, by {', '.join(ctx.cell_path(o) for o in owners)})"
+    )
 
 
 def network_node(ctx: AuditContext, param: object) -> str | None:
