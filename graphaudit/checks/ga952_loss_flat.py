@@ -11,7 +11,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun
 from graphaudit.findings import Finding
 
-SMALL_FALL = 0.05  # and a fall under 5% of the starting loss: a slow start that already fell more is not flat
+SMALL_FALL = 0.05  # and a change under 5% of the starting loss: a slow start that already fell more is not flat
 
 
 @register(
@@ -27,8 +27,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     What it does:
         At the end of a watched run of 20 steps or more, compares the median loss of its
         last fifth with that of its first fifth; when the fall is within three standard
-        errors of the run's own step-to-step noise (``docs/watch.md``), under 5% of the
-        starting loss, and the loss is not oscillating (GA951), the loss stayed flat from
+        errors of the run's own step-to-step noise (``docs/watch.md``), and the change (a
+        fall or a rise) is under 5% of the starting loss, and the loss is not oscillating (GA951), the loss stayed flat from
         the start.
 
     Why is this bad:
@@ -53,8 +53,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     if curve.oscillates:
         return  # GA951's
-    if abs(curve.fall) >= 3 * curve.standard_error or curve.fall > SMALL_FALL * abs(curve.head):
-        return  # it fell (or rose: GA951)
+    if abs(curve.fall) >= 3 * curve.standard_error or abs(curve.fall) > SMALL_FALL * abs(curve.head):
+        return  # it fell, or rose (GA951 judges a rise; a learning rate too small does not make one)
     yield ctx.finding(
         "warning",
         "(root)",
