@@ -11,7 +11,7 @@ from mindspore import Parameter, Tensor, nn, ops
 from mindspore.common.initializer import initializer
 
 import graphaudit
-from graphaudit.checks.ga501_mode_contradicts_audit import drop_probability, training_flag_set
+from graphaudit.checks._shared.cells import drop_probability, training_flag_set
 
 MINE = ("GA5", "GA6", "GA7")
 

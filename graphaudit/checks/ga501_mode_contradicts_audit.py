@@ -8,42 +8,17 @@ from typing import Any
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import (
-    affine_frozen,
-    drop_probability,
     is_batchnorm,
     is_mode_dependent,
+    mode_problem,
     set_train_reached_a_branch,
     training_flag_set,
-    uses_batch_statistics,
 )
 from graphaudit.checks._shared.grouping import cell_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
 from graphaudit.findings import Finding
-
-
-def _contradicts(ctx: AuditContext, cell: Any) -> str | None:
-    """What a mode-dependent cell would do wrong in ``ctx.mode``, or None."""
-    if is_batchnorm(cell):
-        if ctx.mode == "train":
-            if getattr(cell, "use_batch_statistics", None) is False or affine_frozen(ctx, cell):
-                return None  # GA503's business, or a frozen BatchNorm kept in eval mode on purpose
-            if not uses_batch_statistics(cell):
-                return "normalises with its moving statistics instead of the batch's and never updates them"
-        elif uses_batch_statistics(cell):
-            explicit = getattr(cell, "use_batch_statistics", None) is True
-            why = " (use_batch_statistics=True)" if explicit else ""
-            return f"normalises with the statistics of each inference batch{why} and updates its moving statistics"
-        return None
-    rate = drop_probability(cell)
-    if rate is None or rate <= 0:
-        return None
-    if ctx.mode == "train" and not cell.training:
-        return f"is disabled: it will not drop anything (p={rate:g} is meant for training)"
-    if ctx.mode == "eval" and cell.training:
-        return f"still drops {rate:.0%} of its inputs at random at inference"
-    return None
 
 
 @register(
@@ -110,7 +85,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if not is_mode_dependent(cell):
             continue
         dependents.append(cell)
-        problem = _contradicts(ctx, cell)
+        problem = mode_problem(ctx, cell)
         if problem is not None:
             wrong.append((node, cell, problem))
     if not wrong:

@@ -149,3 +149,26 @@ def drop_probability(cell: Any) -> float | None:
     if isinstance(keep, (int, float)) and not isinstance(keep, bool):
         return 1.0 - float(keep)
     return None
+
+
+def mode_problem(ctx: AuditContext, cell: Any) -> str | None:
+    """What a BatchNorm or dropout would do wrong in the mode the network is audited for (``ctx.mode``), or None."""
+    if is_batchnorm(cell):
+        if ctx.mode == "train":
+            if getattr(cell, "use_batch_statistics", None) is False or affine_frozen(ctx, cell):
+                return None  # GA503's business, or a frozen BatchNorm kept in eval mode on purpose
+            if not uses_batch_statistics(cell):
+                return "normalises with its moving statistics instead of the batch's and never updates them"
+        elif uses_batch_statistics(cell):
+            explicit = getattr(cell, "use_batch_statistics", None) is True
+            why = " (use_batch_statistics=True)" if explicit else ""
+            return f"normalises with the statistics of each inference batch{why} and updates its moving statistics"
+        return None
+    rate = drop_probability(cell)
+    if rate is None or rate <= 0:
+        return None
+    if ctx.mode == "train" and not cell.training:
+        return f"is disabled: it will not drop anything (p={rate:g} is meant for training)"
+    if ctx.mode == "eval" and cell.training:
+        return f"still drops {rate:.0%} of its inputs at random at inference"
+    return None
