@@ -10,6 +10,16 @@ session, and nothing is wrong. Once graphaudit has imported MindSpore it registe
 a guard around ``Cell.__del__`` that ignores exactly that failure; before exit nothing
 changes.
 
+A second exit problem is in MindSpore's C++: a static object of ``_c_expression`` holds a
+reference to the ``numpy`` module and drops it in a C++ exit handler, after the interpreter
+has been finalized. If that is numpy's last reference, ``module_dealloc`` runs without an
+interpreter and the process dies with SIGSEGV (exit code 139) after everything has passed.
+Usually some other object the finalization leaves alive still references numpy and hides it;
+which objects those are depends on what ran before (a test session in another order crashed
+and its file order did not). So graphaudit keeps one reference to numpy of its own, never
+released: numpy is then never freed after finalization, as it is not freed in any process
+that does not crash.
+
 Example:
     >>> import atexit
     >>> from mindspore import nn
@@ -21,7 +31,9 @@ Example:
 from __future__ import annotations
 
 import atexit
+import ctypes
 import functools
+import sys
 from typing import Any
 
 __all__ = ["guard_cell_teardown"]
@@ -45,7 +57,14 @@ def _guard() -> None:
     nn.Cell.__del__ = __del__  # type: ignore[method-assign]
 
 
+def _keep_numpy_past_exit() -> None:
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:  # MindSpore imports it first thing; nothing to keep otherwise
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(numpy))
+
+
 @functools.cache
 def guard_cell_teardown() -> None:
-    """Register, once, the exit-time guard described in the module docstring."""
+    """Register, once, the exit-time guard and keep numpy alive (see the module docstring)."""
     atexit.register(_guard)
+    _keep_numpy_past_exit()
