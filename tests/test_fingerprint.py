@@ -350,13 +350,15 @@ def test_msrun_two_ranks_ga801_uses_the_collective(msrun_job, case, capsys):
     for rank in range(2):
         report = json.loads((out / f"report_rank{rank}.json").read_text())
         ga801 = [f for f in report["findings"] if f["check_id"] == "GA801"]
-        assert sorted(f["subject"] for f in ga801) == expected, (rank, ga801)
+        # one cause (a rank-dependent seed): one finding listing every parameter it changed
+        assert len(ga801) == (1 if expected else 0), (rank, ga801)
+        assert sorted(s for f in ga801 for s in f["subjects"]) == expected, (rank, ga801)
         assert all(f["severity"] == "error" and f["nodes"] for f in ga801)
         messages |= {f["message"] for f in ga801}
         fp = Fingerprint.load(out / f"rank{rank}.json")
         assert (fp.rank, fp.world_size) == (rank, 2)  # taken from the initialised communication
     if expected:
-        assert len(messages) == len(expected)  # both ranks saw the same world
+        assert len(messages) == 1  # both ranks saw the same world
         assert all("rank 0 has" in m and "rank 1 has" in m for m in messages)
     code, compared = _compare_json([out / "rank0.json", out / "rank1.json"], capsys)
     assert code == (1 if expected else 0)

@@ -29,7 +29,7 @@ Example:
     >>> x, y = Tensor(np.ones((2, 3), np.float32)), Tensor(np.zeros((2, 2), np.float32))
     >>> result = run_probe(net, optimizer, nn.MSELoss(), (x,), y)
     >>> [(f.check_id, f.subject) for f in result.findings]
-    [('GA905', '0.bias'), ('GA905', '0.weight')]
+    [('GA905', '0')]
 """
 
 from __future__ import annotations

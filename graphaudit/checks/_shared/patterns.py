@@ -11,9 +11,9 @@ Example:
     >>> from mindspore import nn
     >>> from graphaudit import Spec
     >>> from graphaudit.checks.context import AuditContext
-    >>> ctx = AuditContext.build(nn.Dense(3, 2), spec=Spec(frozen=["wieght"], calls={"": 1}))
+    >>> ctx = AuditContext.build(nn.SequentialCell([nn.Dense(3, 2)]), spec=Spec(frozen=["wieght"], calls={"0": 1}))
     >>> [(p.field, p.pattern, p.kind, names(ctx, p)) for p in declared_patterns(ctx.spec)]
-    [('frozen', 'wieght', 'parameter', []), ('calls', '', 'cell', [''])]
+    [('frozen', 'wieght', 'parameter', []), ('calls', '0', 'cell', ['0'])]
 """
 
 from __future__ import annotations
