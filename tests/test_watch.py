@@ -214,3 +214,61 @@ def test_ga950_names_the_layer_whose_output_overflowed_and_changes_nothing(pynat
     # not sampled, and the update already made every weight NaN: said, not guessed from the NaN weights
     w, _ = _softplus_loop(every=4, give_inputs=True)
     assert w.record.non_finite.forward is None and "not re-run" in w.record.non_finite.forward_note
+
+
+@pytest.mark.parametrize(
+    ("which", "seen", "fix"),
+    [
+        ("bad", "stayed at 2**24 for all 20 steps", "Use a dynamic scale"),
+        ("also_warning", "fell from 2**23 to 2**17", "init_loss_scale=2**17"),
+    ],
+)
+def test_ga961_says_which_loss_scale_to_change_from_the_scales_the_run_used(which, seen, fix, pynative):
+    """A fixed scale of 2**24 -> use a dynamic one; a dynamic one that started at 2**24 -> start lower."""
+    from sample_audits import audited
+
+    (finding,) = [f for f in audited("GA961", which).report.findings if f.check_id == "GA961"]
+    assert seen in finding.message and fix in finding.fix
+    assert "Use a dynamic" not in finding.fix or which == "bad"  # never told to use what it uses
+
+
+def test_ga961_reads_the_loss_scale_of_model_trains_loss_scaled_step(pynative):
+    """Model.train of a loss-scaled step (a fixed 2**24) on a float16 network: its (loss, overflow, scale)."""
+    from mindspore.amp import all_finite
+
+    class ScaledStep(nn.Cell):  # TrainOneStepWithLossScaleCell's outputs; it has no overflow check on CPU
+        def __init__(self, with_loss: nn.Cell, optimizer: nn.Optimizer, scale: float) -> None:
+            super().__init__()
+            self.with_loss, self.optimizer, self.scale = with_loss, optimizer, ms.Tensor(scale, ms.float32)
+            self.grad = ms.ops.GradOperation(get_by_list=True, sens_param=True)
+
+        def construct(self, x, y):
+            loss = self.with_loss(x, y)
+            grads = self.grad(self.with_loss, self.optimizer.parameters)(x, y, self.scale.astype(loss.dtype))
+            grads = tuple(g / self.scale.astype(g.dtype) for g in grads)
+            finite = all_finite(grads)
+            if finite:
+                self.optimizer(grads)
+            return loss, ms.ops.logical_not(finite), self.scale
+
+    ms.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 4)]).to_float(ms.float16)
+    optimizer = nn.SGD(net.trainable_params(), 0.1)
+    model = ms.train.Model(ScaledStep(nn.WithLossCell(net, nn.CrossEntropyLoss()), optimizer, 2.0**24))
+    watch = graphaudit.Watch(every=5, fail_on="never")
+    model.train(2, dataset(256), callbacks=[watch], dataset_sink_mode=False)
+    assert watch.record.loss_scales == [2.0**24] * 32
+    (finding,) = [f for f in watch.report.findings if f.check_id == "GA961"]
+    assert "stayed at 2**24" in finding.message and "Use a dynamic scale" in finding.fix
+
+
+def test_ga961_without_the_loss_scale_hedges_its_fix(pynative):
+    """A loop that passes overflow= but not loss_scale=: the fix covers a fixed and a dynamic scale."""
+    from graphaudit.checks.ga961_loss_scale_overflow_rate import _scale_story
+
+    assert _scale_story((True,) * 20, (None,) * 20) == (
+        "",
+        "If the scale is fixed, use a dynamic one (DynamicLossScaleManager or mindspore.amp.DynamicLossScaler); "
+        "if it is dynamic already, start it lower; if it still overflows, keep the overflowing operations in "
+        "float32 (amp_level='O1', or cast the loss to float32).",
+    )

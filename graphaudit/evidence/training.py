@@ -97,6 +97,7 @@ class RunRecord:
     losses: list[float] = field(default_factory=list)
     epochs: list[int] = field(default_factory=list)
     overflows: list[bool] = field(default_factory=list)  # one per step when the step is loss-scaled
+    loss_scales: list[float | None] = field(default_factory=list)  # and its loss scale, when the step said it
     loss_scaled: bool = False
     gradients_seen: bool = False
     gradients_reason: str | None = None
@@ -237,7 +238,7 @@ class GradientNoise(Evidence):
 
 @dataclass(frozen=True)
 class WatchedLossScale(Evidence):
-    """Whether each step of a loss-scaled run overflowed."""
+    """Whether each step of a loss-scaled run overflowed, and at what loss scale (``None``: not said)."""
 
     title = "the loss-scale overflows of the watched run"
     requirement = Requirement(
@@ -247,13 +248,14 @@ class WatchedLossScale(Evidence):
     needs = (TrainingRun,)
 
     overflows: tuple[bool, ...]
+    scales: tuple[float | None, ...] = ()
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> WatchedLossScale | Missing:
         record = have.need(TrainingRun).record
         if not record.loss_scaled or not record.overflows:
             return Missing()
-        return cls(tuple(record.overflows))
+        return cls(tuple(record.overflows), tuple(record.loss_scales))
 
 
 @dataclass(frozen=True)

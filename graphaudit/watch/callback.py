@@ -39,7 +39,7 @@ from mindspore.train import Callback
 
 from graphaudit.arguments import checked_call
 from graphaudit.findings import Finding
-from graphaudit.watch.record import Recorder
+from graphaudit.watch.record import Recorder, scalar
 from graphaudit.watch.session import DEFAULT_EVERY, Session
 
 __all__ = ["Watch"]
@@ -54,20 +54,23 @@ _GRAPH_MODE = (
 )
 
 
-def loss_of(outputs: Any) -> tuple[float, bool | None]:
-    """The loss of a step's outputs, and whether it overflowed (a loss-scaled step's ``(loss, overflow, scale)``).
+def loss_of(outputs: Any) -> tuple[float, bool | None, float | None]:
+    """The loss of a step's outputs, whether it overflowed and its loss scale (a loss-scaled step's ``(loss, overflow, scale)``).
 
     Example:
         >>> from mindspore import Tensor
         >>> loss_of((Tensor(0.5), Tensor(True), Tensor(1024.0))), loss_of((Tensor(0.5), Tensor([1.0, 2.0])))
-        ((0.5, True), (0.5, None))
+        ((0.5, True, 1024.0), (0.5, None, None))
     """
     if isinstance(outputs, (tuple, list)):
         flag = outputs[1] if len(outputs) >= 2 else None
         values = np.asarray(flag.asnumpy()) if hasattr(flag, "asnumpy") else None
         overflow = bool(values.any()) if values is not None and values.dtype == np.bool_ else None
-        return float(np.asarray(outputs[0].asnumpy()).mean()), overflow
-    return float(np.asarray(outputs.asnumpy()).mean()), None
+        scale = None
+        if overflow is not None and len(outputs) >= 3 and hasattr(outputs[2], "asnumpy"):
+            scale = scalar(outputs[2])
+        return float(np.asarray(outputs[0].asnumpy()).mean()), overflow, scale
+    return float(np.asarray(outputs.asnumpy()).mean()), None, None
 
 
 def evaluate(network: Any, loss_fn: Any, dataset: Any) -> float:
@@ -198,12 +201,12 @@ class Watch(Callback):
         if self._recorder is None:
             return
         params = run_context.original_args()
-        loss, overflow = loss_of(params.net_outputs)
+        loss, overflow, scale = loss_of(params.net_outputs)
         step = params.cur_step_num
         known = self._recorder.record.non_finite
         batch = getattr(params, "train_dataset_element", None)
         rerun = self._rerun(tuple(batch)) if batch is not None and not math.isfinite(loss) else None
-        self._recorder.after(step, params.cur_epoch_num, loss, self._grads, overflow, rerun)
+        self._recorder.after(step, params.cur_epoch_num, loss, self._grads, overflow, rerun, scale)
         self._grads = None
         if self._drift is not None:
             self._drift.maybe_compare(step)

@@ -3,7 +3,8 @@
 The loop calls ``w.step(loss=..., grads=...)`` after each optimizer update, with the
 gradients it gave the optimizer (in the order of ``optimizer.parameters``, as
 ``value_and_grad(fn, None, optimizer.parameters)`` returns them), and ``w.validate(loss)``
-after evaluating, if it does. A loss-scaled step passes ``overflow=``. Leaving the ``with``
+after evaluating, if it does. A loss-scaled step passes ``overflow=`` and ``loss_scale=`` (the
+scale it used: GA961 tells a fixed scale from a dynamic one by it). Leaving the ``with``
 block makes ``w.report``, a :class:`~graphaudit.report.Report`, and writes the dashboard to
 ``out``. Nothing the loop computes is changed: the watch only reads.
 
@@ -39,6 +40,7 @@ import numpy as np
 from graphaudit.arguments import check_count, checked_call
 from graphaudit.errors import ArgumentError, ArgumentTypeError
 from graphaudit.findings import Finding
+from graphaudit.watch.record import scalar
 from graphaudit.watch.session import DEFAULT_EVERY, Session
 
 __all__ = ["Watcher", "watch"]
@@ -90,6 +92,7 @@ class Watcher:
         grads: Sequence[Any] | None = None,
         *,
         overflow: Any = None,
+        loss_scale: Any = None,
         epoch: int | None = None,
         inputs: Sequence[Any] | None = None,
     ) -> None:
@@ -124,7 +127,8 @@ class Watcher:
 
                 return locate(self._net, batch, weights)
 
-        recorder.after(self._step, self._epoch, value, grads, flag, rerun)
+        scale = None if loss_scale is None or flag is None else scalar(loss_scale)
+        recorder.after(self._step, self._epoch, value, grads, flag, rerun, scale)
         if self._drift is not None:
             self._drift.maybe_compare(self._step)
         recorder.before(self._step + 1)

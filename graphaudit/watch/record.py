@@ -52,6 +52,20 @@ def _values(tensor: Any) -> np.ndarray:
     return np.asarray(tensor_values(tensor), dtype=np.float32).reshape(-1)
 
 
+def scalar(value: Any) -> float | None:
+    """*value* (a one-value tensor, array or number) as a float; ``None`` for anything else.
+
+    Example:
+        >>> from mindspore import Tensor
+        >>> scalar(Tensor([1024.0])), scalar(2.0), scalar(Tensor([1.0, 2.0]))
+        (1024.0, 2.0, None)
+    """
+    values = np.asarray(value.asnumpy() if hasattr(value, "asnumpy") else value)
+    if values.size != 1 or not np.issubdtype(values.dtype, np.number):
+        return None
+    return float(values.reshape(()))
+
+
 class Recorder:
     """Samples *params* every *every* steps (and the first step); the loss at every step."""
 
@@ -112,8 +126,9 @@ class Recorder:
         grads: Sequence[Any] | None = None,
         overflow: bool | None = None,
         rerun: Callable[[Sequence[tuple[Any, np.ndarray]]], Any] | None = None,
+        loss_scale: float | None = None,
     ) -> None:
-        """The step ran: its loss, the gradients the optimizer got (or ``None``), its overflow.
+        """The step ran: its loss, the gradients the optimizer got (or ``None``), its overflow and loss scale.
 
         *rerun*, called only at the first non-finite loss, re-runs the step's batch with the
         weights given (:func:`graphaudit.watch.locate.locate`) and returns where a value first
@@ -125,6 +140,7 @@ class Recorder:
         if overflow is not None:
             record.loss_scaled = True
             record.overflows.append(bool(overflow))
+            record.loss_scales.append(loss_scale)
         if record.non_finite is None and not math.isfinite(loss):
             record.non_finite = self._locate(step, epoch, float(loss), grads)
             self._forward(record.non_finite, rerun)

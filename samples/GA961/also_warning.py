@@ -56,5 +56,10 @@ def build() -> dict:
             if finite:
                 optimizer(grads)
             scaler.adjust(finite)
-            watch.step(loss=loss, grads=grads if finite else None, overflow=not bool(finite))
+            watch.step(
+                loss=loss,
+                grads=grads if finite else None,
+                overflow=not bool(finite),
+                loss_scale=scaler.scale_value,
+            )
     return {"net": net, "optimizer": optimizer, "watched": watch.record}
