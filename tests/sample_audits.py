@@ -31,9 +31,13 @@ class Audited(NamedTuple):
 _AUDITED: dict[Path, Audited] = {}
 
 
-def load(path: Path) -> ModuleType:
-    """Import a sample file under a module name of its own (its classes importable by it)."""
-    name = f"sample_{path.parent.name}_{path.stem}"
+def load(path: Path, *, name: str | None = None) -> ModuleType:
+    """Import a sample file under a module name of its own (its classes importable by it).
+
+    *name* is the module's name (default ``sample_<folder>_<stem>``): a rewritten copy of a
+    sample takes another, so that its classes do not replace the original's.
+    """
+    name = name or f"sample_{path.parent.name}_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

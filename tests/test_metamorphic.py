@@ -23,9 +23,7 @@ loss to wrap, no construct of its own...) or, for the few that need words, in
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -33,7 +31,7 @@ from typing import Any
 import mindspore as ms
 import pytest
 from mindspore import jit, nn
-from sample_audits import audited
+from sample_audits import audited, load
 
 import graphaudit
 from graphaudit.capture.training.unwrap import unwrap
@@ -67,13 +65,7 @@ KNOWN_FAILURES: dict[tuple[str, str, str], str] = {}
 # -- loading a sample, transformed ----------------------------------------------------------
 def _load(check_id: str, which: str, path: Path | None = None) -> ModuleType:
     path = path or SAMPLES / check_id / f"{which}.py"
-    name = f"metamorphic_{check_id}_{which}_{path.parent.name}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # as a script's classes are: importable by their module
-    spec.loader.exec_module(module)
-    return module
+    return load(path, name=f"metamorphic_{check_id}_{which}_{path.parent.name}")
 
 
 def _own_cell_classes(module: ModuleType) -> list[type]:

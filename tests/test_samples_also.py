@@ -8,11 +8,10 @@ finding names), each a real network whose case is of that severity; its docstrin
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from sample_audits import load
 
 import graphaudit
 from graphaudit.checks import all_checks
@@ -28,14 +27,6 @@ PAIRS = [
     else pytest.param(c, s, id=f"{c}-{s}")
     for c, s in DECLARED
 ]
-
-
-def load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"sample_{path.parent.name}_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize(("check_id", "severity"), PAIRS)

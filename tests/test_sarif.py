@@ -15,13 +15,12 @@ import inspect
 import json
 import linecache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 from mindspore import Parameter, Tensor, nn
-from sample_audits import audited
+from sample_audits import audited, load
 
 import graphaudit
 from graphaudit.checks import all_checks
@@ -35,14 +34,6 @@ SAMPLE_FILES = [p for p in sorted(SAMPLES.glob("GA*/*.py")) if p.stem in ("bad",
 SARIF_LEVELS = {"none", "note", "warning", "error"}
 #: graphaudit's severities as SARIF levels, written out here (not read from the module under test).
 SEVERITY_TO_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
-
-
-def load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"sarif_test_{path.parent.name}_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def sample_report(path: Path) -> graphaudit.Report:

@@ -86,12 +86,13 @@ class Recorder:
             else np.zeros(0, int)
             for p in self.params
         ]
-        whole = sum(int(p.size) for p in self.params) * 4 <= WHOLE_BYTES
+        small = sum(int(p.size) for p in self.params) * 4 <= WHOLE_BYTES
         # None: every position of the parameter (exact norms); else the positions it is tracked at
         self._tracked = [
-            None if whole or p.size <= TRACKED else np.sort(rng.choice(p.size, size=TRACKED, replace=False))
+            None if small or p.size <= TRACKED else np.sort(rng.choice(p.size, size=TRACKED, replace=False))
             for p in self.params
         ]
+        self._whole = all(pos is None for pos in self._tracked)  # every parameter's before-copy is whole
         self._before: list[np.ndarray] | None = None  # the tracked values before a sampled update
         self._before_norms: list[float] = []
         self._before_crc: list[int | None] = []  # of a tracked parameter's whole bytes: did it change at all?
@@ -213,11 +214,10 @@ class Recorder:
         if rerun is None:
             found.forward_note = "the step's batch was not given (a loop passes w.step(inputs=...))"
             return
-        whole = all(pos is None for pos in self._tracked)
-        seen = self._kept if self._kept is not None else (self._before if whole else None)
+        seen = self._kept if self._kept is not None else (self._before if self._whole else None)
         why = (
             "the step was not sampled"
-            if whole
+            if self._whole
             else f"weights over {WHOLE_BYTES // 2**20} MiB are not copied whole"
         )
         if seen is not None:
