@@ -92,7 +92,7 @@ def _scale_story(overflows: tuple[bool, ...], scales: tuple[float | None, ...]) 
         if first <= 1:
             return (
                 f" The scale stayed at {_power(first)}: the float16 values overflow whatever the scale.",
-                f"A smaller scale cannot help: {_FLOAT32}; see GA959 for gradients that explode.",
+                f"A smaller scale cannot help: {_FLOAT32}, and look for gradients that explode.",
             )
         return (
             f" The scale stayed at {_power(first)} for all {len(known)} steps: a fixed scale larger than float16 "
@@ -113,7 +113,7 @@ def _scale_story(overflows: tuple[bool, ...], scales: tuple[float | None, ...]) 
         f" The dynamic scale went from {_power(first)} down to {_power(lowest)} and most overflows came "
         "after clean steps: the gradients outgrow float16 at scales that had worked.",
         f"A lower starting scale will not help: {_FLOAT32}, or lower the learning rate or clip the "
-        "gradients (GA959).",
+        "gradients.",
     )
 
 

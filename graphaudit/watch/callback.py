@@ -38,8 +38,9 @@ import numpy as np
 from mindspore.train import Callback
 
 from graphaudit.arguments import checked_call
+from graphaudit.capture.network.values import scalar
 from graphaudit.findings import Finding
-from graphaudit.watch.record import Recorder, scalar
+from graphaudit.watch.record import Recorder
 from graphaudit.watch.session import DEFAULT_EVERY, Session
 
 __all__ = ["Watch"]

@@ -38,9 +38,9 @@ from typing import Any
 import numpy as np
 
 from graphaudit.arguments import check_count, checked_call
+from graphaudit.capture.network.values import scalar
 from graphaudit.errors import ArgumentError, ArgumentTypeError
 from graphaudit.findings import Finding
-from graphaudit.watch.record import scalar
 from graphaudit.watch.session import DEFAULT_EVERY, Session
 
 __all__ = ["Watcher", "watch"]

@@ -52,20 +52,6 @@ def _values(tensor: Any) -> np.ndarray:
     return np.asarray(tensor_values(tensor), dtype=np.float32).reshape(-1)
 
 
-def scalar(value: Any) -> float | None:
-    """*value* (a one-value tensor, array or number) as a float; ``None`` for anything else.
-
-    Example:
-        >>> from mindspore import Tensor
-        >>> scalar(Tensor([1024.0])), scalar(2.0), scalar(Tensor([1.0, 2.0]))
-        (1024.0, 2.0, None)
-    """
-    values = np.asarray(value.asnumpy() if hasattr(value, "asnumpy") else value)
-    if values.size != 1 or not np.issubdtype(values.dtype, np.number):
-        return None
-    return float(values.reshape(()))
-
-
 class Recorder:
     """Samples *params* every *every* steps (and the first step); the loss at every step."""
 

@@ -10,6 +10,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 import mindspore as ms
 import numpy as np
 from mindspore import Tensor
@@ -25,6 +27,20 @@ def tensor_values(tensor: Tensor) -> np.ndarray:
     if tensor.dtype == ms.bfloat16:
         return tensor.astype(ms.float32).asnumpy()
     return tensor.asnumpy()
+
+
+def scalar(value: Any) -> float | None:
+    """*value* (a one-value tensor, array or number) as a float; ``None`` for anything else.
+
+    Example:
+        >>> from mindspore import Tensor
+        >>> scalar(Tensor([1024.0])), scalar(2.0), scalar(Tensor([1.0, 2.0])), scalar("x")
+        (1024.0, 2.0, None, None)
+    """
+    values = np.asarray(tensor_values(value) if isinstance(value, Tensor) else value)
+    if values.size != 1 or not np.issubdtype(values.dtype, np.number):
+        return None
+    return float(values.reshape(()))
 
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

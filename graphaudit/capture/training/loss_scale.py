@@ -34,6 +34,8 @@ from typing import Any
 
 from mindspore import nn
 
+from graphaudit.capture.network.values import scalar
+
 __all__ = ["GradientScaling", "find_train_cell", "gradient_scaling", "scale_value"]
 
 
@@ -77,21 +79,12 @@ class GradientScaling:
         return self.unscales
 
 
-def _as_float(value: Any) -> float | None:
-    try:
-        if hasattr(value, "asnumpy"):
-            return float(value.asnumpy().reshape(-1)[0])
-        return float(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-
-
 def scale_value(train_cell: Any) -> float:
     """The loss scale *train_cell* applies at its next step (1 when it has none)."""
     if isinstance(train_cell, nn.TrainOneStepWithLossScaleCell):
-        return _as_float(train_cell.scale_sense) or 1.0
+        return scalar(train_cell.scale_sense) or 1.0
     if isinstance(train_cell, nn.TrainOneStepCell):
-        return _as_float(getattr(train_cell, "sens", 1.0)) or 1.0
+        return scalar(getattr(train_cell, "sens", 1.0)) or 1.0
     return 1.0
 
 
@@ -119,8 +112,8 @@ def gradient_scaling(given: Any, optimizer: Any = None) -> GradientScaling | Non
     update = getattr(train, "loss_scaling_manager", None)
     factor = window = None
     if update is not None:
-        factor = _as_float(getattr(update, "scale_factor", None))
-        window_value = _as_float(getattr(update, "scale_window", None))
+        factor = scalar(getattr(update, "scale_factor", None))
+        window_value = scalar(getattr(update, "scale_window", None))
         window = int(window_value) if window_value is not None else None
     drop = None
     if manager is not None and hasattr(manager, "get_drop_overflow_update"):
@@ -132,8 +125,8 @@ def gradient_scaling(given: Any, optimizer: Any = None) -> GradientScaling | Non
         update_cell=type(update).__name__ if update is not None else None,
         manager=type(manager).__name__ if manager is not None else None,
         drop_overflow_update=drop,
-        manager_scale=_as_float(manager.get_loss_scale()) if manager is not None else None,
-        optimizer_loss_scale=_as_float(getattr(optimizer, "loss_scale", 1.0)) or 1.0,
+        manager_scale=scalar(manager.get_loss_scale()) if manager is not None else None,
+        optimizer_loss_scale=scalar(getattr(optimizer, "loss_scale", 1.0)) or 1.0,
         scale_factor=factor,
         scale_window=window,
         train_cell=train,
