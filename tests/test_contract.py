@@ -229,6 +229,19 @@ def test_every_check_declares_every_kind_it_reads():
     assert not wrong, wrong
 
 
+def test_no_check_reaches_around_its_bound_context():
+    """``ctx.evidence.request`` raises; the private fields behind it are not read either (statically)."""
+    private = {"request", "_request", "_made", "_needs", "_uses", "_reader", "_recorders"}
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent.parent)}:{node.lineno} .{node.attr}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "context.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr in private
+    ]
+    assert not wrong, wrong
+
+
 def test_every_check_declares_only_evidence_kinds_and_no_kind_twice():
     for check in all_checks().values():
         assert not set(check.needs) & set(check.uses), check.check_id
