@@ -31,6 +31,17 @@ def _run_in_a_scratch_folder(tmp_path_factory, monkeypatch):
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
 
 
+@pytest.fixture(scope="session")
+def out(tmp_path_factory):
+    """Where the browser tests save what a reviewer looks at (screenshots, timings): the folder
+    ``GRAPHAUDIT_TEST_OUT`` names, else pytest's temporary folder, never the checkout."""
+    chosen = os.environ.get("GRAPHAUDIT_TEST_OUT")
+    folder = Path(chosen).resolve() if chosen else tmp_path_factory.mktemp("browser-out")
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots and timings for a reviewer: {folder}")
+    return folder
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``exhaustive`` (a whole matrix) run only with GRAPHAUDIT_EXHAUSTIVE=1."""
     if os.environ.get("GRAPHAUDIT_EXHAUSTIVE") == "1":

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import mindspore as ms
 import networkx as nx
 import numpy as np
 import pytest
+import twins
 from mindspore import nn, ops
 from nets import Repeated, TrainModeNet, tensor
 
@@ -43,7 +41,10 @@ def _docgen():
 def test_docs_checks_md_is_current():
     docgen = _docgen()
     DOC_PATH, CLI_DOC_PATH, checks_markdown, cli_markdown = (
-        docgen.DOC_PATH, docgen.CLI_DOC_PATH, docgen.checks_markdown, docgen.cli_markdown
+        docgen.DOC_PATH,
+        docgen.CLI_DOC_PATH,
+        docgen.checks_markdown,
+        docgen.cli_markdown,
     )
     assert DOC_PATH.read_text(encoding="utf-8") == checks_markdown(), "run: python scripts/docgen.py"
     cli = CLI_DOC_PATH.read_text(encoding="utf-8")
@@ -115,19 +116,10 @@ print(json.dumps([f.to_dict() for f in report.findings] + [[n.check_id for n in 
 
 def test_findings_are_the_same_in_every_process_whatever_the_hash_seed():
     """Two processes, two string-hash seeds: a set or dict order leaking into a report shows here."""
-    tests = str(Path(__file__).resolve().parent)
-
-    def run(seed: str) -> list:
-        done = subprocess.run(
-            [sys.executable, "-c", _FINDINGS_OF_A_RUN, tests],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONHASHSEED": seed, "GLOG_v": "3"},
-        )
-        return json.loads(done.stdout.strip().splitlines()[-1])
-
-    first, second = run("1"), run("4242")
+    first, second = (
+        twins.start("-c", _FINDINGS_OF_A_RUN, twins.TESTS, hash_seed=seed) for seed in ("1", "4242")
+    )
+    first, second = (json.loads(twins.finish(p).strip().splitlines()[-1]) for p in (first, second))
     assert len(first) > 3 and first == second
 
 
@@ -257,9 +249,6 @@ def test_the_evidence_options_keep_one_order_whatever_was_imported_first():
     first = ["graphaudit.evidence.schedule", "graphaudit.evidence.ranks", "graphaudit.evidence.checkpoint"]
 
     def order(*modules: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-c", script, *modules], capture_output=True, text=True, check=True
-        )
-        return done.stdout.strip()
+        return twins.finish(twins.start("-c", script, *modules)).strip()
 
     assert order(*first) == order(*reversed(first)) == order()

@@ -8,12 +8,11 @@ factory file written to ``tmp_path``, on the bundled samples, and once as a subp
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import twins
 from sample_audits import audited
 
 import graphaudit
@@ -650,7 +649,9 @@ SAMPLE_FILES = [p for p in sorted(SAMPLES.glob("GA*/*.py")) if p.stem in ("bad",
 
 #: the command line on one sample of each family (its path is the same for every sample);
 #: every sample's JSON is checked from its report, audited once per session (sample_audits)
-CLI_SAMPLES = list({p.parent.name[:3] + p.stem: p for p in reversed(SAMPLE_FILES)}.values())[::-1]  # the first
+CLI_SAMPLES = list({p.parent.name[:3] + p.stem: p for p in reversed(SAMPLE_FILES)}.values())[
+    ::-1
+]  # the first
 
 
 @pytest.mark.parametrize("path", CLI_SAMPLES, ids=[f"{p.parent.name}-{p.stem}" for p in CLI_SAMPLES])
@@ -754,8 +755,10 @@ def test_sarif_falls_back_to_the_factory_line(capsys, factories, monkeypatch):
     }
 
 
-def test_sarif_artifact_outside_the_working_folder_is_a_file_uri(capsys, factories, monkeypatch, tmp_path):
-    monkeypatch.chdir(ROOT)
+def test_sarif_artifact_outside_the_working_folder_is_a_file_uri(
+    capsys, factories, monkeypatch, tmp_path_factory
+):
+    monkeypatch.chdir(tmp_path_factory.mktemp("elsewhere"))  # a working folder that does not hold the factory
     _, out, _ = run(capsys, "audit", f"{factories}:missing_head", "--format", "sarif")
     uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"][
         "uri"
@@ -952,40 +955,17 @@ def test_version_and_missing_command(capsys):
 
 
 def test_python_dash_m_graphaudit(factories, tmp_path):
-    env = {
-        **os.environ,
-        "GLOG_v": "3",
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
-    command = [sys.executable, "-m", "graphaudit", "audit", f"{factories}:missing_head", "--input", "2x4"]
-    done = subprocess.run(
-        [*command, "--format", "json"], capture_output=True, text=True, env=env, timeout=300
-    )
+    command = ["-m", "graphaudit", "audit", f"{factories}:missing_head", "--input", "2x4"]
+    done = twins.run(*command, "--format", "json")
     assert done.returncode == EXIT_FINDINGS, done.stderr
     assert json.loads(done.stdout)["counts"]["error"] == 1
     assert "Exception ignored" not in done.stderr, done.stderr
-    done = subprocess.run(
-        [sys.executable, "-m", "graphaudit", "audit", f"{factories}:clean", "--input", "2x5"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    done = twins.run("-m", "graphaudit", "audit", f"{factories}:clean", "--input", "2x5")
     assert done.returncode == EXIT_FORWARD and "Traceback" not in done.stderr
 
 
-def _env() -> dict:
-    return {
-        **os.environ,
-        "GLOG_v": "3",
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
-
-
 def _last_line_of(code: str, *argv: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", code, *argv], capture_output=True, text=True, env=_env(), timeout=300
-    )
+    done = twins.run("-c", code, *argv)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip().splitlines()[-1]
 
@@ -1028,11 +1008,11 @@ def test_no_teardown_noise_from_mindspore_at_exit(tmp_path):
     factory.write_text(PINNED, encoding="utf-8")
     console_script = "import json, sys\nfrom graphaudit.cli import main\nsys.exit(main())"
     for command in (
-        [sys.executable, "-c", console_script, "audit", f"{factory}:build", "--input", "2x4"],
-        [sys.executable, "-m", "graphaudit", "audit", f"{factory}:build", "--input", "2x4"],
-        [sys.executable, "-m", "graphaudit", "render", f"{factory}:build", "-o", str(tmp_path / "g.dot")],
+        ["-c", console_script, "audit", f"{factory}:build", "--input", "2x4"],
+        ["-m", "graphaudit", "audit", f"{factory}:build", "--input", "2x4"],
+        ["-m", "graphaudit", "render", f"{factory}:build", "-o", str(tmp_path / "g.dot")],
     ):
-        done = subprocess.run(command, capture_output=True, text=True, env=_env(), timeout=300)
+        done = twins.run(*command)
         assert done.returncode == EXIT_CLEAN, done.stderr
         assert "Exception ignored" not in done.stderr, done.stderr
 

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+import twins
 from mindspore import Tensor, nn
 
 from graphaudit.cli import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, main
 from graphaudit.fingerprint import fingerprint
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 class Net(nn.Cell):
@@ -128,14 +123,7 @@ def test_help_lists_compare(capsys):
 
 
 def test_as_a_subprocess(ranks):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GLOG_v": "3"}
-    done = subprocess.run(
-        [sys.executable, "-m", "graphaudit", "compare", *ranks],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    done = twins.run("-m", "graphaudit", "compare", *ranks)
     assert done.returncode == EXIT_FINDINGS, done.stderr
     assert "head.weight" in done.stdout
     assert "Exception ignored" not in done.stderr, done.stderr

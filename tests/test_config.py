@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+import twins
 from mindspore import nn
 from nets import Repeated
 
@@ -145,13 +143,6 @@ def test_the_pytest_plugin_reads_the_rootdirs_table(tmp_path):
                 assert report.ok and [s.finding.check_id for s in report.suppressed] == ["GA101"]
         """)
     )
-    env = {k: v for k, v in os.environ.items() if k != ENVIRONMENT}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path / "test_mine.py")],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={**env, "GLOG_v": "3"},
-        check=False,
-    )
+    command = ["-m", "pytest", "-q", "-p", "no:cacheprovider", tmp_path / "test_mine.py"]
+    done = twins.run(*command, cwd=tmp_path, env=twins.environment(**{ENVIRONMENT: None}))
     assert done.returncode == 0, done.stdout + done.stderr

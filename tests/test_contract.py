@@ -229,6 +229,19 @@ def test_every_check_declares_every_kind_it_reads():
     assert not wrong, wrong
 
 
+def test_no_check_reaches_around_its_bound_context():
+    """``ctx.evidence.request`` raises; the private fields behind it are not read either (statically)."""
+    private = {"request", "_request", "_made", "_needs", "_uses", "_reader", "_recorders"}
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent.parent)}:{node.lineno} .{node.attr}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "context.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr in private
+    ]
+    assert not wrong, wrong
+
+
 def test_every_check_declares_only_evidence_kinds_and_no_kind_twice():
     for check in all_checks().values():
         assert not set(check.needs) & set(check.uses), check.check_id
@@ -265,3 +278,68 @@ def test_an_unknown_audit_keyword_lists_every_keyword():
 def test_checks_declared_with_a_stand_in_declaration_refuse_a_kind_in_needs_and_uses(registry):
     with pytest.raises(ValueError, match="needs= and uses="):
         _stand_in("GA791", lambda ctx: None, needs=(DeclaredDesign,), uses=(DeclaredDesign,))
+
+
+# -- every producer declares what it reads, read from its module's source --------------------
+
+
+def _producer_reads(path: Path) -> dict[str, set[tuple[str, str]]]:
+    """Per evidence class of *path*: the kinds its methods (and the module's functions they call) read from ``have``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+
+    def reads_and_names(node: ast.AST) -> tuple[set[tuple[str, str]], set[str]]:
+        reads, names = set(), set()
+        for sub in ast.walk(node):
+            if (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Attribute)
+                and isinstance(sub.func.value, ast.Name)
+                and sub.func.value.id == "have"
+                and sub.func.attr in ("get", "need", "missing")
+                and sub.args
+                and isinstance(sub.args[0], ast.Name)
+            ):
+                reads.add(("need" if sub.func.attr == "need" else "get", sub.args[0].id))
+            if isinstance(sub, ast.Name):
+                names.add(sub.id)
+        return reads, names
+
+    functions = {n.name: reads_and_names(n) for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+    def closure(reads, names, seen):
+        found = set(reads)
+        for name in names - seen:
+            if name in functions:
+                seen.add(name)
+                found |= closure(*functions[name], seen)
+        return found
+
+    return {
+        node.name: closure(*reads_and_names(node), set())
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+    }
+
+
+def test_every_producer_declares_every_kind_it_reads():
+    """Read statically, like the checks above: a producer's path no test takes is covered too."""
+    from graphaudit import evidence
+
+    kinds = {kind.__name__: kind for kind in evidence.all_kinds()}
+    package = Path(evidence.__file__).parent
+    seen, wrong = set(), []
+    for path in sorted(package.glob("*.py")):
+        for name, reads in _producer_reads(path).items():
+            kind = kinds.get(name)
+            if kind is None:
+                continue
+            seen.add(name)
+            needs = {k.__name__ for k in kind.needs} | {"NetworkGraph"}
+            served = needs | {k.__name__ for k in kind.uses}
+            wrong += [
+                f"{name} reads {read} with {how}()"
+                for how, read in reads
+                if read not in (needs if how == "need" else served)
+            ]
+    assert not wrong, wrong
+    assert {"LabelCounts", "ClassCount", "DataConsumer", "GradientNoise"} <= seen  # the scan finds them

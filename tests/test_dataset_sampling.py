@@ -169,12 +169,10 @@ def _endless(rows_passed_every: int | None) -> ds.Dataset:
 def test_an_endless_source_behind_a_filter_passing_nothing_stops_at_the_time_bound():
     data = _endless(None)
     predicate = data.children[0].predicate
-    start = time.perf_counter()
-    with pytest.raises(
+    with pytest.raises(  # the time bound stopped it (before, it never returned): no timing asserted
         SamplingError, match=r"stopped after \d+\.\d s \(dataset_seconds=1\) without a single batch"
     ):
         sample_pipeline(capture_pipeline(data, "train"), 4, seconds=1.0, progress=False)
-    assert time.perf_counter() - start < 30  # a bound, not a measurement: before, it never returned
     assert data.children[0].predicate is predicate  # the user's filter is left as it was
     report = graphaudit.audit_dataset(data, seconds=1.0)
     assert "without a single batch coming out of the pipeline" in report.skipped["GA012"]

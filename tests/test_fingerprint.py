@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import twins
 from mindspore import Parameter, Tensor, nn
 
 import graphaudit
@@ -23,8 +24,7 @@ from graphaudit.distributed import hashing as capture_fp
 from graphaudit.evidence.ranks import RankFingerprints
 from graphaudit.fingerprint import Fingerprint, FingerprintError, compare, fingerprint
 
-ROOT = Path(__file__).resolve().parent.parent
-WORKER = Path(__file__).resolve().parent / "dist_worker.py"
+WORKER = twins.TESTS / "dist_worker.py"
 BAD_SUBJECTS = ["conv.weight", "fc.weight"]  # the randomly initialised parameters of dist_worker.Net
 
 
@@ -244,15 +244,10 @@ def test_ga801_reads_the_rank_fingerprints_evidence():
 
 
 def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env["PATH"] = os.pathsep.join(
-        [str(Path(sys.executable).parent), env.get("PATH", "")]
-    )  # msrun runs `python`
-    env["GLOG_v"] = "3"
-    for key in ("RANK_ID", "RANK_SIZE", "MS_NODE_ID", "MS_WORKER_NUM", "MS_ROLE", "MS_SCHED_PORT"):
-        env.pop(key, None)
-    return env
+    """A fresh process's environment (tests/twins.py), outside any msrun job; msrun runs `python`."""
+    ranks = ("RANK_ID", "RANK_SIZE", "MS_NODE_ID", "MS_WORKER_NUM", "MS_ROLE", "MS_SCHED_PORT")
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return twins.environment(PATH=path, **dict.fromkeys(ranks))
 
 
 def _compare_json(files: list[Path], capsys) -> tuple[int, dict]:
@@ -265,18 +260,10 @@ def test_two_plain_processes_write_fingerprints_that_compare_reads(tmp_path, cap
     """The offline path: no communication, one process per rank, then `graphaudit compare`."""
     out = tmp_path / "out"
     procs = [
-        subprocess.Popen(
-            [sys.executable, str(WORKER), "--rank", str(r), "--world-size", "2", "--out", str(out)],
-            env=_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        for r in range(2)
+        twins.start(WORKER, "--rank", r, "--world-size", "2", "--out", out, env=_env()) for r in range(2)
     ]
     for proc in procs:
-        output = proc.communicate(timeout=300)[0]
-        assert proc.returncode == 0, output
+        twins.finish(proc, timeout=300)
     for case in ("same", "per-rank"):
         for r in range(2):
             report = json.loads((out / case / f"report_rank{r}.json").read_text())
@@ -329,6 +316,7 @@ def msrun_job(tmp_path_factory):
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        cwd=base,  # what msrun and its workers write next to their working folder stays out of the checkout
     )
     try:
         output = proc.communicate(timeout=400)[0]

@@ -6,7 +6,7 @@ page lays out itself. The page's own DOT for a state is compared with Python's f
 state, so the views laid out in the page are the ones Python would draw. A screenshot of the
 sample's explorer and the explorer's timings are saved for a reviewer to look at, in the folder
 ``GRAPHAUDIT_TEST_OUT`` names (e.g. ``GRAPHAUDIT_TEST_OUT=out``), else in pytest's temporary
-folder: a test run leaves the checkout as it was.
+folder (the ``out`` fixture of ``tests/conftest.py``): a test run leaves the checkout as it was.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` packages, the ``selenium`` Python package
 and Graphviz's ``dot``; skipped when any is missing. The large networks are marked ``slow``.
@@ -15,7 +15,6 @@ and Graphviz's ``dot``; skipped when any is missing. The large networks are mark
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from collections.abc import Iterator
@@ -52,16 +51,6 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
-
-
-@pytest.fixture(scope="session")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the screenshots and timings go (printed with the test's output)."""
-    chosen = os.environ.get("GRAPHAUDIT_TEST_OUT")
-    folder = Path(chosen).resolve() if chosen else tmp_path_factory.mktemp("browser-out")
-    folder.mkdir(parents=True, exist_ok=True)
-    print(f"\nscreenshots and timings of the explorer: {folder}")
-    return folder
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,24 @@ BOUNDED = [
 ]
 
 
+#: Options whose declaration has no bounds, and a value of the right type each refuses at the door.
+REFUSED = {
+    "checkpoint": "/no/such.ckpt",
+    "peers": ["/no/such/rank1.json"],
+}
+#: Options that take every value of their type, and why (a new option must be in one of the tables).
+UNRANGED = {
+    "new_parameters": "any glob patterns: a pattern naming nothing is GA300's finding, not an error",
+    "dataset": "any mindspore.dataset pipeline",
+    "eval_dataset": "any mindspore.dataset pipeline",
+    "label_column": "any column name: the pipeline, read later, says which it has",
+    "mask_input": "any construct() argument name: the network's signature says which it has",
+    "missing_value": "any number can mark a missing entry",
+    "grad_weights": "any list of Parameters: GA207 compares it with the optimizer's",
+    "watched": "any watch's RunRecord",
+}
+
+
 def _wrong_type(name: str):
     option = OPTIONS[name]
     return "abc" if option.type in (int, float) else 5 if option.type is str else object()
@@ -62,6 +80,38 @@ def test_a_wrong_type_is_refused_naming_the_option(name):
 def test_an_out_of_range_value_is_refused_naming_the_option(name):
     with pytest.raises(ArgumentError, match=f"^{name}= takes {OPTIONS[name].describe()}"):
         graphaudit.audit(nn.Dense(2, 2), **{name: _out_of_range(name)})
+
+
+def test_every_option_has_a_range_or_says_why_it_has_none():
+    """Deny by default: an option is bounded, has choices, is a switch, refuses a value below, or is listed."""
+    unsaid = [
+        name
+        for name, option in OPTIONS.items()
+        if name not in BOUNDED
+        and option.choices is None
+        and option.cli_value != "flag"
+        and name not in REFUSED
+        and name not in UNRANGED
+    ]
+    assert not unsaid, f"say what is out of range for these (REFUSED) or why nothing is (UNRANGED): {unsaid}"
+    assert not set(REFUSED) & set(UNRANGED) and set(REFUSED) | set(UNRANGED) <= set(OPTIONS)
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_a_value_its_parser_refuses_is_an_error_naming_the_option(name):
+    with pytest.raises(ArgumentError) as err:
+        graphaudit.audit(nn.Dense(2, 2), **{name: REFUSED[name]})
+    assert str(err.value).startswith(f"{name}="), err.value
+    assert err.value.text("cli").startswith(OPTIONS[name].flag)
+
+
+def test_the_help_shows_the_type_of_every_flag_that_has_one(capsys):
+    main(["audit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    typed = [o for o in OPTIONS.values() if o.flag and o.describe()]
+    assert len(typed) >= 6, [o.name for o in typed]
+    missing = [o.flag for o in typed if f"{' '.join(o.help.split())} ({o.describe()})" not in text]
+    assert not missing, f"--help does not say what these take: {missing}"
 
 
 def test_total_steps_is_checked_without_an_optimizer():
@@ -112,6 +162,7 @@ def factories(tmp_path, monkeypatch):
             "error: --dataset expects a mindspore.dataset pipeline",
         ),
         (["--total-steps", "0"], "argument --total-steps: takes a whole number >= 1, got 0"),
+        (["--peers", "/no/such/rank1.json"], "--peers cannot read the fingerprint file /no/such/rank1.json"),
     ],
 )
 def test_option_errors_from_the_command_line_are_in_its_words(factories, arguments, said, capsys):
@@ -119,4 +170,4 @@ def test_option_errors_from_the_command_line_are_in_its_words(factories, argumen
     err = capsys.readouterr().err
     assert code == 2, err
     assert said in err
-    assert "checkpoint=" not in err and "dataset=" not in err and "total_steps=" not in err
+    assert not [word for word in ("checkpoint=", "dataset=", "total_steps=", "peers=") if word in err]

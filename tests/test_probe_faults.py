@@ -1,6 +1,7 @@
 """A probe step that raises leaves training exactly as a never-audited twin would have it.
 
-Each arm is a process of its own (``tests/probe_fault_twin.py``), seeded the same: one trains
+Each arm is a process of its own (``tests/probe_fault_twin.py``, started by ``tests/twins.py``),
+seeded the same: one trains
 three steps without graphaudit, the others first audit with ``probe=5`` while the user's code
 raises on the third probe step — in the forward pass, the backward pass or the optimizer; a
 RuntimeError, a KeyboardInterrupt or a SystemExit — then train the same three steps. Every
@@ -17,15 +18,11 @@ so its losses are compared to 1e-6.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+import twins
 
-TWIN = Path(__file__).with_name("probe_fault_twin.py")
-ROOT = TWIN.parent.parent
+TWIN = twins.TESTS / "probe_fault_twin.py"
 ARMS = [
     ("bn", "forward", "error"),
     ("bn", "backward", "keyboard"),
@@ -40,35 +37,21 @@ ARMS = [
 RAISED = {"error": "ProbeStepError", "keyboard": "KeyboardInterrupt", "exit": "SystemExit"}
 
 
-def _start(net: str, place: str, kind: str, audited: bool) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-        "GLOG_v": "3",
-    }
-    return subprocess.Popen(
-        [sys.executable, str(TWIN), net, place, kind, "1" if audited else "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
-
-
-def _result(process: subprocess.Popen) -> dict:
-    out, err = process.communicate(timeout=600)
-    lines = [line for line in out.splitlines() if line.startswith("TWIN ")]
-    assert process.returncode == 0 and lines, err[-3000:]
+def _result(process) -> dict:
+    lines = [line for line in twins.finish(process).splitlines() if line.startswith("TWIN ")]
+    assert lines, "the twin printed no TWIN line"
     return json.loads(lines[-1][5:])
 
 
 @pytest.fixture(scope="module")
-def results() -> dict:
-    started = {
-        (net, "-", "-", False): _start(net, "none", "none", False) for net in ("bn", "dropout", "both")
-    }
-    started |= {(*arm, True): _start(*arm, True) for arm in ARMS}
+def results(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("probe-fault-twins")  # MindSpore's dumps, if any, land here
+
+    def start(net: str, place: str, kind: str, audited: bool):
+        return twins.start(TWIN, net, place, kind, "1" if audited else "0", cwd=folder)
+
+    started = {(net, "-", "-", False): start(net, "none", "none", False) for net in ("bn", "dropout", "both")}
+    started |= {(*arm, True): start(*arm, True) for arm in ARMS}
     return {key: _result(process) for key, process in started.items()}
 
 

@@ -293,6 +293,10 @@ def test_params_all_and_none() -> None:
         to_dot(graph, view="traced")
 
 
+def _contents(graph) -> str:
+    return repr((list(graph.nodes(data=True)), list(graph.edges(keys=True, data=True))))
+
+
 def test_findings_are_coloured_labelled_and_explained() -> None:
     report = graphaudit.audit(Repeated(), inputs=tensor(1, 4))
     drawing = draw(report.graph, report.findings)
@@ -307,9 +311,14 @@ def test_findings_are_coloured_labelled_and_explained() -> None:
     assert '"ga-legend-error" [label="error finding [check ID]"' in drawing.dot
     # Only the findings given are drawn: the report's graph alone is unmarked; an annotated copy
     # (read back from GraphML, say) is drawn marked again through findings_from_graph.
+    captured = _contents(report.graph)
     assert "GA101" not in to_dot(report.graph) and "GA101" not in to_dot(report.graph, [])
     assert "[GA101]" in to_dot(report.graph, findings_from_graph(report.annotated()))
     assert "GA101" not in to_dot(graphaudit.Report([], report.graph).graph)
+    # an annotated copy (findings on its nodes) drawn with no findings: none drawn, findings=() means none
+    assert "GA101" not in to_dot(report.annotated(), []) and "GA101" not in to_dot(report.annotated(), ())
+    str(report), report.to_json(), graphaudit.Report(report.findings, report.graph)
+    assert _contents(report.graph) == captured  # reporting and drawing never write into the captured graph
 
 
 def test_severity_colours_and_kind_colours_are_fixed() -> None:

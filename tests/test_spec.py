@@ -510,18 +510,14 @@ def test_every_public_name_keeps_its_address() -> None:
 
 
 def test_importing_the_spec_package_stays_light(tmp_path: Path) -> None:
-    import subprocess
+    import twins
 
     code = (
         "import sys, graphaudit.spec\n"
         "graphaudit.spec.Spec.from_toml('[calls]\\n\"a\" = 1\\n').to_toml()\n"
         "print(sorted(m for m in ('mindspore', 'networkx', 'graphaudit.capture') if m in sys.modules))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert twins.finish(twins.start("-c", code, cwd=tmp_path), 120).strip() == "[]"
 
 
 def test_each_spec_module_imports_only_those_docs_list_above_it() -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
+import twins
 from mindspore import Parameter, Tensor, nn
 
 import graphaudit
@@ -379,9 +379,7 @@ def test_assert_matches_snapshot_depth_reaches_the_file(tmp_path: Path) -> None:
 
 
 def python_says(code: str, cwd: Path) -> str:
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=cwd)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+    return twins.finish(twins.start("-c", code, cwd=cwd), 120).strip()
 
 
 def test_the_plugin_testing_and_spec_load_without_mindspore(tmp_path: Path) -> None:
@@ -415,11 +413,11 @@ def test_a_pytest_session_with_the_plugin_does_not_import_mindspore(tmp_path: Pa
     if how == "entry point" and not _entry_point_installed():
         pytest.skip("graphaudit is not installed: its pytest11 entry point is not registered")
     (tmp_path / "conftest.py").write_text(textwrap.dedent(SESSION_CONFTEST), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    args = [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider"]
+    env = twins.environment(**{k: None for k in os.environ if k.startswith("PYTEST_")})
+    args = ["-m", "pytest", "--co", "-q", "-p", "no:cacheprovider"]
     if how == "-p":
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         args += ["-p", "graphaudit.pytest_plugin"]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    done = twins.run(*args, timeout=120, cwd=tmp_path, env=env)
     assert done.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, done.stdout + done.stderr
     assert (tmp_path / "loaded.txt").read_text(encoding="utf-8") == "plugin=True option=False mindspore=False"

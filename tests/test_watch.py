@@ -3,42 +3,32 @@
 Each run trains a real small network. "Changes nothing" is bit for bit: the same seeded run
 with and without the watch ends with identical weights, BatchNorm statistics and optimizer
 state, for ``Model.train`` (with BatchNorm and an ``eval_dataset``), a functional loop, and a
-loss-scaled float16 loop, each run in a fresh process (``tests/watch_worker.py``); each
-comparison first checks that two runs without the watch agree, so a non-deterministic kernel
-cannot make the test pass or fail by chance.
+loss-scaled float16 loop, each run in a fresh process (``tests/watch_worker.py``, started by
+``tests/twins.py``); each comparison first checks that two runs without the watch agree, so a
+non-deterministic kernel cannot make the test pass or fail by chance.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import mindspore as ms
 import numpy as np
 import pytest
+import twins
 from mindspore import nn
 
 import graphaudit
 from graphaudit.watch import WatchFailed, watchpoints
 
-WORKER = Path(__file__).resolve().parent / "watch_worker.py"
+WORKER = twins.TESTS / "watch_worker.py"
 
 
 def run(case: str, mode: str, folder: Path) -> tuple[dict[str, np.ndarray], dict]:
     out = folder / f"{case}-{mode}-{len(list(folder.iterdir()))}.npz"
-    done = subprocess.run(
-        [sys.executable, str(WORKER), case, mode, str(out)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=folder,
-        env={**os.environ, "GLOG_v": "3"},
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    twins.finish(twins.start(WORKER, case, mode, out, cwd=folder))
     with np.load(out) as saved:
         found = {k: saved[k] for k in saved.files}
     summary = out.with_suffix(".json")

@@ -3,7 +3,8 @@
 A real run (a small MLP whose first layer is dead, and whose learning rate is too large for
 the rest) is watched with ``out=``; the page is opened in Chromium through selenium (as
 ``tests/test_html_browser.py`` does), its charts are counted, hostile names stay text, and a
-screenshot is saved to the checkout's ``out/`` folder (git-ignored) for a reviewer.
+screenshot is saved for a reviewer in the ``out`` fixture's folder (``GRAPHAUDIT_TEST_OUT``,
+else pytest's temporary folder: never the checkout).
 Skipped without Debian's ``chromium``/``chromium-driver`` and the ``selenium`` package.
 """
 
@@ -23,7 +24,6 @@ import graphaudit
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-OUT = Path(__file__).resolve().parent.parent / "out"
 
 pytestmark = [
     pytest.mark.browser,
@@ -95,10 +95,10 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     return out, watch
 
 
-def test_the_dashboard_shows_the_run_in_a_browser(browser, watched):
-    out, watch = watched
+def test_the_dashboard_shows_the_run_in_a_browser(browser, watched, out):
+    folder, watch = watched
     assert "GA960" in [f.check_id for f in watch.report.findings]
-    browser.get((out / "dashboard.html").resolve().as_uri())
+    browser.get((folder / "dashboard.html").resolve().as_uri())
     assert browser.find_elements(By.CSS_SELECTOR, "#loss polyline.train")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#loss circle.valid")) == 2  # two epochs evaluated
     hits = browser.find_elements(By.CSS_SELECTOR, "#loss line.hit")
@@ -109,8 +109,7 @@ def test_the_dashboard_shows_the_run_in_a_browser(browser, watched):
     titles = [e.text for e in browser.find_elements(By.TAG_NAME, "h3")]
     assert "fc.weight" in titles and "side.weight" in titles  # named by GA960, and picked
     assert "GA960" in browser.find_element(By.ID, "findings").text
-    OUT.mkdir(exist_ok=True)
-    assert browser.save_screenshot(str(OUT / "watch-dashboard.png"))
+    assert browser.save_screenshot(str(out / "watch-dashboard.png"))
 
 
 def test_the_samples_are_json_lines(watched):

@@ -18,10 +18,11 @@ Example:
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graphaudit.errors import ArgumentTypeError, GraphAuditError
+from graphaudit.errors import ArgumentError, ArgumentTypeError, FingerprintError, GraphAuditError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 
 if TYPE_CHECKING:
@@ -30,14 +31,29 @@ if TYPE_CHECKING:
 __all__ = ["RankFingerprints"]
 
 
-def _peer_list(name: str, value: Any) -> list[Any]:
-    """*value* as a list, when it is a list of fingerprint files or objects (the door's check of ``peers=``)."""
+def _peer_list(name: str, value: Any) -> list[Fingerprint]:
+    """*value*'s fingerprints, read from its files (the door's check of ``peers=``).
+
+    Read when the request is made, before anything runs: a missing or broken file is an
+    error naming the option (``peers=``, ``--peers``), not a failure half-way through the audit.
+    """
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise ArgumentTypeError(
             f"{name}= takes a list of fingerprint files (or Fingerprint objects), got {type(value).__name__}; "
             'write peers=["rank1.json"]'
         )
-    return list(value)
+    from graphaudit.distributed.fingerprint import Fingerprint
+
+    items = list(value)
+    odd = next((p for p in items if not isinstance(p, (str, os.PathLike, Fingerprint))), None)
+    if odd is not None:
+        raise ArgumentTypeError(
+            f"{name}= takes fingerprint files (paths) or Fingerprint objects, got {type(odd).__name__} in the list"
+        )
+    try:
+        return _peers(items)
+    except FingerprintError as err:
+        raise ArgumentError(f"{name}= {err}") from err
 
 
 def _peers(value: list[Any]) -> list[Fingerprint]:

@@ -19,12 +19,14 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
 from graphaudit.arguments import check_path, checked_call
 from graphaudit.draw import Header, Loss, Panel, graph_html, graph_svg, render_graph
-from graphaudit.report import Report
+
+if TYPE_CHECKING:  # the package face imports this module when a report is drawn: no import back
+    from graphaudit.report import Report
 
 __all__ = [
     "header",

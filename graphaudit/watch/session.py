@@ -20,14 +20,13 @@ from graphaudit.checks import Check, all_checks, find_check
 from graphaudit.errors import ArgumentError, WatchFailed
 from graphaudit.evidence import EvidenceSet
 from graphaudit.evidence.network import NetworkGraph
-from graphaudit.findings import Finding
+from graphaudit.findings import FAIL_ON, Finding
 from graphaudit.report import Report
 from graphaudit.suggest import did_you_mean
 from graphaudit.watch.record import Recorder
 
-__all__ = ["DEFAULT_EVERY", "FAIL_ON", "Session", "WatchFailed", "watchpoints"]
+__all__ = ["DEFAULT_EVERY", "Session", "WatchFailed", "watchpoints"]
 
-FAIL_ON = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
 #: Sample the weights and gradients every this many steps (the loss is read at every step).
 DEFAULT_EVERY = 50
 logger = logging.getLogger("graphaudit")
