@@ -32,8 +32,8 @@ from typing import Any
 
 from mindspore.train import Callback
 
-from graphaudit.arguments import checked_call
 from graphaudit.errors import ArgumentError, ArgumentTypeError, AuditFailed
+from graphaudit.errors.arguments import checked_call
 from graphaudit.findings import FAIL_ON
 from graphaudit.suggest import did_you_mean
 

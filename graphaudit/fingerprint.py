@@ -31,7 +31,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graphaudit.arguments import check_count, checked_call
 from graphaudit.checks.ga801_weights_differ_across_ranks import compare as ga801_compare
 from graphaudit.distributed.fingerprint import (
     ALGORITHM,
@@ -42,6 +41,7 @@ from graphaudit.distributed.fingerprint import (
     ParameterDigest,
 )
 from graphaudit.errors import ArgumentError, ArgumentTypeError
+from graphaudit.errors.arguments import check_count, checked_call
 from graphaudit.findings import Finding
 
 __all__ = [

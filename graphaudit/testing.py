@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Union
 
-from graphaudit.arguments import check_path, checked_call
 from graphaudit.errors import ArgumentTypeError, GraphAuditError
+from graphaudit.errors.arguments import check_path, checked_call
 from graphaudit.findings import Finding, plural
 from graphaudit.spec import Spec, glob_problem
 from graphaudit.suggest import did_you_mean

@@ -22,10 +22,10 @@ from typing import Any
 import networkx as nx
 from mindspore import nn
 
-from graphaudit.arguments import checked_call
 from graphaudit.capture.network.inputs import check_cell
 from graphaudit.capture.network.session import Captured, capture
 from graphaudit.capture.network.shutdown import guard_cell_teardown
+from graphaudit.errors.arguments import checked_call
 
 __all__ = ["Captured", "capture", "check_cell", "to_networkx"]
 

@@ -41,7 +41,6 @@ from typing import Any
 
 import networkx as nx
 
-from graphaudit.arguments import check_path
 from graphaudit.draw.dot import Drawing, draw, to_dot
 from graphaudit.draw.engine import run_dot
 from graphaudit.draw.explorer import explorer_model, model_json, start_dot
@@ -50,6 +49,7 @@ from graphaudit.draw.marks import targets
 from graphaudit.draw.style import KIND_COLORS, SEVERITY_COLORS
 from graphaudit.draw.tree import Loss
 from graphaudit.errors import ArgumentTypeError, RenderError, RenderTimeoutError
+from graphaudit.errors.arguments import check_path
 from graphaudit.findings import Finding
 from graphaudit.suggest import did_you_mean
 

@@ -17,8 +17,8 @@ from collections import Counter
 import networkx as nx
 
 from graphaudit import graph as g
-from graphaudit.arguments import checked_call
 from graphaudit.errors import ArgumentTypeError
+from graphaudit.errors.arguments import checked_call
 
 __all__ = ["summarize"]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphaudit.arguments import checked_call
+from graphaudit.errors.arguments import checked_call
 from graphaudit.findings import SEVERITIES, Finding, plural, printable, severity_rank
 
 if TYPE_CHECKING:

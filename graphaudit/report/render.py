@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
-from graphaudit.arguments import check_path, checked_call
 from graphaudit.draw import Header, Loss, Panel, graph_html, graph_svg, render_graph
+from graphaudit.errors.arguments import check_path, checked_call
 
 if TYPE_CHECKING:  # the package face imports this module when a report is drawn: no import back
     from graphaudit.report import Report

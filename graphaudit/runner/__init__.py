@@ -23,10 +23,10 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from graphaudit.arguments import checked_call
 from graphaudit.checks import Check, all_checks
 from graphaudit.checks.context import AuditContext
 from graphaudit.errors import ArgumentTypeError, GraphAuditError, InternalError
+from graphaudit.errors.arguments import checked_call
 from graphaudit.evidence import REQUEST_KEYWORDS, EvidenceSet, all_options
 from graphaudit.evidence.dataset import pipeline_graphs
 from graphaudit.evidence.network import NetworkGraph

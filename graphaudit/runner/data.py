@@ -27,9 +27,9 @@ from typing import Any
 
 import networkx as nx
 
-from graphaudit.arguments import checked_call
 from graphaudit.checks import all_checks
 from graphaudit.errors import GraphAuditError, InternalError
+from graphaudit.errors.arguments import checked_call
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet
 from graphaudit.evidence.dataset import (
     DEFAULT_BATCHES,

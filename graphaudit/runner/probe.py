@@ -38,12 +38,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphaudit.arguments import checked_call
 from graphaudit.capture.network.inputs import normalize_inputs
 from graphaudit.capture.training.optimizer import optimizer_state_parameters
 from graphaudit.capture.training.probe_steps import ParameterProbe, check_step_arguments, measure_step
 from graphaudit.checks import all_checks
 from graphaudit.errors import ProbeInputError, ProbeStepError
+from graphaudit.errors.arguments import checked_call
 from graphaudit.findings import Finding, printable, severity_rank
 
 __all__ = [

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import TYPE_CHECKING, Any, Union
 
-from graphaudit.arguments import check_path, checked_call
 from graphaudit.errors import ArgumentTypeError, SpecError
+from graphaudit.errors.arguments import check_path, checked_call
 from graphaudit.spec.diff import diff_designs
 from graphaudit.spec.patterns import matches_any
 from graphaudit.spec.toml_read import Reader, read_toml

@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 from mindspore.train import Callback
 
-from graphaudit.arguments import checked_call
 from graphaudit.capture.network.values import scalar
+from graphaudit.errors.arguments import checked_call
 from graphaudit.findings import Finding
 from graphaudit.watch.record import Recorder
 from graphaudit.watch.session import DEFAULT_EVERY, Session

@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from graphaudit.arguments import check_count, checked_call
 from graphaudit.capture.network.values import scalar
 from graphaudit.errors import ArgumentError, ArgumentTypeError
+from graphaudit.errors.arguments import check_count, checked_call
 from graphaudit.findings import Finding
 from graphaudit.watch.session import DEFAULT_EVERY, Session
 

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphaudit.arguments import check_callable, check_names, check_path, checked_call
 from graphaudit.checks import Check, all_checks, find_check
 from graphaudit.errors import ArgumentError, WatchFailed
+from graphaudit.errors.arguments import check_callable, check_names, check_path, checked_call
 from graphaudit.evidence import EvidenceSet
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.findings import FAIL_ON, Finding

@@ -15,7 +15,7 @@ from typing import Any
 
 from mindspore import Parameter, ParameterTuple, nn
 
-from graphaudit.arguments import checked_call
+from graphaudit.errors.arguments import checked_call
 
 __all__ = ["OptimizerEntry", "optimizer_entries", "optimizer_state_parameters", "unique"]
 
