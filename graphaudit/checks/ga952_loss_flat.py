@@ -11,7 +11,8 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun
 from graphaudit.findings import Finding
 
-SMALL_FALL = 0.05  # and a change under 5% of the starting loss: a slow start that already fell more is not flat
+# and a change under 5% of the starting loss: a slow start that already fell more is not flat
+SMALL_FALL = 0.05
 
 
 @register(
