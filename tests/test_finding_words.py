@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from sample_audits import audited
 
 
@@ -30,3 +31,23 @@ def test_a_flat_loss_names_labels_without_signal_as_a_cause_to_rule_out():
     assert "Raise the learning rate" in finding.fix
     assert "labels that carry no signal" in finding.fix, finding.fix
     assert not re.search(r"GA\d{3}", finding.fix), finding.fix
+
+
+@pytest.mark.parametrize(
+    ("check_id", "which"),
+    [
+        ("GA060", "bad"),
+        ("GA901", "bad"),
+        ("GA901", "also_warning"),
+        ("GA906", "bad"),
+        ("GA912", "bad"),
+        ("GA913", "bad"),
+        ("GA913", "also_info"),
+        ("GA952", "bad"),
+        ("GA960", "bad"),
+    ],
+)
+def test_these_checks_say_what_to_look_at_in_words_and_name_no_other_check(check_id, which):
+    """Even a check that is in the report: "(see GA904)" asks the reader to go and look it up."""
+    texts = [t for f in audited(check_id, which).report.by_check(check_id) for t in (f.message, f.fix)]
+    assert texts and not [t for t in texts if re.search(r"\bGA\d{3}\b", t)], texts
