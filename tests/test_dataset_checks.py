@@ -176,6 +176,29 @@ def test_unshuffled_rows_are_a_warning_unless_the_batches_show_single_classes():
     assert "Shuffle.FILES" in graphaudit.audit_dataset(files.batch(4)).by_check("GA001")[0].message
 
 
+def test_most_sampled_batches_of_one_class_are_an_error_and_chance_ones_are_not():
+    # 4 classes of 12 rows stored by class, batches of 8: 4 of the 6 batches hold a single class
+    stored = ds.NumpySlicesDataset({"x": np.zeros(48), "label": np.arange(48) // 12}, shuffle=False).batch(8)
+    (found,) = graphaudit.audit_dataset(stored).by_check("GA001")
+    assert found.severity == "error" and "4 of the first 6 batches each hold a single class" in found.message
+    rng = np.random.default_rng(0)
+    # 95% of one class in a random order: most batches of 8 hold that class alone by chance
+    skewed = (rng.random(64) < 0.05).astype(np.int32)
+    # two balanced classes in batches of 2: half of them hold one class by chance
+    pairs = rng.integers(0, 2, 16).astype(np.int32)
+    for labels, size in ((skewed, 8), (pairs, 2)):
+        data = ds.NumpySlicesDataset({"x": np.zeros(len(labels)), "label": labels}, shuffle=False).batch(size)
+        assert [f.severity for f in graphaudit.audit_dataset(data).by_check("GA001")] == ["warning"]
+
+
+def test_a_preparation_step_missing_in_evaluation_is_reported_where_it_goes(tmp_path):
+    train, eval_ds = pair(tmp_path, eval_finish=[vision.HWC2CHW()])  # no Rescale / Normalize
+    (found,) = graphaudit.audit_dataset(train, eval_ds).by_check("GA004")
+    assert "scaled differently" in found.message
+    assert found.subject == "eval/map#1", found.subjects  # not training's correct Rescale
+    assert "train/map#1/Rescale" in found.subjects
+
+
 def test_a_small_buffer_is_enough_when_the_source_shuffles():
     data = (
         ds.NumpySlicesDataset({"x": np.zeros(400), "label": np.arange(400) % 4}, shuffle=True)

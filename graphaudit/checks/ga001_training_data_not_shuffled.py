@@ -14,21 +14,37 @@ from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.findings import Finding
 
 
-def _single_class_batches(ctx: AuditContext) -> tuple[int, int] | None:
-    """``(batches, classes)`` when every sampled batch holds one class although several were seen."""
+def _single_class_batches(ctx: AuditContext) -> tuple[int, int, int] | None:
+    """``(single, batches, classes)`` when most sampled batches hold one class each: rows stored by class.
+
+    *single* of the *batches* sampled hold one class each; that is most of them (two at least),
+    they are of two classes or more (the first batches of one class alone do not tell a sorted
+    set from one that starts with it), and a random order of the same rows would give a batch
+    of one class less than half as often (an imbalanced set gives single-class batches by
+    chance: 0.95 ** 8 = 66% of batches of 8 when one class holds 95% of the rows).
+    """
     sampled = ctx.get(DataSample)
     if sampled is None or sampled.label_column is None or not sampled.sample.batched:
         return None
     batches = [
         np.asarray(b).reshape(len(b), -1) for b in sampled.sample.columns.get(sampled.label_column, [])
     ]
-    if len(batches) < 2 or any(len(b) < 2 for b in batches):
+    # a last batch of one row holds one class whatever the order
+    batches = [b for b in batches if len(b) >= 2]
+    if len(batches) < 2:
         return None
     rows = [np.unique(b, axis=0) for b in batches]
-    seen = np.unique(np.concatenate(batches), axis=0)
-    if all(len(r) == 1 for r in rows) and len(seen) > 1:
-        return len(batches), len(seen)
-    return None
+    seen, counts = np.unique(np.concatenate(batches), axis=0, return_counts=True)
+    single = [r for r in rows if len(r) == 1]
+    if len(seen) < 2 or len(single) < 2 or 2 * len(single) <= len(batches):
+        return None
+    if len(np.unique(np.concatenate(single), axis=0)) < 2:
+        return None
+    share = counts / counts.sum()
+    by_chance = sum(float(np.sum(share ** len(b))) for b in batches)  # expected single-class batches
+    if 2 * by_chance >= len(single):
+        return None
+    return len(single), len(batches), len(seen)
 
 
 @register(
@@ -51,10 +67,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ``shuffle()`` before ``batch()``; ``Shuffle.FILES`` only reorders whole files and a
         ``shuffle()`` after ``batch()`` only reorders whole batches, so neither counts. When
         there is none, it names each source and how it orders its rows: an error when the
-        sampled batches show the damage (two or more batches, each of a single class, while
-        the sample holds several classes: data stored by class, the common case), a warning
-        otherwise (the rows may have been stored in a random order). A user-written sampler
-        is trusted.
+        sampled batches show the damage (most of them, two or more, each of a single class,
+        of several classes between them, and far more often than a random order of the same
+        rows would give: data stored by class, the common case), a warning otherwise (the rows
+        may have been stored in a random order). A user-written sampler is trusted.
 
     Why is this bad:
         MindSpore's accuracy guide (§1.2, "no shuffle"): without shuffling, or with too
@@ -95,8 +111,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     measured = ""
     if proof:
         measured = (
-            f" The sampled batches show it: each of the first {proof[0]} batches holds a single class, "
-            f"while {proof[1]} classes were seen."
+            f" The sampled batches show it: {_how_many(*proof[:2])} a single class, while {proof[2]} classes "
+            "were seen: the rows are stored by class, and the network learns one class at a time."
         )
     yield ctx.finding(
         severity,
@@ -108,3 +124,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         anchors(ctx),
         subjects=subjects,
     )
+
+
+def _how_many(single: int, batches: int) -> str:
+    """Which of the sampled batches hold one class, in words.
+
+    Example:
+        >>> _how_many(4, 6), _how_many(3, 3)
+        ('4 of the first 6 batches each hold', 'each of the first 3 batches holds')
+    """
+    if single == batches:
+        return f"each of the first {batches} batches holds"
+    return f"{single} of the first {batches} batches each hold"

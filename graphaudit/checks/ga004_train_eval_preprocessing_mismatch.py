@@ -16,7 +16,8 @@ from graphaudit.findings import Finding, Severity
 from graphaudit.graph.pipeline import column_subject
 
 _VALUE_OPS = ("Rescale", "Normalize", "NormalizePad", "ToTensor")
-Issue = tuple[Severity, str, list[str]]
+#: A difference: its severity, its words, and the steps that make it in evaluation, then in training.
+Issue = tuple[Severity, str, list[str], list[str]]
 
 
 def _value_map(prep: Preparation) -> str:
@@ -42,6 +43,11 @@ def _paths(graph: nx.MultiDiGraph, nodes: list[str]) -> list[str]:
     return [graph.nodes[n]["path"] for n in nodes]
 
 
+def _map_of(graph: nx.MultiDiGraph, prep: Preparation) -> str | None:
+    """The path of the map() step that prepares the column last (where a missing transform goes), if any."""
+    return graph.nodes[prep.transforms[-1]]["path"].rsplit("/", 1)[0] if prep.transforms else None
+
+
 def _structural(
     train: nx.MultiDiGraph, evaluate: nx.MultiDiGraph, t: Preparation, e: Preparation
 ) -> list[Issue]:
@@ -54,7 +60,8 @@ def _structural(
                 "error",
                 f"its values are scaled differently: training maps a pixel value x to {_value_map(t)}, evaluation "
                 f"to {_value_map(e)} (Rescale / Normalize / ToTensor)",
-                _paths(evaluate, eval_value_nodes) + _paths(train, value_nodes),
+                _paths(evaluate, eval_value_nodes),
+                _paths(train, value_nodes),
             )
         )
     if t.size and e.size and len(t.size) == len(e.size) == 2 and t.size != e.size:
@@ -62,8 +69,8 @@ def _structural(
             (
                 "error",
                 f"the network gets {t.size[0]}x{t.size[1]} images in training and {e.size[0]}x{e.size[1]} in evaluation",
-                _paths(evaluate, [e.size_node] if e.size_node else [])
-                + _paths(train, [t.size_node] if t.size_node else []),
+                _paths(evaluate, [e.size_node] if e.size_node else []),
+                _paths(train, [t.size_node] if t.size_node else []),
             )
         )
     if t.layout != e.layout:
@@ -72,18 +79,22 @@ def _structural(
                 "error",
                 f"its channel order is {t.layout} in training and {e.layout} in evaluation (HWC2CHW)",
                 [],
+                [],
             )
         )
     if t.color != e.color:
-        issues.append(("error", f"its colours are {t.color} in training and {e.color} in evaluation", []))
+        issues.append(("error", f"its colours are {t.color} in training and {e.color} in evaluation", [], []))
     if t.dtype and e.dtype and t.dtype != e.dtype:
-        issues.append(("error", f"it is cast to {t.dtype} in training and to {e.dtype} in evaluation", []))
+        issues.append(
+            ("error", f"it is cast to {t.dtype} in training and to {e.dtype} in evaluation", [], [])
+        )
     if sorted(t.other) != sorted(e.other):
         issues.append(
             (
                 "warning",
                 f"deterministic transforms differ: training applies {sorted(t.other) or 'none'}, evaluation "
                 f"{sorted(e.other) or 'none'}",
+                [],
                 [],
             )
         )
@@ -94,6 +105,7 @@ def _structural(
                 "warning",
                 f"it is resized to {t.resize} before the crop in training and to {e.resize} in evaluation: objects "
                 "appear at another scale",
+                [],
                 [],
             )
         )
@@ -114,11 +126,12 @@ def _sampled(ctx: AuditContext, column: str, eval_column: str, reported: str) ->
                 "error",
                 f"its sampled rows have shape {list(a.shape[1:])} in training and {list(b.shape[1:])} in evaluation",
                 [],
+                [],
             )
         )
     if a.dtype != b.dtype and "cast to" not in reported and "scaled differently" not in reported:
         issues.append(
-            ("error", f"its sampled values are {a.dtype} in training and {b.dtype} in evaluation", [])
+            ("error", f"its sampled values are {a.dtype} in training and {b.dtype} in evaluation", [], [])
         )
     return issues
 
@@ -179,10 +192,17 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for column, eval_column in zip(train.features, evaluate.features):
         t, e = preparation(train.graph, column), preparation(evaluate.graph, eval_column)
         issues = _structural(train.graph, evaluate.graph, t, e)
-        issues += _sampled(ctx, column, eval_column, " ".join(text for _, text, _ in issues))
-        for severity, text, paths in issues:
-            subject = paths[0] if paths else column_subject(evaluate.name, eval_column)
+        issues += _sampled(ctx, column, eval_column, " ".join(text for _, text, _, _ in issues))
+        for severity, text, in_eval, in_train in issues:
+            # the first subject is where the fix goes: evaluation is prepared to match training, so its
+            # step (or, when it has none, its column) leads, never the correct training step
+            subject = (
+                in_eval[0]
+                if in_eval
+                else _map_of(evaluate.graph, e) or column_subject(evaluate.name, eval_column)
+            )
             both = [column_subject(train.name, column), column_subject(evaluate.name, eval_column)]
+            paths = in_eval + in_train
             yield ctx.finding(
                 severity,
                 subject,

@@ -85,7 +85,7 @@ def _what_differs(ran: LossOnLabel) -> str:
     if len(label) == len(output) == 2 and label[1] >= 2 and label[1] != output[1]:
         return (
             f"the label holds rows of {label[1]} classes and the network outputs {output[1]} values per row "
-            "(a head built for another number of classes, GA053's bug)"
+            "(a head built for another number of classes)"
         )
     if label != output:
         return f"the label's shape {_shape(label)} is not the output's {_shape(output)}"

@@ -109,18 +109,33 @@ def guarded(graph: nx.MultiDiGraph, node: str, known: dict[str, int] | None = No
     return sign(graph, node, known) == POSITIVE
 
 
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def _input_words(attrs: dict) -> str:
+    index = attrs.get("index")
+    if isinstance(index, int) and 0 <= index < len(_ORDINALS):
+        return f"the network's {_ORDINALS[index]} input"
+    return f"network input {index if index is not None else '?'}"
+
+
 def why_zero(graph: nx.MultiDiGraph, node: str, known: dict[str, int]) -> str:
-    """In words, what kind of value the divisor is, and so how it can be zero."""
+    """In words, what is known of the divisor that lets it be zero."""
     attrs = graph.nodes[node]
     if attrs["kind"] == g.INPUT:
-        return "a network input (data)"
+        return "data, which can hold zeros"
     if attrs["kind"] != g.OP:
-        return "a cell's output, of unknown sign"
+        return "a cell's output, which nothing keeps away from zero"
     if attrs["op_type"] in ("sub", "neg"):
-        return "a difference, zero where its two sides are equal"
+        return "a difference: zero where its two sides are equal"
     if sign(graph, node, known) == NONNEGATIVE:
         return "non-negative (a count, a sum of squares, a variance, a norm): zero on an all-zero input"
-    return "a value of unknown sign"
+    if attrs["op_type"] in REDUCTIONS:
+        return (
+            f"a {attrs['op_type']} of values not known to be non-zero: zero where they all are (a row that is all "
+            "padding, an empty mask) or where they cancel"
+        )
+    return "not known to be non-zero: nothing among the operations that make it (an epsilon, a clamp, an exponential) keeps it from 0"
 
 
 def depends_on_data(graph: nx.MultiDiGraph, node: str) -> bool:
@@ -140,13 +155,19 @@ def depends_on_data(graph: nx.MultiDiGraph, node: str) -> bool:
     return False
 
 
-def describe(graph: nx.MultiDiGraph, node: str) -> str:
+def describe(graph: nx.MultiDiGraph, node: str, scope: str | None = None) -> str:
+    """The divisor in words: the operation that makes it (and where, when not in *scope*), a cell, an input."""
     attrs = graph.nodes[node]
     if attrs["kind"] == g.OP:
-        return f"{attrs['op']} in {attrs['scope'] or '(root)'}"
+        where = "" if attrs["scope"] == scope else f" in {attrs['scope'] or 'the network itself'}"
+        sources = _flows_into(graph, node)
+        summed = ""
+        if attrs["op_type"] in REDUCTIONS and sources and graph.nodes[sources[0][0]]["kind"] == g.INPUT:
+            summed = f" of {_input_words(graph.nodes[sources[0][0]])}"
+        return f"{attrs['op']}{summed}{where}"
     if attrs["kind"] == g.CALL:
-        return f"the output of {attrs['path'] or '(root)'} ({attrs['class_name']})"
-    return f"network input {attrs.get('index', '?')}"
+        return f"the output of {attrs['path'] or 'the network itself'} ({attrs['class_name']})"
+    return _input_words(attrs)
 
 
 @register("GA703", "division-without-nonan", severity="warning", needs=(TracedPass,))
@@ -203,14 +224,16 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for (_, op, _), sites in causes.items():
         scopes = list(dict.fromkeys(scope for scope, _, _ in sites))
         scope, node, divisor = sites[0]
-        where = scope if len(scopes) == 1 else f"{scope} and {len(scopes) - 1} other cell(s) of its class"
+        cell = _cell_words(ctx, ctx.graph.nodes[node]["scope"])
+        where = cell if len(scopes) == 1 else f"{cell} and {len(scopes) - 1} other cell(s) of its class"
         times = f" ({len(sites)} divisions)" if len(sites) > 1 else ""
+        by = describe(ctx.graph, divisor, ctx.graph.nodes[node]["scope"])
         yield ctx.finding(
             "warning",
             scope,
-            f"{where} divides by a tensor the network computes{times} ({op} by {describe(ctx.graph, divisor)}, "
-            f"{why_zero(ctx.graph, divisor, known)}) with no guard: where the divisor is zero the result is inf "
-            "or nan.",
+            f"{where} divides by a tensor it computes{times}: {op} by {by}, "
+            f"{why_zero(ctx.graph, divisor, known)}. Nothing guards the divisor, so where it is zero the "
+            "result is inf or nan.",
             "Use ops.DivNoNan() (0 where the divisor is 0) or guard the divisor (+ eps, ops.clamp(min=eps)).",
             [n for _, division, d in sites[:8] for n in (division, d)],
             subjects=tuple(scopes),
@@ -219,6 +242,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
 def _cell_class(ctx: AuditContext, scope: str) -> str:
     return str(ctx.graph.nodes.get(f"cell:{scope}", {}).get("class_name", scope))
+
+
+def _cell_words(ctx: AuditContext, scope: str) -> str:
+    """The cell whose construct divides: its path and class, or the network itself."""
+    if not scope:
+        return f"The network's own construct ({_cell_class(ctx, scope) or 'the root cell'})"
+    return f"{scope} ({_cell_class(ctx, scope)})"
 
 
 def _kind_of(graph: nx.MultiDiGraph, node: str) -> str:

@@ -86,10 +86,15 @@ def _grouped(ctx: AuditContext, causes: dict[str, list[Any]]) -> Iterator[Findin
             they, what = group.pronouns(), group.describe("parameter")
             severity = "error"
             if cause == "zero-gradient":
-                why = f"{they.possessive} {'gradient is' if len(probes) == 1 else 'gradients are'} exactly zero (see GA904)"
+                why = (
+                    f"{they.possessive} {'gradient is' if len(probes) == 1 else 'gradients are'} exactly zero: the "
+                    f"loss does not depend on {they.object}"
+                )
                 fix = (
-                    f"Make {group.subject} reach the loss (see GA904), or freeze {they.object} explicitly: "
-                    "requires_grad=False and leave it out of the optimizer."
+                    f"Make {group.subject} reach the loss (use the output of the branch that holds "
+                    f"{they.object} in the loss: not multiplied by 0, not behind ops.stop_gradient, not left "
+                    f"unused), or freeze {they.object} explicitly: requires_grad=False and leave "
+                    f"{they.object} out of the optimizer."
                 )
             elif cause == "zero-rate":
                 why = f"{they.possessive} learning rate is 0"

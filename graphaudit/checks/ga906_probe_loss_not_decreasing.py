@@ -61,7 +61,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         "A network that cannot overfit one batch has a bug or a learning rate far too small.",
         "Check that the loss is computed from the network's output (not a detached or constant "
         "tensor), that the label is the right one, that the trainable parameters are in the "
-        "optimizer (GA201), and raise the learning rate (see GA909). Probe with more steps "
+        "optimizer's parameter list, and raise the learning rate (10x at a time). Probe with more steps "
         "(probe=20) before concluding.",
         (g.cell_node(""),),
     )

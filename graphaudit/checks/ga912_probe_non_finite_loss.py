@@ -57,7 +57,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         f"The loss became {bad.loss} at step {bad.index} of {len(curve.steps)} on the same batch "
         f"(loss per step: {curve_text(curve.steps)}): the updates diverged.",
         "Lower the learning rate, clip the gradients (ops.clip_by_global_norm), and look for an "
-        "operation that leaves its domain as the weights move (log, sqrt, division, float16 "
-        "overflow: see GA911 and GA707).",
+        "operation that leaves its domain as the weights move (log or sqrt of a value that reaches 0 or "
+        "below, a division by a value that reaches 0, a float16 value above 65504: keep such layers, "
+        "normalisations and the loss in float32).",
         (g.cell_node(""),),
     )

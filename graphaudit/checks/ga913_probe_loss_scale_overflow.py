@@ -82,7 +82,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if not curve.applied:
             broken = any(p.grad_finite is False for p in curve.parameters if p.in_optimizer)
             at_one = (
-                " Even at scale 1 the gradients are NaN/Inf (see GA903)."
+                " Even at scale 1 the gradients are NaN/Inf: the network's own computation overflows, "
+                "whatever the scale."
                 if broken
                 else " At scale 1 the gradients are finite: the scale is too large for float16."
             )
@@ -93,8 +94,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             f"by {how} ({span}), and only {len(curve.applied)} of the {curve.requested} steps asked for updated "
             f"the weights. Training with this setup does not learn.{at_one}",
             "Start from a scale float16 can hold (DynamicLossScaleUpdateCell(loss_scale_value=2**12, ...)) "
-            "and use a dynamic scale; if the gradients overflow at every scale, find the NaN/Inf "
-            "(GA903, GA911) or keep the overflowing layers in float32 (GA707).",
+            "and use a dynamic scale; if the gradients overflow at every scale, find the first layer whose "
+            "gradient is NaN/Inf or very large, or keep the overflowing layers (normalisations, softmax, the "
+            "loss) in float32.",
             node,
         )
     elif late:
@@ -104,7 +106,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             f"Steps {', '.join(str(s.index) for s in late)} overflowed at a loss scale that had worked for an "
             f"earlier step (same batch, {how}; {span}): the gradients grow from step to step until float16 "
             "cannot hold them.",
-            "Lower the learning rate or clip the gradients; see GA907 and GA911.",
+            "Lower the learning rate or clip the gradients (ops.clip_by_global_norm): gradients that grow from "
+            "step to step mean updates too large for this network.",
             node,
         )
     else:

@@ -11,7 +11,8 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun
 from graphaudit.findings import Finding
 
-SMALL_FALL = 0.05  # and a change under 5% of the starting loss: a slow start that already fell more is not flat
+# and a change under 5% of the starting loss: a slow start that already fell more is not flat
+SMALL_FALL = 0.05
 
 
 @register(
@@ -35,7 +36,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         The accuracy guide (§2, learning rate too small): "学习率过小, 会导致loss收敛慢" — a
         learning rate too small makes the loss converge slowly; the run spends its compute
         without learning. (A frozen network, GA960, or a loss that cannot reach the weights
-        look the same.)
+        look the same; so do labels that carry no signal, the guide's §1.1 "wrong labels": random
+        labels leave nothing to learn at any rate.)
 
     Example:
         ```python
@@ -61,7 +63,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         f"The training loss stayed flat over {len(curve.losses)} steps: a median of {curve.head:.4g} over the "
         f"first {curve.window} steps, {curve.tail:.4g} over the last {curve.window}, a fall within its own "
         f"noise (standard error {curve.standard_error:.3g}).",
-        "Raise the learning rate (by 10x, or run a learning-rate range test), and check that the weights "
-        "change at all (GA960, GA957).",
+        "Raise the learning rate (by 10x, or run a learning-rate range test). Rule out first what no "
+        "learning rate cures: weights that do not change at all (frozen, or no gradient reaches them), "
+        "and labels that carry no signal (shuffled apart from their inputs, read from the wrong column, "
+        "random; a cross-entropy then stays near log(number of classes), the loss of a uniform guess).",
         (g.cell_node(""),),
     )

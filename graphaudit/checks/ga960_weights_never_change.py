@@ -62,8 +62,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             dead,
             "their gradient was zero at every sampled step: they are dead (a ReLU that never fires, a "
             "branch multiplied by 0, an output the loss does not read)",
-            "Find why no gradient reaches them: the activations before them (GA309), their initialisation "
-            "(a large negative bias), or their connection to the loss (GA302).",
+            "Find why no gradient reaches them: the activations before them (sigmoid or tanh that saturate, a "
+            "ReLU whose input is never positive), their initialisation (a large negative bias), or their "
+            "connection to the loss (an output the loss does not read).",
         ),
         (
             held,
