@@ -170,15 +170,27 @@ def _memory_rows(mem: dict[str, Any], model: str) -> list[dict[str, Any]]:
             )
         )
         if f"parts:{mode}" in mem:
-            out.extend(_parts_rows(mem[f"parts:{mode}"], mem.get(f"python:{mode}", {}), model, mode))
+            out.extend(_parts_rows(mem, model, mode))
     return out
 
 
-def _parts_rows(parts: dict[str, Any], python: dict[str, Any], model: str, mode: str) -> list[dict[str, Any]]:
-    """Information: the row above taken apart in one process (``model.memory_parts``)."""
-    fwd_name, fwd = f"{model} forward, {mode}", (parts["forward_mib"], None)
-    top = python.get("python_top") or []
-    where = "; ".join(f"{site.rsplit('/', 1)[-1]} {mib:.2f}" for site, mib, _ in top[:3])
+def _parts_rows(mem: dict[str, Any], model: str, mode: str) -> list[dict[str, Any]]:
+    """Information: the row "after a forward" taken apart (``model.memory_parts``, one process).
+
+    An audit after one forward pass runs the second pass of the process (traced) and the
+    loss's first run: MindSpore's own growth, measured plainly in the parts process. What is
+    left of that row is graphaudit's part.
+    """
+    parts, python = mem[f"parts:{mode}"], mem.get(f"python:{mode}", {})
+    fwd_name = f"{model} forward, {mode}"
+    forward = (mem[f"forward:{mode}"]["peak_rise_mib"], None)
+    warm = mem[f"forward:{mode}"]["warm_full_mib"]
+    python_note = (
+        f"; Python's allocations in such an audit (tracemalloc, another process): peak "
+        f"{python['python_peak_mib']:.1f} MiB, kept with the report {python['python_kept_mib']:.1f} MiB"
+        if "python_peak_mib" in python
+        else ""
+    )
     return [
         make_row(
             f"6 {model} after a forward: MindSpore's own growth, {mode}",
@@ -186,24 +198,20 @@ def _parts_rows(parts: dict[str, Any], python: dict[str, Any], model: str, mode:
             "MiB",
             (parts["mindspore_mib"], None),
             fwd_name,
-            fwd,
+            forward,
             note="information, one process: a second plain forward pass "
             f"{parts['second_forward_mib']:.1f} MiB + the loss's first run {parts['loss_first_mib']:.1f} MiB "
-            "(both are in an audit after a forward)",
+            f"(its own first forward: {parts['forward_mib']:.1f} MiB)",
         ),
         make_row(
             f"6 {model} after a forward: graphaudit's part, {mode}",
             "model_memory",
             "MiB",
-            (parts["audit_mib"], None),
+            (warm - parts["mindspore_mib"], None),
             fwd_name,
-            fwd,
-            note="information: a full audit in that process, after MindSpore's growth"
-            + (
-                f"; Python allocations (tracemalloc, another process): peak {python['python_peak_mib']:.1f} MiB, "
-                f"kept with the report {python['python_kept_mib']:.1f} MiB; largest kept (MiB): {where}"
-                if "python_peak_mib" in python
-                else ""
-            ),
+            forward,
+            note=f"information: the audit after a forward ({warm:.1f} MiB) minus MindSpore's own growth; "
+            f"an audit after that growth, in the parts process: {parts['audit_mib']:.1f} MiB (with a third "
+            f"pass's own growth){python_note}",
         ),
     ]
