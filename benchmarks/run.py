@@ -23,7 +23,11 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
 6. peak memory of a full audit / peak memory of a forward pass, each the rise of peak RSS
    (``VmHWM``) over the freshly built model in a fresh process, in training and in inference
    mode. Target <= 1.2x; and the rise of a full audit run after one forward pass in the same
-   mode (what the audit adds to a process that already ran one), target <= 0.2x.
+   mode (what the audit adds to a process that already ran one), target <= 0.2x. For
+   information, that row taken apart in one more process per mode (``model.memory_parts``):
+   MindSpore's own growth (a second plain forward pass and the loss's first run, both of which
+   the audit after a forward runs) and what is left of the row, graphaudit's part; with
+   tracemalloc's peak of Python's allocations during such an audit (yet another process).
 7. transformer LM (``benchmarks/transformer.py``: 12 layers, hidden 256, 1x64 tokens, tied
    head): tracing overhead per traced operation (``op`` + ``call`` node), in microseconds,
    graphaudit's traced capture / bare no-op wrappers on the same entry points, same run.
