@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,25 @@ from benchmarks.settings import LLAMA, LM, MODES, RENDER_STAGES, RENDER_WIDTH, S
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = Path(__file__).resolve().with_name("run.py")  # its hidden --worker runs one measurement
+
+
+#: The keys of the groups, in the order they run (``run.py --only KEY[,KEY...]`` runs a few of them).
+GROUPS = (
+    "model_time",
+    "model_memory",
+    "transformer",
+    "lazy",
+    "startup",
+    "probe",
+    "dependency_cnn",
+    "dependency_decoder",
+    "watch_time",
+    "watch_memory",
+    "scale_time",
+    "scale_memory",
+    "render",
+    "anchor",
+)
 
 
 class Refused(SystemExit):
@@ -37,6 +56,7 @@ def run_worker(name: str, params: dict[str, Any]) -> Any:
     workers: dict[str, Callable[..., Any]] = {
         "model-time": model.time_model,
         "model-memory": model.memory_model,
+        "model-memory-parts": model.memory_parts,
         "scale-time": scaling.time_scaling,
         "scale-memory": scaling.memory_scaling,
         "render-time": scaling.time_render,
@@ -165,8 +185,12 @@ def measure(
     anchor_repeats: int = 5,
     worker: Callable[[str, dict[str, Any]], Any] = spawn,
     policy: LoadPolicy | None = None,
+    only: Collection[str] | None = None,
 ) -> dict[str, Any]:
-    """Every measurement of the table, by group; *worker* runs one (default: in a fresh subprocess)."""
+    """Every measurement of the table, by group; *worker* runs one (default: in a fresh subprocess).
+
+    With *only* (keys of :data:`GROUPS`), just those groups run; the table then has their rows.
+    """
     sizes = SIZES if sizes is None else sizes
     traced_sizes = TRACED_SIZES if traced_sizes is None else traced_sizes
     lm = LM if lm is None else lm
@@ -187,11 +211,21 @@ def measure(
             f"{model} memory",
             False,
             lambda: {
-                f"{phase}:{mode}": worker(
-                    "model-memory", {"model": model, "size": size, "phase": phase, "mode": mode}
-                )
-                for mode in MODES
-                for phase in ("forward", "full")
+                **{
+                    f"{phase}:{mode}": worker(
+                        "model-memory", {"model": model, "size": size, "phase": phase, "mode": mode}
+                    )
+                    for mode in MODES
+                    for phase in ("forward", "full")
+                },
+                **{
+                    f"{kind}:{mode}": worker(
+                        "model-memory-parts",
+                        {"model": model, "size": size, "mode": mode, "python_peak": kind == "python"},
+                    )
+                    for mode in MODES
+                    for kind in ("parts", "python")
+                },
             },
         ),
         (
@@ -279,6 +313,12 @@ def measure(
             ),
         ),
     ]
+    assert tuple(entry[0] for entry in plan) == GROUPS, "GROUPS lists the plan's keys"
+    if only is not None:
+        unknown = sorted(set(only) - set(GROUPS))
+        if unknown:
+            raise ValueError(f"unknown group(s) {', '.join(unknown)}; the groups are: {', '.join(GROUPS)}")
+        plan = [entry for entry in plan if entry[0] in only]
     results: dict[str, Any] = {"groups": {}}
     for key, title, timed, body in plan:
         group = run_group(key, title, timed, body, policy)
@@ -305,6 +345,7 @@ def measure(
         "load_threshold": policy.threshold,
         "refusing": policy.max_load is not None,
         "load_average_at_end": list(os.getloadavg()),
+        "only": None if only is None else list(only),
         "wall_seconds": time.time() - started,
     }
     return results

@@ -199,3 +199,73 @@ def memory_model(model: str, size: int, phase: str, mode: str = "inference") -> 
         result["warm_full_mib"], warm_reset, _ = peak_rise_mib(runs["full"])
         result["peak_reset"] = reset and warm_reset
     return result
+
+
+def _first_loss(loss: Any, output: Any) -> None:
+    """The loss's first run on *output*, with the stand-in label the audit traces it with."""
+    from graphaudit.capture.training.loss import loss_calls
+
+    calls = loss_calls(loss, output, None)
+    if calls:
+        loss(*calls[0][0]).asnumpy()
+
+
+def memory_parts(model: str, size: int, mode: str = "inference", python_peak: bool = False) -> dict[str, Any]:
+    """Row 6 taken apart, in one fresh process: MindSpore's own growth, then graphaudit's part.
+
+    After the first forward pass (``forward_mib``, the row's baseline), a second plain forward
+    pass and the loss's first run on its output (new kernels; the stand-in label the audit
+    uses) are MindSpore's own growth (``mindspore_mib``, also each apart): a full audit after
+    one forward pass runs both. A full audit then (``audit_mib``) is what remains: graphaudit's
+    part (its wrappers, graph, saved copies, checks, report) plus what a third pass still grows.
+
+    With *python_peak*, ``tracemalloc`` runs during that audit (so its RSS is not the row's):
+    ``python_peak_mib`` is the peak of Python's allocations, ``python_kept_mib`` what the audit
+    left allocated (the report held), ``python_top`` the largest allocation sites at the end.
+    """
+    import tracemalloc
+
+    import graphaudit
+    from benchmarks.common import import_graphaudit
+
+    net, optimizer, x = build(model, size)
+    net.set_train(MODES[mode])
+    import_graphaudit()
+    loss = loss_fn()
+    output: list[Any] = []
+
+    def forward() -> None:
+        out = net(x)
+        out.asnumpy()
+        output.append(out)
+
+    forward_mib, reset, _ = peak_rise_mib(forward)
+    second_mib, reset2, _ = peak_rise_mib(lambda: net(x).asnumpy())
+    loss_mib, reset3, _ = peak_rise_mib(lambda: _first_loss(loss, output[0]))
+    result: dict[str, Any] = {
+        "mode": mode,
+        "forward_mib": forward_mib,
+        "second_forward_mib": second_mib,
+        "loss_first_mib": loss_mib,
+        "mindspore_mib": second_mib + loss_mib,
+        "peak_reset": reset and reset2 and reset3,
+    }
+    kept: list[Any] = []
+
+    def audit() -> None:
+        kept.append(graphaudit.audit(net, optimizer, inputs=x, loss_fn=loss))
+
+    if python_peak:
+        tracemalloc.start(1)
+        base = tracemalloc.get_traced_memory()[0]
+        audit()
+        now, peak = tracemalloc.get_traced_memory()
+        top = tracemalloc.take_snapshot().statistics("lineno")[:12]
+        tracemalloc.stop()
+        result["python_peak_mib"] = (peak - base) / 2**20
+        result["python_kept_mib"] = (now - base) / 2**20
+        result["python_top"] = [[str(stat.traceback), stat.size / 2**20, stat.count] for stat in top]
+    else:
+        result["audit_mib"], reset4, _ = peak_rise_mib(audit)
+        result["peak_reset"] = result["peak_reset"] and reset4
+    return result

@@ -12,9 +12,22 @@ from benchmarks.table import make_row, med_min, phase_of
 
 def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     """The rows of the table, computed from :func:`measure`'s results."""
-    out: list[dict[str, Any]] = []
     model = results["meta"]["model"]
-    mt = results["model_time"]
+    out: list[dict[str, Any]] = []
+    if "model_time" in results:
+        out.extend(_model_time_rows(results["model_time"], model))
+    if "scale_time" in results and "scale_memory" in results:
+        out.extend(_scale_rows(results))
+    if "render" in results:
+        out.append(_render_row(results["render"]))
+    if "model_memory" in results:
+        out.extend(_memory_rows(results["model_memory"], model))
+    out.extend(extra_rows(results))
+    return out
+
+
+def _model_time_rows(mt: dict[str, Any], model: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     seconds = mt["seconds"]
     forward = med_min(seconds["forward:inference"])
     out.append(
@@ -57,7 +70,11 @@ def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
                 f"{mt['graph_nodes'][mode]} graph nodes",
             )
         )
+    return out
 
+
+def _scale_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     st = results["scale_time"]
     phases = st["phases"]
     cells = {int(k): v for k, v in st["cells"].items()}
@@ -106,22 +123,24 @@ def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
                 note="information: tracing cost on a network of tiny cells",
             )
         )
+    return out
 
-    r = results["render"]
-    out.append(
-        make_row(
-            f"5 render {r['cells']:,} cells (fallback)",
-            "render",
-            "s",
-            phase_of(r["phases"], "render"),
-            f"audit {r['cells']:,} cells",
-            phase_of(r["phases"], "audit"),
-            met=r["drawn"] <= MAX_NODES,
-            note=f"{r['graph_nodes']:,} graph nodes drawn as {r['drawn']} at depth {r['depth']} (target: <= {MAX_NODES})",
-        )
+
+def _render_row(r: dict[str, Any]) -> dict[str, Any]:
+    return make_row(
+        f"5 render {r['cells']:,} cells (fallback)",
+        "render",
+        "s",
+        phase_of(r["phases"], "render"),
+        f"audit {r['cells']:,} cells",
+        phase_of(r["phases"], "audit"),
+        met=r["drawn"] <= MAX_NODES,
+        note=f"{r['graph_nodes']:,} graph nodes drawn as {r['drawn']} at depth {r['depth']} (target: <= {MAX_NODES})",
     )
 
-    mem = results["model_memory"]
+
+def _memory_rows(mem: dict[str, Any], model: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     for mode in MODES:
         fwd_mib = mem[f"forward:{mode}"]["peak_rise_mib"]
         full_mem = mem[f"full:{mode}"]
@@ -150,6 +169,49 @@ def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
                 note="extra peak RSS of the audit in a process that already ran the forward pass",
             )
         )
-
-    out.extend(extra_rows(results))
+        if f"parts:{mode}" in mem:
+            out.extend(_parts_rows(mem, model, mode))
     return out
+
+
+def _parts_rows(mem: dict[str, Any], model: str, mode: str) -> list[dict[str, Any]]:
+    """Information: the row "after a forward" taken apart (``model.memory_parts``, one process).
+
+    An audit after one forward pass runs the second pass of the process (traced) and the
+    loss's first run: MindSpore's own growth, measured plainly in the parts process. What is
+    left of that row is graphaudit's part.
+    """
+    parts, python = mem[f"parts:{mode}"], mem.get(f"python:{mode}", {})
+    fwd_name = f"{model} forward, {mode}"
+    forward = (mem[f"forward:{mode}"]["peak_rise_mib"], None)
+    warm = mem[f"forward:{mode}"]["warm_full_mib"]
+    python_note = (
+        f"; Python's allocations in such an audit (tracemalloc, another process): peak "
+        f"{python['python_peak_mib']:.1f} MiB, kept with the report {python['python_kept_mib']:.1f} MiB"
+        if "python_peak_mib" in python
+        else ""
+    )
+    return [
+        make_row(
+            f"6 {model} after a forward: MindSpore's own growth, {mode}",
+            "model_memory",
+            "MiB",
+            (parts["mindspore_mib"], None),
+            fwd_name,
+            forward,
+            note="information, one process: a second plain forward pass "
+            f"{parts['second_forward_mib']:.1f} MiB + the loss's first run {parts['loss_first_mib']:.1f} MiB "
+            f"(its own first forward: {parts['forward_mib']:.1f} MiB)",
+        ),
+        make_row(
+            f"6 {model} after a forward: graphaudit's part, {mode}",
+            "model_memory",
+            "MiB",
+            (warm - parts["mindspore_mib"], None),
+            fwd_name,
+            forward,
+            note=f"information: the audit after a forward ({warm:.1f} MiB) minus MindSpore's own growth; "
+            f"an audit after that growth, in the parts process: {parts['audit_mib']:.1f} MiB (with a third "
+            f"pass's own growth){python_note}",
+        ),
+    ]

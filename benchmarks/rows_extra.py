@@ -12,15 +12,15 @@ from benchmarks.table import make_row, med_min, phase_of
 def extra_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Rows 7 onwards, from :func:`benchmarks.groups.measure`'s results."""
     out: list[dict[str, Any]] = []
-    out.extend(_transformer_rows(results["transformer"]))
-    out.extend(_lazy_rows(results["lazy"]))
-    out.extend(_startup_rows(results["startup"]))
+    for key, make in (("transformer", _transformer_rows), ("lazy", _lazy_rows), ("startup", _startup_rows)):
+        if key in results:  # absent when run.py --only left the group out
+            out.extend(make(results[key]))
     if "probe" in results:
         out.extend(_probe_rows(results["probe"]))
     for kind in ("cnn", "decoder"):
         if f"dependency_{kind}" in results:
             out.append(_dependency_row(results[f"dependency_{kind}"]))
-    if "watch_time" in results:
+    if "watch_time" in results and "watch_memory" in results:
         out.extend(_watch_rows(results["watch_time"], results["watch_memory"], results["meta"]))
     if "anchor" in results and "skipped" not in results["anchor"]:
         out.append(_anchor_row(results["anchor"]))

@@ -23,7 +23,11 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
 6. peak memory of a full audit / peak memory of a forward pass, each the rise of peak RSS
    (``VmHWM``) over the freshly built model in a fresh process, in training and in inference
    mode. Target <= 1.2x; and the rise of a full audit run after one forward pass in the same
-   mode (what the audit adds to a process that already ran one), target <= 0.2x.
+   mode (what the audit adds to a process that already ran one), target <= 0.2x. For
+   information, that row taken apart in one more process per mode (``model.memory_parts``):
+   MindSpore's own growth (a second plain forward pass and the loss's first run, both of which
+   the audit after a forward runs) and what is left of the row, graphaudit's part; with
+   tracemalloc's peak of Python's allocations during such an audit (yet another process).
 7. transformer LM (``benchmarks/transformer.py``: 12 layers, hidden 256, 1x64 tokens, tied
    head): tracing overhead per traced operation (``op`` + ``call`` node), in microseconds,
    graphaudit's traced capture / bare no-op wrappers on the same entry points, same run.
@@ -74,7 +78,10 @@ it still does.
 Usage::
 
     python benchmarks/run.py [--quick] [--json PATH] [--max-load X] [--model resnet50] [--size 224] [--repeats 5]
-                             [--torch-python PATH]
+                             [--torch-python PATH] [--only GROUP[,GROUP...]]
+
+``--only GROUP[,GROUP...]`` runs just those groups (keys of ``groups.GROUPS``: ``model_time``,
+``model_memory``, ``probe``, ...) and prints their rows.
 
 ``--quick`` is a smoke run: every group, on smaller sizes with one repeat (the watch: 4 steps).
 The code: this file is the command line; ``groups.py`` runs the groups (a worker subprocess
@@ -97,7 +104,7 @@ if str(ROOT) not in sys.path:  # `python benchmarks/run.py` without PYTHONPATH
     sys.path.insert(0, str(ROOT))
 
 # The pieces, re-exported: callers (tests, scripts) use ``run.measure``, ``run.rows``, ...
-from benchmarks.groups import LoadPolicy, Refused, measure, run_group, run_worker, spawn  # noqa: E402
+from benchmarks.groups import GROUPS, LoadPolicy, Refused, measure, run_group, run_worker, spawn  # noqa: E402
 from benchmarks.rows import rows  # noqa: E402
 from benchmarks.settings import (  # noqa: E402
     EXIT_INVARIANT,
@@ -111,6 +118,7 @@ from benchmarks.settings import (  # noqa: E402
 from benchmarks.table import format_group, format_table, invariants_hold  # noqa: E402
 
 __all__ = [
+    "GROUPS",
     "TARGETS",
     "LoadPolicy",
     "Refused",
@@ -158,6 +166,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="a Python with torch, torchvision and torchview for the optional torchview anchor row "
         "(default: $GRAPHAUDIT_TORCH_PYTHON; without one the row is skipped with a message)",
     )
+    parser.add_argument(
+        "--only",
+        metavar="GROUP[,GROUP...]",
+        help="run only these groups (their rows only), e.g. --only model_memory,probe; the groups: "
+        + ", ".join(GROUPS),
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--worker-params", help=argparse.SUPPRESS)
     parser.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)
@@ -166,6 +180,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--repeats must be positive")
     if args.max_load is not None and args.max_load <= 0:
         parser.error("--max-load must be positive")
+    if args.only is not None:
+        args.only = [name.strip() for name in args.only.split(",") if name.strip()]
+        unknown = [name for name in args.only if name not in GROUPS]
+        if unknown or not args.only:
+            parser.error(
+                f"--only: unknown group(s) {', '.join(unknown) or '(none given)'}; the groups: {', '.join(GROUPS)}"
+            )
     return args
 
 
@@ -197,6 +218,7 @@ def main(argv: list[str] | None = None) -> None:
             torch_python=args.torch_python,
             anchor_repeats=1 if args.quick else 5,
             policy=policy,
+            only=args.only,
         )
     except Refused as refused:
         print(refused.code, file=sys.stderr)

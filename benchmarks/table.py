@@ -67,6 +67,8 @@ def phase_of(phases: dict[str, Any], name: str) -> tuple[float, float]:
 
 
 def invariants_hold(results: dict[str, Any]) -> bool:
+    if "lazy" not in results:  # not measured (run.py --only): nothing broken
+        return True
     inv = results["lazy"]["invariants"]
     return bool(inv["weights_uninitialised"] and inv["value_checks_not_run"])
 
@@ -97,7 +99,8 @@ def format_table(results: dict[str, Any], table: list[dict[str, Any]]) -> str:
         f"graphaudit performance: {meta['model']} input {tuple(meta['input_shape'])}, medians / minimums of "
         f"{meta['repeats']} (model), {meta['lm_repeats']} (LM), {meta['scale_repeats']} (synthetic) interleaved "
         f"runs; mindspore {meta['mindspore_version']}, python {meta['python_version']}, {meta['usable_cores']} "
-        f"usable cores ({meta['cpu_count']} CPUs); {meta['wall_seconds']:.0f} s in all",
+        f"usable cores ({meta['cpu_count']} CPUs); {meta['wall_seconds']:.0f} s in all"
+        + (f"; only the groups {', '.join(meta['only'])}" if meta.get("only") else ""),
         "load: "
         + (
             f"{len(loaded)} of {sum(g['timed'] for g in groups.values())} timed groups LOADED "
@@ -134,8 +137,10 @@ def format_table(results: dict[str, Any], table: list[dict[str, Any]]) -> str:
     )
     if "skipped" in results.get("anchor", {}):
         lines.append(f"13 torchview anchor skipped: {results['anchor']['skipped']}")
-    memory = [*results["scale_memory"], *results["model_memory"].values()]
-    if not all(m["peak_reset"] for m in memory) or not results["lazy"]["peak_reset"]:
+    memory = [*results.get("scale_memory", []), *results.get("model_memory", {}).values()]
+    if "lazy" in results:
+        memory.append(results["lazy"])
+    if not all(m["peak_reset"] for m in memory):
         lines.append("note: VmHWM could not be reset; memory is the growth over earlier peaks")
     if not invariants_hold(results):
         lines.append(

@@ -75,6 +75,13 @@ def test_benchmark_rows_on_toy_sizes(measured):
     assert targets["synthetic:20 full audit + SVG, training mode"] == "<= 1.4x"
     assert targets["synthetic:20 audit with probe=1"] == "<= 1.6x"
     assert sum(item.startswith("6 synthetic:20 full audit") for item in items) == 4
+    parts = [row for row in table if row["item"].startswith("6 synthetic:20 after a forward: ")]
+    assert len(parts) == 4 and all(row["target"] is None for row in parts)  # information rows
+    for mode in ("training", "inference"):
+        split = results["model_memory"][f"parts:{mode}"]
+        assert split["mindspore_mib"] == split["second_forward_mib"] + split["loss_first_mib"]
+        python = results["model_memory"][f"python:{mode}"]
+        assert python["python_peak_mib"] >= python["python_kept_mib"] > 0 and python["python_top"]
     assert targets["LM tracing overhead per traced op"] == "<= 3x"
     assert targets["Model.train resnet18, Watch() default"] == "<= 1.03x"
     assert targets["Model.train resnet18, Watch() every=1"] == "<= 1.3x"
@@ -156,3 +163,21 @@ def test_max_load_refuses_a_group_that_stays_loaded(monkeypatch):
     marking = run.LoadPolicy(log=lambda text: None)  # default: mark, do not refuse
     group = run.run_group("g", "group", True, lambda: 7, marking)
     assert group["loaded"] and group["result"] == 7
+
+
+def test_only_runs_the_groups_named():
+    results = run.measure(
+        startup_repeats=1,
+        only=["startup"],
+        worker=run.run_worker,
+        policy=run.LoadPolicy(log=lambda text: None),
+    )
+    assert list(results["groups"]) == ["startup"] and results["meta"]["only"] == ["startup"]
+    table = run.rows(results)
+    assert table and all(row["item"].startswith("9 start-up") for row in table)
+    assert "only the groups startup" in run.format_table(results, table)
+    with pytest.raises(ValueError, match="unknown group"):
+        run.measure(only=["nope"], worker=run.run_worker)
+    with pytest.raises(SystemExit):
+        run.parse_args(["--only", "startup,nope"])
+    assert run.parse_args(["--only", "model_memory, probe"]).only == ["model_memory", "probe"]

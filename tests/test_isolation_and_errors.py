@@ -87,6 +87,34 @@ def test_patches_are_removed_after_capture_even_when_construct_raises():
     assert ms.get_context("mode") == ms.PYNATIVE_MODE
 
 
+def test_the_tracing_wrappers_cost_little_memory_each():
+    """A capture installs a wrapper on every entry point (~2,600): each costs ~0.5 KiB (row 6 of the benchmark)."""
+    import tracemalloc
+
+    from graphaudit.capture.network import patching, wrappers
+
+    sites = [*patching.function_sites(), *patching.tensor_method_sites()]  # found once per process
+    assert not hasattr(sites[0], "__dict__")  # kept for the process: slots, no dict each
+    entry_points = (
+        1
+        + len({id(s.original) for s in patching.function_sites()})
+        + len(patching.tensor_method_sites())
+        + len(patching.primitive_classes())
+    )
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        with patching.patched(
+            iter(()), wrappers._wrap_cell_call, wrappers._wrap_op, wrappers._wrap_primitive_call
+        ):
+            installed = tracemalloc.get_traced_memory()[0] - before
+            relu = ops.relu
+    finally:
+        tracemalloc.stop()
+    assert relu is not ops.relu and relu.__wrapped__ is ops.relu  # what was wrapped stays one step away
+    assert installed / entry_points < 580, f"{installed / entry_points:.0f} bytes per wrapped entry point"
+
+
 @pytest.mark.parametrize(
     ("bad", "message"),
     [
