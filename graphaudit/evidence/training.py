@@ -53,7 +53,7 @@ class Sample:
     weight_norms: list[float]
     update_norms: list[float | None]
     grad_norms: list[float | None] | None = None
-    values: list[list[float]] = field(default_factory=list)  # fixed positions of each weight
+    values: list[Any] = field(default_factory=list)  # per weight, a NumPy array of its fixed positions
 
     def ratio(self, position: int) -> float | None:
         """‖Δw‖/‖w‖ of the parameter at *position*, or ``None``."""

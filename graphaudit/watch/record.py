@@ -141,7 +141,8 @@ class Recorder:
             step,
             self._before_norms,
             updates,
-            values=[w[pos].tolist() for w, pos in zip(now, self._positions)],
+            # arrays, not lists: 256 Python floats a weight were ~0.5 MB a sampled step on resnet18
+            values=[w[pos] for w, pos in zip(now, self._positions)],
         )
         if grads is not None:
             flat = [_values(g) for g in grads]
