@@ -43,7 +43,10 @@ def _docgen():
 def test_docs_checks_md_is_current():
     docgen = _docgen()
     DOC_PATH, CLI_DOC_PATH, checks_markdown, cli_markdown = (
-        docgen.DOC_PATH, docgen.CLI_DOC_PATH, docgen.checks_markdown, docgen.cli_markdown
+        docgen.DOC_PATH,
+        docgen.CLI_DOC_PATH,
+        docgen.checks_markdown,
+        docgen.cli_markdown,
     )
     assert DOC_PATH.read_text(encoding="utf-8") == checks_markdown(), "run: python scripts/docgen.py"
     cli = CLI_DOC_PATH.read_text(encoding="utf-8")
@@ -128,7 +131,7 @@ def test_findings_are_the_same_in_every_process_whatever_the_hash_seed():
         return json.loads(done.stdout.strip().splitlines()[-1])
 
     first, second = run("1"), run("4242")
-    assert len(first) > 3 and first == second
+    assert len(first) > 2 and first == second  # GA101, GA202 (GA201 folded into it), the checks not run
 
 
 def test_audit_changes_nothing_in_network_optimizer_or_globals():

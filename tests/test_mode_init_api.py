@@ -75,7 +75,9 @@ def test_cells_switched_on_at_construction_are_not_a_mode_mix_before_set_train()
     net.backbone.set_train(False)  # now the network was set up, and a branch was switched off
     report = graphaudit.audit(net, optimizer_for(net))
     # GA501 reports its BatchNorm: GA502's finding about the same cause joins it
-    assert findings(report, "GA502") == [("error", "backbone.1")] and report.about("backbone") == report.by_check("GA502")
+    assert findings(report, "GA502") == [("error", "backbone.1")] and report.about(
+        "backbone"
+    ) == report.by_check("GA502")
 
 
 def test_whole_network_in_eval_mode_audited_for_training_is_one_error():

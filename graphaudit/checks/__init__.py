@@ -249,7 +249,9 @@ def register(
         if keeps_message not in KEPT_MESSAGES:
             raise ValueError(f"{check_id}: keeps_message= is one of {KEPT_MESSAGES}, got {keeps_message!r}")
         if not confirmed and (covered_by, keeps_message) != ("subjects", "confirmed"):
-            raise ValueError(f"{check_id}: covered_by= and keeps_message= say how it folds into what it confirms=")
+            raise ValueError(
+                f"{check_id}: covered_by= and keeps_message= say how it folds into what it confirms="
+            )
         if once and not once.startswith("one finding per "):
             raise ValueError(
                 f"{check_id}: once= says why its finding cannot repeat: 'one finding per ...: why'"

@@ -50,7 +50,7 @@ def merge_confirmations(findings: list[Finding], checks: Iterable[Check]) -> lis
     # each finding with its own subjects: what covers it is judged on those, not on what folded into it
     merged = [(finding, finding.subjects) for finding in findings]
     for check_id in fold_order(by_id.values()):
-        merged = _fold(merged, by_id[check_id])
+        merged = _fold(merged, by_id[check_id], by_id)
     return [finding for finding, _ in merged]
 
 
@@ -102,6 +102,11 @@ def covers(confirmed: Iterable[str], subjects: Iterable[str], how: str) -> bool:
     return all(any(_relates(mine, theirs, how) for theirs in confirmed) for mine in subjects)
 
 
+def _named(check_id: str, by_id: dict[str, Check]) -> str:
+    check = by_id.get(check_id)
+    return f"{check_id} ({check.name})" if check is not None else check_id
+
+
 def _relates(mine: str, theirs: str, how: str) -> bool:
     if mine == theirs:
         return True
@@ -111,7 +116,7 @@ def _relates(mine: str, theirs: str, how: str) -> bool:
 Entry = tuple[Finding, tuple[str, ...]]  # a finding, and the subjects it had before anything folded into it
 
 
-def _fold(findings: list[Entry], check: Check) -> list[Entry]:
+def _fold(findings: list[Entry], check: Check, by_id: dict[str, Check]) -> list[Entry]:
     """*findings*, with every finding of *check* that a finding of a check it confirms covers folded into it."""
     how = check.covered_by
     folded: set[int] = set()
@@ -131,27 +136,29 @@ def _fold(findings: list[Entry], check: Check) -> list[Entry]:
                 folded.add(index)
                 break
     return [
-        (_confirmed(finding, into[index], check), own) if index in into else (finding, own)
+        (_confirmed(finding, into[index], check, by_id), own) if index in into else (finding, own)
         for index, (finding, own) in enumerate(findings)
         if index not in folded
     ]
 
 
-def _confirmed(finding: Finding, confirmations: list[Finding], check: Check) -> Finding:
+def _confirmed(
+    finding: Finding, confirmations: list[Finding], check: Check, by_id: dict[str, Check]
+) -> Finding:
     ids = tuple(dict.fromkeys(i for c in confirmations for i in (c.check_id, *c.confirmed_by)))
     ids = tuple(i for i in ids if i not in finding.confirmed_by)
-    said = ", ".join(f"{c.check_id} ({c.name})" for c in {c.check_id: c for c in confirmations}.values())
-    also = [i for i in ids if i != check.check_id]
-    message = f"{finding.message} Confirmed by {said}"
-    if check.keeps_message == "both":
-        message += ": " + " ".join(dict.fromkeys(c.message for c in confirmations))
+    if check.keeps_message == "both":  # their messages, which name what was folded into them
+        messages = " ".join(dict.fromkeys(c.message for c in confirmations))
+        message = f"{finding.message} Confirmed by {_named(check.check_id, by_id)}: {messages}"
     else:
-        message += "."
-        if also:  # what was folded into the confirmations, named once
-            message = message[:-1] + f", and by {', '.join(also)}."
+        names = [_named(i, by_id) for i in ids]
+        said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        message = f"{finding.message} Confirmed by {said}."
     subjects = list(dict.fromkeys((*finding.subjects, *(s for c in confirmations for s in c.subjects))))
     for c in confirmations:  # a group's name (the cell holding its subjects) only when it adds a place
-        if c.subject not in (finding.subject, *subjects) and not any(_relates(c.subject, s, "cells") for s in subjects):
+        if c.subject not in (finding.subject, *subjects) and not any(
+            _relates(c.subject, s, "cells") for s in subjects
+        ):
             subjects.append(c.subject)
     subjects = [s for s in subjects if s != finding.subject or s in finding.subjects]
     return dataclasses.replace(
