@@ -49,7 +49,7 @@ def problems(report: graphaudit.Report) -> list[tuple[str, str]]:
     checks whose findings were folded into it (``confirmed_by``: GA502's branch in GA501's error)."""
     loud = [f for f in report.findings if f.severity in ("error", "warning")]
     return [(f.check_id, f.subject) for f in loud] + [
-        (check_id, s) for f in loud for check_id in f.confirmed_by for s in f.subjects
+        (check_id, s) for f in loud for check_id in f.confirmed_by for s in (f.subject, *f.subjects)
     ]
 
 
