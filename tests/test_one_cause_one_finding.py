@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mindspore as ms
 import numpy as np
 import pytest
 from mindspore import Tensor, nn, ops
@@ -72,6 +73,7 @@ def test_grad_weights_missing_many_parameters_are_one_finding(width):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_dead_branches_seen_by_the_probe_are_one_finding_each_check(width):
+    ms.set_seed(0)  # an unseeded init closed every ReLU of the live layer for 1 global seed in 16 (seed 14)
     net = Stack(1, dead=width)
     x, y = batch()
     report = graphaudit.audit(
