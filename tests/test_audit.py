@@ -120,7 +120,7 @@ def test_findings_are_the_same_in_every_process_whatever_the_hash_seed():
         twins.start("-c", _FINDINGS_OF_A_RUN, twins.TESTS, hash_seed=seed) for seed in ("1", "4242")
     )
     first, second = (json.loads(twins.finish(p).strip().splitlines()[-1]) for p in (first, second))
-    assert len(first) > 3 and first == second
+    assert len(first) > 2 and first == second  # GA101, GA202 (GA201 folded into it), the checks not run
 
 
 def test_audit_changes_nothing_in_network_optimizer_or_globals():

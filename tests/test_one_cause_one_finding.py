@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mindspore as ms
 import numpy as np
 import pytest
 from mindspore import Tensor, nn, ops
@@ -72,6 +73,7 @@ def test_grad_weights_missing_many_parameters_are_one_finding(width):
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_dead_branches_seen_by_the_probe_are_one_finding_each_check(width):
+    ms.set_seed(0)  # an unseeded init closed every ReLU of the live layer for 1 global seed in 16 (seed 14)
     net = Stack(1, dead=width)
     x, y = batch()
     report = graphaudit.audit(
@@ -89,9 +91,9 @@ def test_a_head_replaced_after_the_optimizer_is_told_without_contradiction():
     x, y = batch()
     report = graphaudit.audit(net, optimizer, inputs=x, label=y, loss_fn=nn.MSELoss(), probe=True)
     errors = [f.check_id for f in report.of_severity("error")]
-    assert sorted(errors) == ["GA201", "GA202"]  # the new head left out, the old one updated
-    assert report.by_check("GA201")[0].confirmed_by == ("GA905",)
+    assert errors == ["GA202"]  # the old head updated; the new one left out (GA201, GA905) is the same cause
     ga202 = report.by_check("GA202")[0]
+    assert ga202.confirmed_by == ("GA201", "GA905") and report.by_check("GA201") == [ga202]
     assert "replaced after the optimizer was built" in ga202.message  # what was seen, both causes
     assert "another instance" in ga202.message
     assert not report.of_severity("warning")  # no zero-gradient warning about weights the network lost

@@ -21,14 +21,6 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 SLOW = {"GA962"}  # its samples launch a real two-rank msrun job
 #: A check ID, also as the end of a range (GA051-GA054), not inside a path (/tmp/graphaudit-GA001-x2b).
 CHECK_ID = re.compile(r"(?<![\w/])(?<![A-Za-z]-)GA\d{3}(?!\w)")
-#: Checks whose texts still name other checks, each with what it says. Another helper rewrites the
-#: texts of GA201, GA202, GA501, GA502, GA721, GA907, GA908 and GA911 (issue 22); of those, these
-#: fail here now: expected to fail until then, and to pass once it is done (xfail, not strict).
-BEING_REWORDED = {
-    "GA907": "its message says 'see GA911' and its fix 'see GA908'",
-    "GA908": "its fix says 'see GA907 for the loss curve'",
-}
-
 SAMPLE_FILES = sorted(p for p in SAMPLES.glob("GA*/*.py"))
 
 
@@ -52,28 +44,5 @@ def dangling(report: graphaudit.Report) -> list[tuple[str, str, str]]:
 @pytest.mark.parametrize("path", [_param(p) for p in SAMPLE_FILES])
 def test_no_finding_sends_the_reader_to_a_check_missing_from_the_report(path):
     report = audited(path.parent.name, path.stem).report
-    found = [d for d in dangling(report) if d[0] not in BEING_REWORDED]
-    assert not found, "\n".join(f"{check} names {named}: {text}" for check, named, text in found)
-
-
-@pytest.mark.parametrize(
-    "check_id",
-    [
-        pytest.param(
-            c,
-            marks=pytest.mark.xfail(
-                strict=False, reason=f"{c}: {why}; another helper rewrites it in words (issue 22)"
-            ),
-        )
-        for c, why in BEING_REWORDED.items()
-    ],
-)
-def test_the_checks_being_reworded_send_the_reader_nowhere_either(check_id):
-    found = [
-        d
-        for path in SAMPLE_FILES
-        if path.parent.name not in SLOW
-        for d in dangling(audited(path.parent.name, path.stem).report)
-        if d[0] == check_id
-    ]
+    found = dangling(report)
     assert not found, "\n".join(f"{check} names {named}: {text}" for check, named, text in found)

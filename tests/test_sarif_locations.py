@@ -79,7 +79,7 @@ LINES: dict[str, str | tuple[str, ...]] = {
     "GA408": '"loss_fn": nn.CrossEntropyLoss(),',
     "GA409": '"loss_fn": nn.MSELoss(),',
     "GA501": "self.features = nn.SequentialCell(",
-    "GA502": "self.backbone = nn.SequentialCell([nn.Dense(4, 8), nn.BatchNorm1d(8), nn.ReLU()])",
+    "GA502": "self.backbone = nn.SequentialCell([nn.Dense(4, 8), GaussianNoise(), nn.ReLU()])",
     "GA503": "self.bn = nn.BatchNorm2d(8, use_batch_statistics=False)",
     "GA601": 'self.hidden = nn.CellList([nn.Dense(32, 32, weight_init="zeros") for _ in range(width)])',
     "GA602": "self.fc1 = nn.CellList([nn.Dense(16, 16, weight_init=Constant(0.01)) for _ in range(width)])",

@@ -45,8 +45,12 @@ def installed(module: str) -> None:
 
 
 def problems(report: graphaudit.Report) -> list[tuple[str, str]]:
-    """``(check_id, subject)`` of every error and warning."""
-    return [(f.check_id, f.subject) for f in report.findings if f.severity in ("error", "warning")]
+    """``(check_id, subject)`` of every error and warning, and ``(ID, each of its subjects)`` for the
+    checks whose findings were folded into it (``confirmed_by``: GA502's branch in GA501's error)."""
+    loud = [f for f in report.findings if f.severity in ("error", "warning")]
+    return [(f.check_id, f.subject) for f in loud] + [
+        (check_id, s) for f in loud for check_id in f.confirmed_by for s in (f.subject, *f.subjects)
+    ]
 
 
 def parameter_nodes(report: graphaudit.Report) -> list[str]:

@@ -15,8 +15,15 @@ Each check lives in its own module in this package, named after its ID
   (the network is always served): reading any other kind raises
   :class:`~graphaudit.errors.UndeclaredEvidenceError`;
 - ``confirms``: the ID of a check whose findings it finds again from other evidence (a probe
-  step confirming a static finding); a finding of it about the same subjects is merged into
-  the other check's finding instead of being reported twice;
+  step confirming a static finding), or several, tried in order. A finding of it that the
+  other check's findings *cover* is folded into them (:mod:`graphaudit.runner.merge`): they
+  get its ID in ``confirmed_by`` and its subjects, and keep the worse severity. Two checks
+  that say the same cause (or cannot both be true on one network) are thus never both
+  reported. ``covered_by`` says what covers a finding: ``"subjects"`` (the default: each of
+  its subjects is a subject of theirs) or ``"cells"`` (each of its subjects is a cell that is,
+  or holds, a subject of theirs; ``(root)`` holds every one). ``keeps_message`` says which
+  message stays: ``"confirmed"`` (the default: theirs, with ``Confirmed by GAnnn (name).``)
+  or ``"both"`` (theirs, then its own: a probe's numbers after a static finding);
 - ``once``: when the check's finding cannot repeat for one cause (one finding per network,
   per loss, per optimizer...), why, in words (``"one finding per network: ..."``). Every other
   check reports one cause once however many cells or parameters it touches, its ``subjects``
@@ -49,7 +56,7 @@ import pkgutil
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from graphaudit.evidence import Evidence
 from graphaudit.findings import SEVERITIES, Finding, Severity, severity_rank
@@ -73,6 +80,10 @@ __all__ = [
 ]
 
 CheckFunction = Callable[["AuditContext"], Iterable[Finding]]
+Coverage = Literal["subjects", "cells"]
+KeptMessage = Literal["confirmed", "both"]
+COVERAGES: tuple[Coverage, ...] = ("subjects", "cells")
+KEPT_MESSAGES: tuple[KeptMessage, ...] = ("confirmed", "both")
 
 FAMILIES = {
     "0": "data pipeline",
@@ -108,10 +119,12 @@ class Check:
     run: CheckFunction
     also: tuple[Severity, ...] = ()
     needs: tuple[type[Evidence], ...] = ()
-    confirms: str | None = None
+    confirms: tuple[str, ...] = ()  # the checks whose findings it confirms, tried in order
     module: str = field(default="", compare=False)
     uses: tuple[type[Evidence], ...] = ()
     once: str = ""  # why one cause cannot give several findings of it, when it cannot
+    covered_by: Coverage = "subjects"  # when a finding of a confirmed check covers one of it
+    keeps_message: KeptMessage = "confirmed"  # which message a folded finding leaves
 
     @property
     def severities(self) -> tuple[Severity, ...]:
@@ -185,15 +198,26 @@ def register(
     also: Iterable[Severity] = (),
     needs: Iterable[type[Evidence]] = (),
     uses: Iterable[type[Evidence]] = (),
-    confirms: str | None = None,
+    confirms: str | Iterable[str] = (),
+    covered_by: Coverage = "subjects",
+    keeps_message: KeptMessage = "confirmed",
     once: str = "",
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register the decorated function as check *check_id* called *name*; see the module docstring.
+
+    ``confirms`` (one ID or several, tried in order), ``covered_by`` and ``keeps_message``
+    declare how its findings fold into those of the checks it confirms: with
+    ``confirms="GA721", keeps_message="both"``, a finding of it about parameters that a GA721
+    finding lists becomes part of that finding (the worse severity, GA721's message then its
+    own, its ID in ``confirmed_by``); with ``covered_by="cells"`` a finding about ``backbone``
+    is covered by one about ``backbone.0.1``. A chain folds from its far end (GA907 into GA908,
+    then GA908 into GA721); a finding that no finding of those checks covers stays its own.
 
     Raises ``ValueError`` at import when the declaration is malformed or *check_id* is
     already used by another module.
     """
     needs, uses = tuple(needs), tuple(uses)
+    confirmed = (confirms,) if isinstance(confirms, str) else tuple(confirms)
 
     def decorate(run: CheckFunction) -> CheckFunction:
         if not _ID.match(check_id):
@@ -217,6 +241,17 @@ def register(
                 f"{check_id}: {', '.join(sorted(k.__name__ for k in both))} is declared in needs= and uses=: "
                 "a kind is either required or optional"
             )
+        for target in confirmed:
+            if not _ID.match(target) or target == check_id:
+                raise ValueError(f"{check_id}: confirms= takes the IDs of other checks, got {target!r}")
+        if covered_by not in COVERAGES:
+            raise ValueError(f"{check_id}: covered_by= is one of {COVERAGES}, got {covered_by!r}")
+        if keeps_message not in KEPT_MESSAGES:
+            raise ValueError(f"{check_id}: keeps_message= is one of {KEPT_MESSAGES}, got {keeps_message!r}")
+        if not confirmed and (covered_by, keeps_message) != ("subjects", "confirmed"):
+            raise ValueError(
+                f"{check_id}: covered_by= and keeps_message= say how it folds into what it confirms="
+            )
         if once and not once.startswith("one finding per "):
             raise ValueError(
                 f"{check_id}: once= says why its finding cannot repeat: 'one finding per ...: why'"
@@ -237,10 +272,12 @@ def register(
             run,
             also=tuple(also),
             needs=tuple(needs),
-            confirms=confirms,
+            confirms=confirmed,
             module=run.__module__,
             uses=tuple(uses),
             once=once,
+            covered_by=covered_by,
+            keeps_message=keeps_message,
         )
         return run
 

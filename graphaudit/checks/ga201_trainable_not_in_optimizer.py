@@ -19,6 +19,7 @@ from graphaudit.findings import Finding
     also=("info",),
     needs=(OptimizerView,),
     uses=(DeclaredDesign,),
+    confirms="GA202",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter that the optimizer does not update.

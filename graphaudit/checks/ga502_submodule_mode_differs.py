@@ -23,7 +23,7 @@ def reads_training(cls: type) -> bool:
     return code is not None and "training" in code.co_names
 
 
-@register("GA502", "submodule-mode-differs", severity="warning")
+@register("GA502", "submodule-mode-differs", severity="warning", confirms="GA501", covered_by="cells")
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Part of the network is in a different train/eval mode from the cell holding it.
 
@@ -39,6 +39,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         or evaluation starts with sets every cell, whatever modes a few were given when it
         was built (mindcv's RepMLP switches some BatchNorms on in ``__init__``). The blocks
         switched alike (``block.set_train(False)`` in a loop over them) are one finding.
+        When GA501 reports cells of the branch (its BatchNorms left in eval mode for a
+        training audit), it says the same cause: the finding joins GA501's (its subject listed
+        there, GA502 in ``confirmed_by``); it stands on its own for what GA501 does not report
+        (a cell whose ``construct`` reads ``self.training``, a frozen BatchNorm).
 
     Why is this bad:
         ``set_train`` is recursive, so a mixed network comes from a ``set_train`` called on

@@ -66,7 +66,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         (Zeiler 2012); the plausible ranges widen them by one to two orders of magnitude. An
         unsuitable learning rate is a fault AutoTrainer (ICSE'21) repairs and DeepDiagnosis
         (ICSE'22) reports from the training symptoms it causes; here it is read before
-        training. With ``probe=`` steps, GA9xx checks what the rate does.
+        training. With ``probe=`` steps the rate's effect is measured, and what the probe
+        confirms joins this finding: GA908's update-to-weight ratios and GA907's loss curve,
+        with their severity when it is worse.
 
     Example:
         ```python
@@ -116,5 +118,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             f"Use a learning rate within {usual_low:g} to {usual_high:g} for {ranges.name} optimizers (or check that "
             "a rate meant for another optimizer was not carried over).",
             group.graph_nodes,
-            subjects=(name, *group.names) if len(schedules) > 1 else (),
+            subjects=(name, *group.names),
         )

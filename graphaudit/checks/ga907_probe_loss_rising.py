@@ -17,6 +17,9 @@ from graphaudit.findings import Finding
     "probe-loss-rising",
     severity="warning",
     needs=(ProbeCurve,),
+    confirms=("GA908", "GA721"),
+    covered_by="cells",
+    keeps_message="both",
     once="one finding per probe run: its one loss curve",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -66,8 +69,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         "(root)",
         f"The loss rose over {len(curve.steps)} training steps on the same batch: {how} "
         f"(loss per step: {curve_text(curve.steps)}). Steps that overshoot like this mean the "
-        "learning rate is too large for this network (or the gradients explode, see GA911).",
+        "learning rate is too large for this network, or that the gradients explode.",
         "Lower the learning rate (by 10x to start with), add a warm-up, or clip the gradients "
-        "(ops.clip_by_global_norm); see GA908 for the update-to-weight ratio of each parameter group.",
+        "(ops.clip_by_global_norm).",
         (g.cell_node(""),),
     )

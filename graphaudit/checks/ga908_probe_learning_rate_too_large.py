@@ -17,6 +17,8 @@ from graphaudit.findings import Finding
     "probe-learning-rate-too-large",
     severity="warning",
     needs=(ProbeCurve,),
+    confirms="GA721",
+    keeps_message="both",
     once="one finding per parameter group of the optimizer: every weight it holds is measured in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -64,7 +66,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             f"norm (median ‖Δw‖/‖w‖ over {len(group.positions)} weight tensors and the probe's steps, "
             f"e.g. {found.listing()}); the rule of thumb is about 1e-3, and above {RATIO_TOO_LARGE:g} "
             "the updates replace the weights instead of refining them.",
-            "Lower this group's learning rate (10x to 100x), or add a warm-up; see GA907 for the loss curve.",
+            "Lower this group's learning rate (10x to 100x), or add a warm-up.",
             found.graph_nodes,
             subjects=found.names,
         )

@@ -1,11 +1,27 @@
-"""One cause, one finding: fold a confirming check's findings into the finding they confirm.
+"""One cause, one finding: fold a confirming check's findings into the findings they confirm.
 
 A check that declares ``confirms="GA201"`` (GA905: one real training step shows that a
 trainable parameter left out of the optimizer did not move) finds again, from other
-evidence, what the confirmed check found statically. When every subject of such a finding is
-a subject of findings of the confirmed check, it is not reported on its own: those findings
-get its ID in ``confirmed_by`` and its message after theirs. A finding about subjects the
-static check did not see is kept as it is.
+evidence, what the confirmed check found. When the confirmed check's findings *cover* a
+finding of it, that finding is not reported on its own; it is folded into them:
+
+- they get its ID (and the IDs folded into it) in ``confirmed_by``, so that
+  ``report.by_check("GA905")``, JSON and SARIF still name it;
+- its subjects join theirs, so that ``report.about(...)`` still finds every one;
+- the worse of the two severities is kept;
+- the message stays theirs, followed by ``Confirmed by GA905 (...)``, or, with
+  ``keeps_message="both"``, by its message too (a probe's numbers after a static finding);
+- their subject, fix and graph nodes stay theirs.
+
+How a finding is covered is its check's ``covered_by``: ``"subjects"`` (every subject of it
+is a subject of the confirmed findings: the same parameters), or ``"cells"`` (every subject
+of it is a cell that is, or holds, a subject of the confirmed findings: a ``backbone`` left
+in eval mode covers the ``backbone.0.1`` BatchNorm that a mode check reports; ``(root)``
+holds every subject). A finding that is not covered is kept as it is.
+
+``confirms`` may name several checks, tried in order: GA907 (the loss rose) folds into GA908
+(the updates are too large) when it fires, else into GA721 (the rate is out of range). A chain
+folds from its far end: GA907 into GA908 first, then GA908, carrying GA907, into GA721.
 
 Example:
     >>> from graphaudit.checks import all_checks
@@ -23,39 +39,132 @@ import dataclasses
 from collections.abc import Iterable
 
 from graphaudit.checks import Check
-from graphaudit.findings import Finding
+from graphaudit.findings import Finding, severity_rank
 
-__all__ = ["merge_confirmations"]
+__all__ = ["covers", "fold_order", "merge_confirmations"]
 
 
 def merge_confirmations(findings: list[Finding], checks: Iterable[Check]) -> list[Finding]:
     """*findings*, with those of confirming checks folded into the findings they confirm."""
     by_id = {check.check_id: check for check in checks}
-    confirmed: dict[int, list[Finding]] = {}  # index of a confirmed finding -> its confirmations
+    # each finding with its own subjects: what covers it is judged on those, not on what folded into it
+    merged = [(finding, finding.subjects) for finding in findings]
+    for check_id in fold_order(by_id.values()):
+        merged = _fold(merged, by_id[check_id], by_id)
+    return [finding for finding, _ in merged]
+
+
+def fold_order(checks: Iterable[Check]) -> list[str]:
+    """The IDs of the confirming checks among *checks*, each after every check that confirms it.
+
+    Raises ``ValueError`` on a cycle (two checks confirming each other).
+
+    Example:
+        >>> from graphaudit.checks import all_checks
+        >>> order = fold_order(all_checks().values())
+        >>> order.index("GA907") < order.index("GA908"), order.index("GA905") < order.index("GA201")
+        (True, True)
+    """
+    by_id = {check.check_id: check for check in checks}
+    confirmers: dict[str, list[str]] = {}
+    for check in by_id.values():
+        for target in check.confirms:
+            confirmers.setdefault(target, []).append(check.check_id)
+    order: list[str] = []
+    state: dict[str, str] = {}
+
+    def visit(check_id: str, path: tuple[str, ...]) -> None:
+        if state.get(check_id) == "done":
+            return
+        if check_id in path:
+            raise ValueError(f"checks confirm each other in a cycle: {' -> '.join((*path, check_id))}")
+        for confirmer in confirmers.get(check_id, ()):
+            visit(confirmer, (*path, check_id))
+        state[check_id] = "done"
+        if by_id.get(check_id) is not None and by_id[check_id].confirms:
+            order.append(check_id)
+
+    for check_id in sorted(by_id):
+        visit(check_id, ())
+    return order
+
+
+def covers(confirmed: Iterable[str], subjects: Iterable[str], how: str) -> bool:
+    """Whether the *confirmed* subjects cover every one of *subjects*, as ``covered_by=`` *how* says.
+
+    Example:
+        >>> covers(["head.weight", "head.bias"], ["head.weight"], "subjects")
+        True
+        >>> covers(["backbone.0.1", "backbone.1.1"], ["backbone"], "cells"), covers(["head.0"], ["backbone"], "cells")
+        (True, False)
+    """
+    confirmed = set(confirmed)
+    return all(any(_relates(mine, theirs, how) for theirs in confirmed) for mine in subjects)
+
+
+def _named(check_id: str, by_id: dict[str, Check]) -> str:
+    check = by_id.get(check_id)
+    return f"{check_id} ({check.name})" if check is not None else check_id
+
+
+def _relates(mine: str, theirs: str, how: str) -> bool:
+    if mine == theirs:
+        return True
+    return how == "cells" and (mine == "(root)" or theirs.startswith(f"{mine}."))
+
+
+Entry = tuple[Finding, tuple[str, ...]]  # a finding, and the subjects it had before anything folded into it
+
+
+def _fold(findings: list[Entry], check: Check, by_id: dict[str, Check]) -> list[Entry]:
+    """*findings*, with every finding of *check* that a finding of a check it confirms covers folded into it."""
+    how = check.covered_by
     folded: set[int] = set()
-    for index, finding in enumerate(findings):
-        target = getattr(by_id.get(finding.check_id), "confirms", None)
-        if target is None:
+    into: dict[int, list[Finding]] = {}  # index of a confirmed finding -> the findings folded into it
+    for index, (finding, own) in enumerate(findings):
+        if finding.check_id != check.check_id:
             continue
-        subjects = set(finding.subjects)
-        hits = [i for i, f in enumerate(findings) if f.check_id == target and subjects & set(f.subjects)]
-        if not hits or not subjects <= set().union(*(findings[i].subjects for i in hits)):
-            continue  # the static check did not see all of it: it stands on its own
-        for i in hits:
-            confirmed.setdefault(i, []).append(finding)
-        folded.add(index)
-    merged = []
-    for index, finding in enumerate(findings):
-        if index in folded:
-            continue
-        confirmations = confirmed.get(index)
-        if confirmations:
-            ids = tuple(dict.fromkeys(c.check_id for c in confirmations))
-            names = ", ".join(dict.fromkeys(c.name for c in confirmations))
-            finding = dataclasses.replace(
-                finding,
-                confirmed_by=(*finding.confirmed_by, *ids),
-                message=f"{finding.message} Confirmed by {', '.join(ids)} ({names}).",
-            )
-        merged.append(finding)
-    return merged
+        for target in check.confirms:
+            hits = [
+                i
+                for i, (other, _) in enumerate(findings)
+                if other.check_id == target and any(_relates(m, t, how) for m in own for t in other.subjects)
+            ]
+            if hits and covers((s for i in hits for s in findings[i][0].subjects), own, how):
+                for i in hits:
+                    into.setdefault(i, []).append(finding)
+                folded.add(index)
+                break
+    return [
+        (_confirmed(finding, into[index], check, by_id), own) if index in into else (finding, own)
+        for index, (finding, own) in enumerate(findings)
+        if index not in folded
+    ]
+
+
+def _confirmed(
+    finding: Finding, confirmations: list[Finding], check: Check, by_id: dict[str, Check]
+) -> Finding:
+    ids = tuple(dict.fromkeys(i for c in confirmations for i in (c.check_id, *c.confirmed_by)))
+    ids = tuple(i for i in ids if i not in finding.confirmed_by)
+    if check.keeps_message == "both":  # their messages, which name what was folded into them
+        messages = " ".join(dict.fromkeys(c.message for c in confirmations))
+        message = f"{finding.message} Confirmed by {_named(check.check_id, by_id)}: {messages}"
+    else:
+        names = [_named(i, by_id) for i in ids]
+        said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        message = f"{finding.message} Confirmed by {said}."
+    subjects = list(dict.fromkeys((*finding.subjects, *(s for c in confirmations for s in c.subjects))))
+    for c in confirmations:  # a group's name (the cell holding its subjects) only when it adds a place
+        if c.subject not in (finding.subject, *subjects) and not any(
+            _relates(c.subject, s, "cells") for s in subjects
+        ):
+            subjects.append(c.subject)
+    subjects = [s for s in subjects if s != finding.subject or s in finding.subjects]
+    return dataclasses.replace(
+        finding,
+        severity=min((finding.severity, *(c.severity for c in confirmations)), key=severity_rank),
+        subjects=tuple(subjects),
+        confirmed_by=(*finding.confirmed_by, *ids),
+        message=message,
+    )

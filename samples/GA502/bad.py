@@ -1,14 +1,32 @@
-"""GA502 bad: set_train(False) on the backbone only, left over from a feature-extraction run."""
+"""GA502 bad: set_train(False) on the backbone only, left over from a feature-extraction run.
 
-from mindspore import nn
+The backbone's noise layer (a regulariser that reads ``self.training``) stops adding noise while
+the head's Dropout drops: the branch runs in another mode than the rest. (With a BatchNorm in
+the backbone, GA501 reports it, and this finding joins GA501's.)
+"""
+
+from mindspore import nn, ops
 
 SUBJECT = "backbone"
+
+
+class GaussianNoise(nn.Cell):
+    """Adds Gaussian noise in training only."""
+
+    def __init__(self, std: float = 0.1) -> None:
+        super().__init__()
+        self.std = std
+
+    def construct(self, x):
+        if self.training:
+            return x + self.std * ops.randn_like(x)
+        return x
 
 
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.backbone = nn.SequentialCell([nn.Dense(4, 8), nn.BatchNorm1d(8), nn.ReLU()])
+        self.backbone = nn.SequentialCell([nn.Dense(4, 8), GaussianNoise(), nn.ReLU()])
         self.head = nn.SequentialCell([nn.Dropout(p=0.1), nn.Dense(8, 2)])
 
     def construct(self, x):
