@@ -3,13 +3,16 @@
 Run inside a worker subprocess started by ``benchmarks/run.py``. Two kinds of model, the two
 ways the probe runs:
 
-- ``cnn``: mindcv resnet18 on ``2x3x64x64`` (the batch probe only; the multi-step probe's model);
+- ``cnn``: mindcv resnet18 on ``2x3x224x224`` (the batch probe only; the multi-step probe's
+  model, at the side it is made for: at 64x64 its 40-60 ms forward pass varied between runs as
+  much as the ratio did);
 - ``decoder``: the GPT-style decoder of ``samples/GA341/good.py`` at 4 layers of width 128
   on ``2x64`` tokens with an attention mask, ``causal`` and ``mask_input`` given (the batch,
   sequence and padding probes together).
 
 Timed interleaved, after one warm-up run of each: ``forward``, one PyNative forward pass in
-inference mode, its output read with ``.asnumpy()``; ``dependency probe``,
+inference mode, its output read with ``.asnumpy()``; ``forward (training)``, the same in
+training mode (the two baselines the target is read against); ``dependency probe``,
 :func:`graphaudit.capture.dependency.probe.probe_dependencies` on the same batch, hooks on every
 cell, everything restored. On a sound model it runs two passes (the baseline and one combined
 variant); the target is <= 2 forward passes.
@@ -65,10 +68,17 @@ def time_dependency(kind: str, size: int, repeats: int, model: str = "resnet18")
         for tensor in flatten_tensors(net(*inputs)):
             tensor.asnumpy()
 
+    def forward_training() -> None:
+        net.set_train(True)
+        try:
+            forward()
+        finally:
+            net.set_train(False)
+
     def probe() -> None:
         results.append(probe_dependencies(net, inputs, cells, **options))
 
-    runs = {"forward": forward, "dependency probe": probe}
+    runs = {"forward": forward, "forward (training)": forward_training, "dependency probe": probe}
     for run in runs.values():
         run()
     seconds = interleave(runs, repeats)

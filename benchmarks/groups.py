@@ -178,6 +178,8 @@ def measure(
     probe_size: int = 64,
     probe_repeats: int = 3,
     probe_steps: int = 5,
+    dependency_size: int = 224,
+    dependency_repeats: int = 9,
     watch_steps: int = 100,
     watch_size: int = 32,
     watch_repeats: int = 3,
@@ -257,7 +259,7 @@ def measure(
                 True,
                 lambda kind=kind: worker(
                     "dependency-time",
-                    {"kind": kind, "size": probe_size, "repeats": probe_repeats, "model": probe_model},
+                    {"kind": kind, "size": dependency_size, "repeats": dependency_repeats, "model": probe_model},
                 ),
             )
             for kind in ("cnn", "decoder")

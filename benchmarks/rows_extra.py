@@ -19,7 +19,7 @@ def extra_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
         out.extend(_probe_rows(results["probe"]))
     for kind in ("cnn", "decoder"):
         if f"dependency_{kind}" in results:
-            out.append(_dependency_row(results[f"dependency_{kind}"]))
+            out.extend(_dependency_rows(results[f"dependency_{kind}"]))
     if "watch_time" in results and "watch_memory" in results:
         out.extend(_watch_rows(results["watch_time"], results["watch_memory"], results["meta"]))
     if "anchor" in results and "skipped" not in results["anchor"]:
@@ -83,19 +83,28 @@ def _anchor_row(a: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _dependency_row(d: dict[str, Any]) -> dict[str, Any]:
+def _dependency_rows(d: dict[str, Any]) -> list[dict[str, Any]]:
+    """Row 11 against each baseline: a forward pass in inference mode, and one in training mode."""
     seconds = d["seconds"]
-    return make_row(
-        f"11 dependency probe, {d['model']}",
-        f"dependency_{d['kind']}",
-        "s",
-        med_min(seconds["dependency probe"]),
-        "forward pass (inference)",
-        med_min(seconds["forward"]),
-        TARGETS["dependency"],
-        note=f"{d['passes']} passes; found: {', '.join(d['found'] or []) or 'nothing'}"
-        + (f"; failed: {d['failure']}" if d.get("failure") else ""),
+    shapes = " and ".join("x".join(map(str, shape)) for shape in d.get("input_shapes", []))
+    note = (
+        f"input {shapes}; {d['passes']} passes; found: {', '.join(d['found'] or []) or 'nothing'}"
+        + (f"; failed: {d['failure']}" if d.get("failure") else "")
     )
+    return [
+        make_row(
+            f"11 dependency probe, {d['model']}",
+            f"dependency_{d['kind']}",
+            "s",
+            med_min(seconds["dependency probe"]),
+            f"forward pass ({mode})",
+            med_min(seconds[baseline]),
+            TARGETS["dependency"],
+            note=note,
+        )
+        for mode, baseline in (("inference", "forward"), ("training", "forward (training)"))
+        if baseline in seconds  # results of an older run have the inference baseline only
+    ]
 
 
 def _probe_rows(p: dict[str, Any]) -> list[dict[str, Any]]:

@@ -44,8 +44,9 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
     of the same network on the same batch (``TrainOneStepCell``), same run. Target
     ``probe=N`` <= N + 0.6 steps (N steps and one traced forward pass).
 11. the dependency probe (``benchmarks/dependency.py``): its passes on mindcv resnet18
-    (``2x3x64x64``, the batch probe) and on a GPT-style decoder (``2x64`` tokens, every probe)
-    / one PyNative forward pass of the same batch. Target <= 2x (issue 26).
+    (``2x3x224x224``, the batch probe) and on a GPT-style decoder (``2x64`` tokens, every probe)
+    / one PyNative forward pass of the same batch, in inference and in training mode (two
+    rows each). Target <= 2x (issue 26).
 12. the training watch (``benchmarks/watch.py``, issue 23): ``Model.train`` of mindcv resnet18
     (one epoch of 100 steps, batches of ``8x3x32x32``, PyNative) with ``graphaudit.Watch()``
     (default sampling) and with ``Watch(every=1)`` / the same training without it, interleaved
@@ -213,6 +214,8 @@ def main(argv: list[str] | None = None) -> None:
             lm_repeats=3 if args.quick else 7,
             startup_repeats=3 if args.quick else 7,
             probe_repeats=1 if args.quick else 3,
+            dependency_size=64 if args.quick else 224,
+            dependency_repeats=1 if args.quick else 9,
             watch_steps=4 if args.quick else 100,
             watch_repeats=1 if args.quick else 3,
             torch_python=args.torch_python,

@@ -41,6 +41,8 @@ def measured():
         startup_repeats=1,
         probe_model="synthetic:20",
         probe_steps=2,
+        dependency_size=8,
+        dependency_repeats=1,
         watch_steps=1,
         watch_repeats=1,
         torch_python="/nonexistent/python",  # the optional anchor: skipped, with the reason
@@ -57,9 +59,13 @@ def test_benchmark_rows_on_toy_sizes(measured):
         assert any(item.startswith(number + " ") for item in items), number
     assert sum(item.startswith("10 synthetic:20 audit with probe=") for item in items) == 2
     dependency = [row for row in table if row["item"].startswith("11 dependency probe")]
-    assert len(dependency) == 2 and all(
-        row["note"].startswith("2 passes; found: nothing") for row in dependency
-    )
+    assert len(dependency) == 4 and all("; 2 passes; found: nothing" in row["note"] for row in dependency)
+    assert sorted(row["baseline"] for row in dependency) == [
+        "forward pass (inference)",
+        "forward pass (inference)",
+        "forward pass (training)",
+        "forward pass (training)",
+    ]
     assert sum("structure audit time" in item for item in items) == 2
     assert sum("traced audit peak memory" in item for item in items) == 1
     assert sum(item.startswith("9 start-up") for item in items) == 3
