@@ -254,9 +254,7 @@ def probe_dependencies(
     params = unique([*parameters, *(p for cell in cells.values() for p in cell.get_parameters())])
     try:
         with EXCLUSIVE, graphs_not_saved(), preserved(list(cells.values()), params) as snapshot:
-            for param in params:
-                if not param.requires_grad:
-                    snapshot.save_parameter(param)  # buffers a pass could write (moving statistics)
+            snapshot.save_now(p for p in params if not p.requires_grad)  # buffers a pass could write
             if ms.get_context("mode") != ms.PYNATIVE_MODE:
                 ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
             # A cell kept in a plain list is not reached by set_train: it runs as the user's

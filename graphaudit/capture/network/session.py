@@ -108,8 +108,7 @@ def capture(
     tracer: Tracer | None = None
     try:
         with EXCLUSIVE, graphs_not_saved(), preserved(cells, params) as snapshot:
-            for param in _written_by_optimizers(cells):
-                snapshot.save_parameter(param)
+            snapshot.save_now(_written_by_optimizers(cells))
             tracer = Tracer(graph, structure, snapshot.save_parameter, frozenset(id(c) for c in expand))
             if ms.get_context("mode") != ms.PYNATIVE_MODE:
                 ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
