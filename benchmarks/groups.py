@@ -259,7 +259,12 @@ def measure(
                 True,
                 lambda kind=kind: worker(
                     "dependency-time",
-                    {"kind": kind, "size": dependency_size, "repeats": dependency_repeats, "model": probe_model},
+                    {
+                        "kind": kind,
+                        "size": dependency_size,
+                        "repeats": dependency_repeats,
+                        "model": probe_model,
+                    },
                 ),
             )
             for kind in ("cnn", "decoder")

@@ -87,9 +87,8 @@ def _dependency_rows(d: dict[str, Any]) -> list[dict[str, Any]]:
     """Row 11 against each baseline: a forward pass in inference mode, and one in training mode."""
     seconds = d["seconds"]
     shapes = " and ".join("x".join(map(str, shape)) for shape in d.get("input_shapes", []))
-    note = (
-        f"input {shapes}; {d['passes']} passes; found: {', '.join(d['found'] or []) or 'nothing'}"
-        + (f"; failed: {d['failure']}" if d.get("failure") else "")
+    note = f"input {shapes}; {d['passes']} passes; found: {', '.join(d['found'] or []) or 'nothing'}" + (
+        f"; failed: {d['failure']}" if d.get("failure") else ""
     )
     return [
         make_row(

@@ -143,7 +143,8 @@ class Finding:
             (True, False)
         """
         return all(
-            re.search(rf"(?<![\w.]){re.escape(name)}(?!\w|\.\w)", self.message) for name in self.subjects[:first]
+            re.search(rf"(?<![\w.]){re.escape(name)}(?!\w|\.\w)", self.message)
+            for name in self.subjects[:first]
         )
 
     def reported_by(self, check_id: str) -> bool:

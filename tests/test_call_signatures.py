@@ -99,7 +99,9 @@ def test_every_entry_point_is_listed():
         function = face.__init__ if isinstance(face, type) else face
         if name == "Spec":
             continue  # a dataclass: its __new__ checks the call (test below)
-        assert hasattr(function, "__wrapped__"), f"{name} is not wrapped by graphaudit.errors.arguments.checked_call"
+        assert hasattr(function, "__wrapped__"), (
+            f"{name} is not wrapped by graphaudit.errors.arguments.checked_call"
+        )
 
 
 @pytest.mark.parametrize("name", sorted(n for n in FACES if n != "Spec"))

@@ -28,7 +28,18 @@ import networkx as nx
 from graphaudit import graph as g
 from graphaudit.draw.style import human_count
 
-__all__ = ["LOSS_PREFIX", "PARAM_MODES", "Edge", "Item", "Loss", "Tree", "add_loss", "finish", "flagged_nodes", "structure_tree"]
+__all__ = [
+    "LOSS_PREFIX",
+    "PARAM_MODES",
+    "Edge",
+    "Item",
+    "Loss",
+    "Tree",
+    "add_loss",
+    "finish",
+    "flagged_nodes",
+    "structure_tree",
+]
 
 PARAM_MODES = ("shared", "all", "none")
 LOSS_PREFIX = "loss:"

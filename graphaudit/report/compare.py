@@ -37,7 +37,6 @@ from graphaudit.findings import Finding
 __all__ = ["WORLD", "Comparison"]
 
 
-
 @dataclass(frozen=True)
 class Comparison:
     """Fingerprints of the ranks of one job, and the GA801 findings comparing them."""

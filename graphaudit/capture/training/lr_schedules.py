@@ -177,18 +177,28 @@ def read_schedules(optimizer: Any, total_steps: int | None = None) -> list[Sched
     for index, (rate, params) in enumerate(groups.values()):
         if isinstance(rate, LearningRateSchedule):
             horizon = _horizon(rate, total_steps)
-            later = (s for s in (start, *(start + d for d in _LATER)) if s < horizon)  # the schedule's own span
+            later = (
+                s for s in (start, *(start + d for d in _LATER)) if s < horizon
+            )  # the schedule's own span
             steps = sorted({*_sampled(horizon), *later})
             values = _evaluate(rate, steps)
             current = values[steps.index(start)] if start in steps else _evaluate(rate, [start])[0]
             cell = type(rate).__name__
-            schedules.append(Schedule(index, "cell", tuple(steps), tuple(values), tuple(params), cell, start, current))
+            schedules.append(
+                Schedule(index, "cell", tuple(steps), tuple(values), tuple(params), cell, start, current)
+            )
         elif isinstance(rate, Tensor):
             flat = np.asarray(rate.asnumpy(), np.float64).reshape(-1)
             kind = "list" if flat.size > 1 else "fixed"
             schedules.append(
                 Schedule(
-                    index, kind, tuple(range(flat.size)), tuple(float(v) for v in flat), tuple(params), "", start
+                    index,
+                    kind,
+                    tuple(range(flat.size)),
+                    tuple(float(v) for v in flat),
+                    tuple(params),
+                    "",
+                    start,
                 )
             )
     return schedules
