@@ -39,6 +39,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from graphaudit.checks import Check
+from graphaudit.checks._shared.grouping import listing
 from graphaudit.findings import Finding, severity_rank
 
 __all__ = ["covers", "fold_order", "merge_confirmations"]
@@ -151,9 +152,8 @@ def _confirmed(
         messages = " ".join(dict.fromkeys(c.message for c in confirmations))
         message = f"{finding.message} Confirmed by {_named(check.check_id, by_id)}: {messages}"
     else:
-        names = [_named(i, by_id) for i in ids]
-        said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        message = f"{finding.message} Confirmed by {said}."
+        names = [_named(i, by_id) for i in ids]  # every one named: the report is read by check ID
+        message = f"{finding.message} Confirmed by {listing(names, limit=len(names))}."
     subjects = list(dict.fromkeys((*finding.subjects, *(s for c in confirmations for s in c.subjects))))
     for c in confirmations:  # a group's name (the cell holding its subjects) only when it adds a place
         if c.subject not in (finding.subject, *subjects) and not any(
