@@ -39,7 +39,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from graphaudit.checks import Check
-from graphaudit.checks._shared.grouping import listing
+from graphaudit.checks._shared.grouping import holds, listing
 from graphaudit.findings import Finding, severity_rank
 
 __all__ = ["covers", "fold_order", "merge_confirmations"]
@@ -109,9 +109,7 @@ def _named(check_id: str, by_id: dict[str, Check]) -> str:
 
 
 def _relates(mine: str, theirs: str, how: str) -> bool:
-    if mine == theirs:
-        return True
-    return how == "cells" and (mine == "(root)" or theirs.startswith(f"{mine}."))
+    return mine == theirs or (how == "cells" and holds(mine, theirs))
 
 
 Entry = tuple[Finding, tuple[str, ...]]  # a finding, and the subjects it had before anything folded into it
@@ -156,9 +154,7 @@ def _confirmed(
         message = f"{finding.message} Confirmed by {listing(names, limit=len(names))}."
     subjects = list(dict.fromkeys((*finding.subjects, *(s for c in confirmations for s in c.subjects))))
     for c in confirmations:  # a group's name (the cell holding its subjects) only when it adds a place
-        if c.subject not in (finding.subject, *subjects) and not any(
-            _relates(c.subject, s, "cells") for s in subjects
-        ):
+        if c.subject not in (finding.subject, *subjects) and not any(holds(c.subject, s) for s in subjects):
             subjects.append(c.subject)
     subjects = [s for s in subjects if s != finding.subject or s in finding.subjects]
     return dataclasses.replace(
