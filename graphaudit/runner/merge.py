@@ -17,7 +17,9 @@ How a finding is covered is its check's ``covered_by``: ``"subjects"`` (every su
 is a subject of the confirmed findings: the same parameters), or ``"cells"`` (every subject
 of it is a cell that is, or holds, a subject of the confirmed findings: a ``backbone`` left
 in eval mode covers the ``backbone.0.1`` BatchNorm that a mode check reports; ``(root)``
-holds every subject). A finding that is not covered is kept as it is.
+holds every subject). A finding that is not covered is kept as it is, and so is one whose
+``direction`` is the other way from theirs (GA908's updates too large and a GA721 rate *below*
+its range: folded, they would say one thing and its opposite; kept apart, each says its own).
 
 ``confirms`` may name several checks, tried in order: GA907 (the loss rose) folds into GA908
 (the updates are too large) when it fires, else into GA721 (the rate is out of range). A chain
@@ -112,6 +114,14 @@ def _relates(mine: str, theirs: str, how: str) -> bool:
     return mine == theirs or (how == "cells" and holds(mine, theirs))
 
 
+def _agree(finding: Finding, other: Finding, by_id: dict[str, Check]) -> bool:
+    """Whether *finding* and *other* do not say opposite ways of their cause (a rate too large, too small)."""
+    mine, theirs = (
+        by_id[f.check_id].direction_of(f) if f.check_id in by_id else "" for f in (finding, other)
+    )
+    return not mine or not theirs or mine == theirs
+
+
 Entry = tuple[Finding, tuple[str, ...]]  # a finding, and the subjects it had before anything folded into it
 
 
@@ -127,7 +137,9 @@ def _fold(findings: list[Entry], check: Check, by_id: dict[str, Check]) -> list[
             hits = [
                 i
                 for i, (other, _) in enumerate(findings)
-                if other.check_id == target and any(_relates(m, t, how) for m in own for t in other.subjects)
+                if other.check_id == target
+                and any(_relates(m, t, how) for m in own for t in other.subjects)
+                and _agree(finding, other, by_id)
             ]
             if hits and covers((s for i in hits for s in findings[i][0].subjects), own, how):
                 for i in hits:
