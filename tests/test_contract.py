@@ -160,6 +160,31 @@ SHORTHANDS = {
 PACKAGE = Path(checks.__file__).parent
 
 
+def _reads_of(node: ast.AST, receiver: str) -> tuple[set[tuple[str, str]], set[str]]:
+    """The kinds *node* reads with ``receiver.get/need/missing(Kind)``, and the names it mentions.
+
+    A read is ``("need", "Kind")`` or ``("get", "Kind")`` (``missing`` asks as ``get`` does);
+    the names are those of the helpers it may call, which the caller follows.
+
+    An argument that is not a kind's name (``ctx.get(kind)``) is kept as written: no kind is
+    declared under it, so a read hidden behind a variable fails rather than passing unseen.
+    """
+    reads, names = set(), set()
+    for sub in ast.walk(node):
+        if (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and isinstance(sub.func.value, ast.Name)
+            and sub.func.value.id == receiver
+            and sub.func.attr in ("get", "need", "missing")
+            and sub.args
+        ):
+            reads.add(("need" if sub.func.attr == "need" else "get", ast.unparse(sub.args[0])))
+        if isinstance(sub, ast.Name):
+            names.add(sub.id)
+    return reads, names
+
+
 def _functions() -> tuple[dict, dict]:
     """Per function of the checks package: the kinds it reads from ``ctx`` and the names it mentions."""
     functions, imports = {}, {}
@@ -176,7 +201,7 @@ def _functions() -> tuple[dict, dict]:
         for node in ast.walk(tree):
             if not isinstance(node, ast.FunctionDef):
                 continue
-            reads, names = set(), set()
+            reads, names = _reads_of(node, "ctx")
             for sub in ast.walk(node):
                 if (
                     isinstance(sub, ast.Attribute)
@@ -185,17 +210,6 @@ def _functions() -> tuple[dict, dict]:
                     and sub.attr in SHORTHANDS
                 ):
                     reads.add(("get", SHORTHANDS[sub.attr]))
-                if (
-                    isinstance(sub, ast.Call)
-                    and isinstance(sub.func, ast.Attribute)
-                    and isinstance(sub.func.value, ast.Name)
-                    and sub.func.value.id == "ctx"
-                    and sub.func.attr in ("get", "need", "missing")
-                    and sub.args
-                ):
-                    reads.add(("need" if sub.func.attr == "need" else "get", ast.unparse(sub.args[0])))
-                if isinstance(sub, ast.Name):
-                    names.add(sub.id)
             functions[(module, node.name)] = (reads, names)
     return functions, imports
 
@@ -286,25 +300,7 @@ def test_checks_declared_with_a_stand_in_declaration_refuse_a_kind_in_needs_and_
 def _producer_reads(path: Path) -> dict[str, set[tuple[str, str]]]:
     """Per evidence class of *path*: the kinds its methods (and the module's functions they call) read from ``have``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-
-    def reads_and_names(node: ast.AST) -> tuple[set[tuple[str, str]], set[str]]:
-        reads, names = set(), set()
-        for sub in ast.walk(node):
-            if (
-                isinstance(sub, ast.Call)
-                and isinstance(sub.func, ast.Attribute)
-                and isinstance(sub.func.value, ast.Name)
-                and sub.func.value.id == "have"
-                and sub.func.attr in ("get", "need", "missing")
-                and sub.args
-                and isinstance(sub.args[0], ast.Name)
-            ):
-                reads.add(("need" if sub.func.attr == "need" else "get", sub.args[0].id))
-            if isinstance(sub, ast.Name):
-                names.add(sub.id)
-        return reads, names
-
-    functions = {n.name: reads_and_names(n) for n in tree.body if isinstance(n, ast.FunctionDef)}
+    functions = {n.name: _reads_of(n, "have") for n in tree.body if isinstance(n, ast.FunctionDef)}
 
     def closure(reads, names, seen):
         found = set(reads)
@@ -315,10 +311,20 @@ def _producer_reads(path: Path) -> dict[str, set[tuple[str, str]]]:
         return found
 
     return {
-        node.name: closure(*reads_and_names(node), set())
+        node.name: closure(*_reads_of(node, "have"), set())
         for node in tree.body
         if isinstance(node, ast.ClassDef)
     }
+
+
+def test_a_check_and_a_producer_are_read_alike():
+    """One reading for both receivers: a kind behind a variable is seen (and so fails) for a producer too."""
+    source = ast.parse(
+        "def f(ctx, have):\n    ctx.need(A), ctx.missing(B), have.get(C), have.need(D), have.get(kind)\n"
+    )
+    assert _reads_of(source, "ctx")[0] == {("need", "A"), ("get", "B")}
+    assert _reads_of(source, "have")[0] == {("get", "C"), ("need", "D"), ("get", "kind")}
+    assert {"ctx", "have", "A", "kind"} <= _reads_of(source, "have")[1]
 
 
 def test_every_producer_declares_every_kind_it_reads():

@@ -3,7 +3,8 @@
 Each case is the newcomer's bug on a real small network: a head replaced after the optimizer
 was built (GA201 and GA905 fold into GA202), a backbone left in eval mode (GA502 into GA501),
 a learning rate of 10 run for five probe steps (GA907 into GA908, GA908 into GA721). And the
-other side: what the confirmed check does not cover stays its own finding.
+other side: what the confirmed check does not cover stays its own finding, and so does what
+says the other way (steps too large, a rate below its range).
 """
 
 from __future__ import annotations
@@ -147,6 +148,48 @@ def test_a_learning_rate_far_off_is_one_finding_with_the_probes_numbers():
     assert "times their norm" in finding.message and "loss per step" in finding.message
     assert report.by_check("GA907") == report.by_check("GA908") == [finding]
     assert report.about("0.weight") == [finding]  # GA908 measured it; GA721 already listed it
+    assert CHECKS["GA721"].direction_of(static.by_check("GA721")[0]) == "too large"
+    named_checks_are_reported(report)
+
+
+def test_adam_far_above_its_range_folds_the_rising_loss_in_too():
+    net = mlp()
+    x, y = batch(16, 4, 16)
+    report = graphaudit.audit(
+        net,
+        nn.Adam(net.trainable_params(), learning_rate=1.0),
+        inputs=x,
+        label=y,
+        loss_fn=nn.CrossEntropyLoss(),
+        probe=5,
+    )
+    [finding] = [f for f in report.findings if {"GA721", "GA907", "GA908"} & {f.check_id, *f.confirmed_by}]
+    assert (finding.check_id, finding.severity) == ("GA721", "warning"), str(report)
+    assert "above the plausible range" in finding.message and "GA907" in finding.confirmed_by
+    assert "loss per step" in finding.message  # GA907's curve (Adam's steps stay about the rate: no GA908)
+    named_checks_are_reported(report)
+
+
+def test_steps_too_large_at_a_rate_below_its_range_stay_two_findings():
+    """Regression targets in the hundreds of millions, the rate lowered to 1e-7 to tame them.
+
+    The rate is below SGD's range (GA721) and the steps still replace the weights (GA908, the
+    loss rising with them: GA907): the targets want scaling. Folded, one finding would say the
+    rate is too small and, confirmed, that it is too large; kept apart, each says its own.
+    """
+    net = mlp()
+    rng = np.random.default_rng(0)
+    x = Tensor(rng.standard_normal((16, 16)).astype(np.float32))
+    y = Tensor((rng.standard_normal((16, 4)) * 1e8).astype(np.float32))
+    optimizer = nn.SGD(net.trainable_params(), learning_rate=1e-7)
+    report = graphaudit.audit(net, optimizer, inputs=x, label=y, loss_fn=nn.MSELoss(), probe=5)
+    [rate] = report.by_check("GA721")
+    [steps] = report.by_check("GA908")
+    assert (rate.check_id, rate.severity, rate.confirmed_by) == ("GA721", "warning", ()), str(report)
+    assert "below the plausible range" in rate.message and "times their norm" not in rate.message
+    assert CHECKS["GA721"].direction_of(rate) == "too small"
+    assert (steps.check_id, steps.confirmed_by) == ("GA908", ("GA907",))  # what agrees still folds
+    assert "times their norm" in steps.message and "below the" not in steps.message
     named_checks_are_reported(report)
 
 
@@ -187,6 +230,45 @@ def test_a_chain_folds_from_its_far_end_whatever_the_order_of_the_findings():
         assert merged.subjects == ("SGD", "0.weight", "0.bias", "(root)")
 
 
+def ga721(side: str, layer: str = "0", groups: str = "") -> Finding:
+    """A GA721 finding worded as the check words it: the rate of *layer* *side* (above, below) its range."""
+    rate, bounds = (1e-6, "1e-05 to 0.03") if side == "below" else (1.0, "1e-07 to 0.03")
+    return finding(
+        "GA721",
+        "warning",
+        ("Adam", f"{layer}.weight", f"{layer}.bias"),
+        f"Adam (Adam-like) has a fixed learning rate of {rate:.3g}{groups}, {side} the plausible range "
+        f"{bounds} of its family (usual: Kingma & Ba 2015).",
+    )
+
+
+def test_a_fold_that_would_say_both_ways_keeps_both():
+    below, above = ga721("below"), ga721("above")
+    assert (CHECKS["GA721"].direction_of(below), CHECKS["GA721"].direction_of(above)) == (
+        "too small",
+        "too large",
+    )
+    ratio = finding("GA908", "warning", ("0.weight",), "Updates too large.")
+    curve = finding("GA907", "warning", ("(root)",), "Loss rose.")
+    for order in ([below, ratio, curve], [curve, ratio, below]):
+        kept = merge_confirmations(order, CHECKS.values())
+        assert sorted((f.check_id, f.confirmed_by) for f in kept) == [("GA721", ()), ("GA908", ("GA907",))]
+        assert below in kept
+    assert merge_confirmations([below, curve], CHECKS.values()) == [below, curve]  # GA907 alone: kept too
+    [merged] = merge_confirmations([above, ratio, curve], CHECKS.values())  # the rate too large: one finding
+    assert merged.confirmed_by == ("GA908", "GA907") and merged.message.startswith(above.message)
+    # two parameter groups, one rate above and one below: each group's steps go with their own rate only
+    high, low = ga721("above", "0", " for group 0 (0)"), ga721("below", "4", " for group 1 (4)")
+    ratio_high, ratio_low = (finding("GA908", "warning", (f"{n}.weight",), f"Group {n}.") for n in "04")
+    merged, kept_low, kept_ratio = merge_confirmations([high, low, ratio_high, ratio_low], CHECKS.values())
+    assert (merged.check_id, merged.confirmed_by, kept_low, kept_ratio) == (
+        "GA721",
+        ("GA908",),
+        low,
+        ratio_low,
+    )
+
+
 def test_what_the_confirmed_check_does_not_cover_stays():
     ratio = finding("GA908", "warning", ("1.weight",))
     static = finding("GA721", "info", ("Adam", "0.weight"))  # another parameter group's rate
@@ -220,6 +302,7 @@ def test_the_declared_folds():
         ({"confirms": "GA201", "covered_by": "names"}, "covered_by= is one of"),
         ({"confirms": "GA201", "keeps_message": "mine"}, "keeps_message= is one of"),
         ({"covered_by": "cells"}, "say how it folds into what it confirms="),
+        ({"confirms": "GA201", "direction": 1}, "direction= is a word or a function"),
     ],
 )
 def test_a_malformed_fold_is_refused_at_import(keywords, error):

@@ -23,7 +23,11 @@ Each check lives in its own module in this package, named after its ID
   its subjects is a subject of theirs) or ``"cells"`` (each of its subjects is a cell that is,
   or holds, a subject of theirs; ``(root)`` holds every one). ``keeps_message`` says which
   message stays: ``"confirmed"`` (the default: theirs, with ``Confirmed by GAnnn (name).``)
-  or ``"both"`` (theirs, then its own: a probe's numbers after a static finding);
+  or ``"both"`` (theirs, then its own: a probe's numbers after a static finding).
+  ``direction`` says which way a finding says its cause goes, when two checks of a fold can
+  say opposite ways: a word (GA908: ``"too large"``, the updates and so the rate) or a
+  function of the finding giving one (GA721: ``"too large"`` above its range, ``"too small"``
+  below). A finding is never folded into one that says the other way: both are kept;
 - ``once``: when the check's finding cannot repeat for one cause (one finding per network,
   per loss, per optimizer...), why, in words (``"one finding per network: ..."``). Every other
   check reports one cause once however many cells or parameters it touches, its ``subjects``
@@ -84,6 +88,8 @@ Coverage = Literal["subjects", "cells"]
 KeptMessage = Literal["confirmed", "both"]
 COVERAGES: tuple[Coverage, ...] = ("subjects", "cells")
 KEPT_MESSAGES: tuple[KeptMessage, ...] = ("confirmed", "both")
+#: Which way a finding says its cause goes ("too large"): a word for every finding, or a function of one.
+Direction = str | Callable[[Finding], str]
 
 FAMILIES = {
     "0": "data pipeline",
@@ -125,6 +131,16 @@ class Check:
     once: str = ""  # why one cause cannot give several findings of it, when it cannot
     covered_by: Coverage = "subjects"  # when a finding of a confirmed check covers one of it
     keeps_message: KeptMessage = "confirmed"  # which message a folded finding leaves
+    direction: Direction = field(default="", compare=False)  # which way its findings say the cause goes
+
+    def direction_of(self, finding: Finding) -> str:
+        """Which way *finding* (of this check) says its cause goes, ``""`` when it does not say.
+
+        Example:
+            >>> all_checks()["GA908"].direction_of(None), all_checks()["GA201"].direction_of(None)
+            ('too large', '')
+        """
+        return self.direction(finding) if callable(self.direction) else self.direction
 
     @property
     def severities(self) -> tuple[Severity, ...]:
@@ -201,6 +217,7 @@ def register(
     confirms: str | Iterable[str] = (),
     covered_by: Coverage = "subjects",
     keeps_message: KeptMessage = "confirmed",
+    direction: Direction = "",
     once: str = "",
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register the decorated function as check *check_id* called *name*; see the module docstring.
@@ -212,6 +229,8 @@ def register(
     own, its ID in ``confirmed_by``); with ``covered_by="cells"`` a finding about ``backbone``
     is covered by one about ``backbone.0.1``. A chain folds from its far end (GA907 into GA908,
     then GA908 into GA721); a finding that no finding of those checks covers stays its own.
+    ``direction`` (a word, or a function of a finding) keeps apart findings that say opposite
+    ways: GA908's ``"too large"`` never folds into a GA721 finding whose rate is ``"too small"``.
 
     Raises ``ValueError`` at import when the declaration is malformed or *check_id* is
     already used by another module.
@@ -252,6 +271,10 @@ def register(
             raise ValueError(
                 f"{check_id}: covered_by= and keeps_message= say how it folds into what it confirms="
             )
+        if not (isinstance(direction, str) or callable(direction)):
+            raise ValueError(
+                f"{check_id}: direction= is a word or a function of a finding, got {direction!r}"
+            )
         if once and not once.startswith("one finding per "):
             raise ValueError(
                 f"{check_id}: once= says why its finding cannot repeat: 'one finding per ...: why'"
@@ -278,6 +301,7 @@ def register(
             once=once,
             covered_by=covered_by,
             keeps_message=keeps_message,
+            direction=direction,
         )
         return run
 

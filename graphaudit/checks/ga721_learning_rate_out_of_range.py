@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from graphaudit.checks import register
@@ -18,6 +19,26 @@ SMALL_NETWORK = 10_000_000
 SMALL_NETWORK_FLOOR = {"adam": 1e-5}
 
 
+#: The side of its range the message says the rate is on (``..., above the usual range ...``).
+_SIDE = re.compile(r", (above|below) the (?:usual|plausible)\b")
+
+
+def direction(finding: Finding) -> str:
+    """``"too large"`` for a rate above its range, ``"too small"`` below: as the finding's message says.
+
+    The message is GA721's own first (what the probe folds into it follows), so its first
+    side is the rate's; GA907 and GA908 (``"too large"``) fold only into the first.
+
+    Example:
+        >>> from graphaudit.findings import Finding
+        >>> said = "SGD (SGD / Momentum) has a fixed learning rate of 1e-07, below the plausible range 1e-06 to 10 ..."
+        >>> direction(Finding("GA721", "learning-rate-out-of-range", "warning", "SGD", said, "Fix."))
+        'too small'
+    """
+    side = _SIDE.search(finding.message)
+    return "" if side is None else {"above": "too large", "below": "too small"}[side[1]]
+
+
 def _trained_size(ctx: AuditContext) -> int:
     return sum(int(p.size) for p in ctx.optimizer_parameters)
 
@@ -29,6 +50,7 @@ def _trained_size(ctx: AuditContext) -> int:
     also=("info",),
     needs=(LearningRates,),
     uses=(OptimizerView,),
+    direction=direction,
     once="one finding per learning rate of the optimizer: each parameter group's rate is set on its own, its parameters listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -68,7 +90,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         (ICSE'22) reports from the training symptoms it causes; here it is read before
         training. With ``probe=`` steps the rate's effect is measured, and what the probe
         confirms joins this finding: GA908's update-to-weight ratios and GA907's loss curve,
-        with their severity when it is worse.
+        with their severity when it is worse (a rate above its range; probe steps too large do not
+        join a rate below it, which stays its own finding).
 
     Example:
         ```python

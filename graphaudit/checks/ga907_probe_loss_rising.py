@@ -20,6 +20,7 @@ from graphaudit.findings import Finding
     confirms=("GA908", "GA721"),
     covered_by="cells",
     keeps_message="both",
+    direction="too large",  # the rate: never folded into a GA721 rate below its range
     once="one finding per probe run: its one loss curve",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:

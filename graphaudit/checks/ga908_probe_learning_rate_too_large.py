@@ -19,6 +19,7 @@ from graphaudit.findings import Finding
     needs=(ProbeCurve,),
     confirms="GA721",
     keeps_message="both",
+    direction="too large",  # the rate: never folded into a GA721 rate below its range
     once="one finding per parameter group of the optimizer: every weight it holds is measured in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:

@@ -17,7 +17,9 @@ How a finding is covered is its check's ``covered_by``: ``"subjects"`` (every su
 is a subject of the confirmed findings: the same parameters), or ``"cells"`` (every subject
 of it is a cell that is, or holds, a subject of the confirmed findings: a ``backbone`` left
 in eval mode covers the ``backbone.0.1`` BatchNorm that a mode check reports; ``(root)``
-holds every subject). A finding that is not covered is kept as it is.
+holds every subject). A finding that is not covered is kept as it is, and so is one whose
+``direction`` is the other way from theirs (GA908's updates too large and a GA721 rate *below*
+its range: folded, they would say one thing and its opposite; kept apart, each says its own).
 
 ``confirms`` may name several checks, tried in order: GA907 (the loss rose) folds into GA908
 (the updates are too large) when it fires, else into GA721 (the rate is out of range). A chain
@@ -39,6 +41,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from graphaudit.checks import Check
+from graphaudit.checks._shared.grouping import holds, listing
 from graphaudit.findings import Finding, severity_rank
 
 __all__ = ["covers", "fold_order", "merge_confirmations"]
@@ -108,9 +111,15 @@ def _named(check_id: str, by_id: dict[str, Check]) -> str:
 
 
 def _relates(mine: str, theirs: str, how: str) -> bool:
-    if mine == theirs:
-        return True
-    return how == "cells" and (mine == "(root)" or theirs.startswith(f"{mine}."))
+    return mine == theirs or (how == "cells" and holds(mine, theirs))
+
+
+def _agree(finding: Finding, other: Finding, by_id: dict[str, Check]) -> bool:
+    """Whether *finding* and *other* do not say opposite ways of their cause (a rate too large, too small)."""
+    mine, theirs = (
+        by_id[f.check_id].direction_of(f) if f.check_id in by_id else "" for f in (finding, other)
+    )
+    return not mine or not theirs or mine == theirs
 
 
 Entry = tuple[Finding, tuple[str, ...]]  # a finding, and the subjects it had before anything folded into it
@@ -128,7 +137,9 @@ def _fold(findings: list[Entry], check: Check, by_id: dict[str, Check]) -> list[
             hits = [
                 i
                 for i, (other, _) in enumerate(findings)
-                if other.check_id == target and any(_relates(m, t, how) for m in own for t in other.subjects)
+                if other.check_id == target
+                and any(_relates(m, t, how) for m in own for t in other.subjects)
+                and _agree(finding, other, by_id)
             ]
             if hits and covers((s for i in hits for s in findings[i][0].subjects), own, how):
                 for i in hits:
@@ -151,14 +162,11 @@ def _confirmed(
         messages = " ".join(dict.fromkeys(c.message for c in confirmations))
         message = f"{finding.message} Confirmed by {_named(check.check_id, by_id)}: {messages}"
     else:
-        names = [_named(i, by_id) for i in ids]
-        said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        message = f"{finding.message} Confirmed by {said}."
+        names = [_named(i, by_id) for i in ids]  # every one named: the report is read by check ID
+        message = f"{finding.message} Confirmed by {listing(names, limit=len(names))}."
     subjects = list(dict.fromkeys((*finding.subjects, *(s for c in confirmations for s in c.subjects))))
     for c in confirmations:  # a group's name (the cell holding its subjects) only when it adds a place
-        if c.subject not in (finding.subject, *subjects) and not any(
-            _relates(c.subject, s, "cells") for s in subjects
-        ):
+        if c.subject not in (finding.subject, *subjects) and not any(holds(c.subject, s) for s in subjects):
             subjects.append(c.subject)
     subjects = [s for s in subjects if s != finding.subject or s in finding.subjects]
     return dataclasses.replace(

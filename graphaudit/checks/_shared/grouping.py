@@ -35,6 +35,7 @@ __all__ = [
     "cell_group",
     "group_parameters",
     "holder",
+    "holds",
     "listing",
     "one_group",
     "pattern",
@@ -53,6 +54,7 @@ class Pronouns(NamedTuple):
 
 
 PLURAL = Pronouns("they", "them", "their", "are", "keep")
+ROOT = "(root)"  # how a finding names the network itself (a cell path, in the graph, of "")
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,20 @@ def listing(names: Sequence[str], limit: int = 4) -> str:
     return f"{', '.join(names[:limit])} and {len(names) - limit} more"
 
 
+def holds(cell: str, path: str) -> bool:
+    """Whether cell *cell* holds *path* (a cell or parameter path inside it, not *cell* itself).
+
+    ``(root)``, the network, holds every other path.
+
+    Example:
+        >>> holds("backbone", "backbone.0.1"), holds("backbone", "backbone"), holds("back", "backbone.0")
+        (True, False, False)
+        >>> holds("(root)", "head.0"), holds("(root)", "(root)")
+        (True, False)
+    """
+    return path != cell and (cell == ROOT or path.startswith(f"{cell}."))
+
+
 def _prefixes(path: str) -> list[str]:
     """``a.b.c`` -> ``["a", "a.b"]``: the cell paths above an attribute path, outermost first."""
     parts = path.split(".")
@@ -133,7 +149,7 @@ def one_group(ctx: AuditContext, members: Sequence[str]) -> list[Group]:
         mine = _prefixes(graph.nodes[node]["path"])
         common = [p for p, q in zip(common, mine) if p == q]
     path = common[-1] if common else ""
-    return [Group(path or "(root)", names, tuple(members), g.cell_nodes_by_path(graph).get(path))]
+    return [Group(path or ROOT, names, tuple(members), g.cell_nodes_by_path(graph).get(path))]
 
 
 def group_parameters(ctx: AuditContext, members: Sequence[str], universe: Iterable[str]) -> list[Group]:
@@ -177,12 +193,8 @@ def holder(paths: list[str]) -> str:
         >>> holder(["h.0.attn.drop", "h.0.drop", "h.1.drop"]), holder(["a", "b"])
         ('h', '(root)')
     """
-    common: list[str] = []
-    for column in zip(*(path.split(".")[:-1] for path in paths)):
-        if len(set(column)) != 1:
-            break
-        common.append(column[0])
-    return ".".join(common) or "(root)"
+    above = reversed(_prefixes(paths[0])) if paths else ()
+    return next((cell for cell in above if all(holds(cell, path) for path in paths)), ROOT)
 
 
 def cell_group(ctx: AuditContext, cells: Sequence[str]) -> Group:
