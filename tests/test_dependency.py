@@ -275,3 +275,58 @@ def test_a_batchnorm_kept_in_a_plain_list_mixes_samples_in_inference_and_is_put_
     report = graphaudit.audit(net, inputs=np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32))
     assert found(report) == [("GA340", "(root)")]
     assert (net.norms[0].moving_mean.asnumpy() == moving).all() and net.norms[0].training and net.training
+
+
+class _Mixer(nn.Cell):
+    """A stem, then a body that normalises over the batch (the samples mix there)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Dense(4, 4)
+        self.body = Pooled()
+
+    def construct(self, x):
+        return self.body(self.stem(x))
+
+
+def _with_loss(net: nn.Cell) -> tuple[nn.Cell, tuple[Tensor, Tensor]]:
+    rng = np.random.default_rng(0)
+    x = Tensor(rng.normal(size=(3, 4)).astype(np.float32))
+    return nn.WithLossCell(net, nn.CrossEntropyLoss()), (x, Tensor(np.array([0, 1, 0], np.int32)))
+
+
+def test_the_clean_path_keeps_no_cell_output_but_the_judged_one():
+    """Every cell's tensors kept alive would be the whole pass's activations, twice (gigabytes on a big ViT)."""
+    from graphaudit.capture.dependency.passes import Runner, hooked
+    from graphaudit.capture.dependency.plan import Plan
+
+    class Sound(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.stem, self.head = nn.Dense(4, 4), nn.SequentialCell([nn.ReLU(), nn.Dense(4, 2)])
+
+        def construct(self, x):
+            return self.head(self.stem(x))
+
+    net, inputs = _with_loss(Sound())  # the loss is no tensor per sample: the backbone is judged
+    arrays = [x.asnumpy() for x in inputs]
+    cells = dict(net.cells_and_names())
+    with hooked(cells) as recorder:
+        runner = Runner(net, inputs, recorder, Plan.of(arrays, sequence=False))
+        _, first = runner.run(arrays, "candidate")
+        _, second = runner.run(arrays, "judged")
+        _, whole = runner.run(arrays)
+    assert runner.judged_path == "_backbone"
+    for calls in (first, second):
+        assert [c.path for c in calls if c.outputs] == ["_backbone"] and not any(c.inputs for c in calls)
+    assert all(c.outputs for c in whole) and [c.path for c in whole] == [c.path for c in first]
+    result = probe_dependencies(net, inputs, cells)
+    assert result.passes == 2 and not result.results["batch"].found
+
+
+def test_a_wrapped_network_that_mixes_samples_is_found_where_they_mix():
+    net, inputs = _with_loss(_Mixer())
+    result = probe_dependencies(net, inputs, dict(net.cells_and_names()))
+    batch = result.results["batch"]
+    assert batch.found and batch.judged == "_backbone" and batch.entry == "_backbone.body"
+    assert result.passes == 5  # baseline, combined, the baseline recorded whole, the batch variant, the noise

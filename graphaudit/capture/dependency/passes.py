@@ -2,7 +2,8 @@
 
 :class:`Runner` runs the network on the arrays of a variant (the batch's own dtypes kept),
 with forward hooks on every cell (:func:`hooked`, removed on exit, the cells' attributes put
-back) recording each call's input and output tensors in the order the calls return, and keeps
+back) recording each call in the order the calls return (its input and output tensors, or only
+what the probe will read: :class:`Recorder`), and keeps
 what the judged cell returned: the network's output when it holds a tensor per sample, else
 the outermost cell's that does. :func:`relative`, :func:`first_moving` and :func:`entry` read
 two recorded passes. :mod:`graphaudit.capture.dependency.probe` decides what they show.
@@ -46,14 +47,45 @@ class Call:
 
 
 class Recorder:
-    """Forward hooks on every cell recording each call's tensors, in the order the calls return."""
+    """Forward hooks on every cell recording each call's tensors, in the order the calls return.
+
+    What a call keeps is the runner's choice (:attr:`keeping`): ``"all"`` its inputs and
+    outputs (what :func:`entry` reads); ``"judged"`` the outputs of calls of :attr:`judged`
+    only; ``"candidate"`` the outputs of the first call of the shallowest cell whose output
+    holds a tensor per sample (:attr:`comparable`), the one :class:`Runner` would judge. Every
+    tensor a call keeps stays alive until the pass is read: kept for every call, that is the
+    whole pass's activations (a CaiT-M48 at 448x448: gigabytes) where a forward pass keeps one
+    layer's.
+    """
 
     def __init__(self) -> None:
         self.calls: list[Call] = []
+        self.keeping = "all"
+        self.judged: str | None = None
+        self.comparable: Any = None  # (tensors) -> bool, for "candidate"
+        self._best: tuple[int, int] | None = None  # (depth, index) of the candidate kept
+
+    def start(self, keeping: str) -> None:
+        self.calls, self.keeping, self._best = [], keeping, None
 
     def hook(self, path: str) -> Any:
+        depth = path.count(".") if path else -1
+
         def record(cell: nn.Cell, args: tuple[Any, ...], kwargs: dict[str, Any], output: Any) -> None:
-            self.calls.append(Call(path, flatten_tensors((args, kwargs)), flatten_tensors(output)))
+            if self.keeping == "all":
+                self.calls.append(Call(path, flatten_tensors((args, kwargs)), flatten_tensors(output)))
+            elif self.keeping == "judged":
+                self.calls.append(Call(path, [], flatten_tensors(output) if path == self.judged else []))
+            else:
+                self.calls.append(Call(path, [], []))
+                if self._best is not None and self._best[0] <= depth:
+                    return  # a shallower cell's output (or an earlier one as shallow) is kept already
+                outputs = flatten_tensors(output)
+                if self.comparable(outputs):
+                    if self._best is not None:
+                        self.calls[self._best[1]].outputs = []
+                    self._best = (depth, len(self.calls) - 1)
+                    self.calls[-1].outputs = outputs
 
         return record
 
@@ -85,7 +117,10 @@ class Runner:
         self.dtypes: list[str] = []
         self.judged: tuple[str, int] | None = None  # (path, occurrence); None: the network's output
 
-    def run(self, arrays: list[np.ndarray | None]) -> tuple[list[np.ndarray], list[Call]]:
+    def run(
+        self, arrays: list[np.ndarray | None], keeping: str = "all"
+    ) -> tuple[list[np.ndarray], list[Call]]:
+        """Run the network on *arrays*; the calls keep what *keeping* says (:class:`Recorder`)."""
         args = []
         for given, values in zip(self.inputs, arrays):
             if isinstance(given, Tensor) and values is not None:
@@ -93,7 +128,9 @@ class Runner:
                 args.append(tensor if tensor.dtype == given.dtype else tensor.astype(given.dtype))
             else:
                 args.append(given)
-        self.recorder.calls = []
+        self.recorder.comparable = self._comparable
+        self.recorder.judged = self.judged_path if self.judged is not None else None
+        self.recorder.start(keeping)
         output = self.net(*args)
         synchronize()
         self.passes += 1

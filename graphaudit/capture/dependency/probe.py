@@ -15,7 +15,9 @@ underflows to zero in ``softmax``), and two passes are all it costs. When someth
 causes are told apart by one variant each (the last sample only, sample 0's future only, its
 pads only), the run-to-run noise is measured by running the baseline again, and the first cell
 (in the order cells return) whose output moves while its inputs do not is where the dependency
-enters: every cell's inputs and outputs are recorded with forward hooks, removed afterwards.
+enters: every cell's inputs and outputs are recorded with forward hooks, removed afterwards
+(on the clean path of a model that is not a sequence model only the judged output is kept:
+keeping every cell's tensors would hold the whole pass's activations, twice).
 
 Everything is put back (:mod:`graphaudit.capture.network.isolation`): parameters, buffers, training
 flags, the context mode, random states; the hooks are removed and the cells' attributes checked.
@@ -110,7 +112,11 @@ def _regions(plan: Plan, samples: range | list[int], past: bool) -> list[Region]
 def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder) -> DependencyResult:
     runner = Runner(net, inputs, recorder, plan)
     sequence, padding, last = plan.cut > 0, plan.mask is not None, plan.batch - 1
-    base, base_calls = runner.run(plan.arrays)
+    # Only the sequence probes read the cells of a sound model (where the order enters); the
+    # batch and padding probes read them when something moved: the clean path keeps no more
+    # than the judged output, and a finding costs one pass more (the baseline, recorded whole).
+    keeping = "all" if sequence else "judged"
+    base, base_calls = runner.run(plan.arrays, "all" if sequence else "candidate")
     if not any(np.isfinite(a).any() for a in base):
         raise ValueError(
             "the output on the batch given is not finite (NaN or infinite): nothing can be compared"
@@ -121,15 +127,18 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder
     combined = [Change(last, "roll" if rolls else "all")]
     combined += [Change(s, "future") for s in range(last)] if sequence else []
     combined += [Change(0, "pads")] if padding else []
-    mixed, mixed_calls = runner.run(plan.variant(combined))
+    mixed, mixed_calls = runner.run(plan.variant(combined), keeping)
     leak = relative(base, mixed, _regions(plan, range(last), sequence), plan.length)
+    if leak > floor and keeping != "all":
+        base_calls = runner.run(plan.arrays)[1]
+        keeping = "all"
     noise: float | None = None
 
     def tolerance() -> float:
         """The bound any finding must exceed: measured noise of the same pass, or the dtype's precision."""
         nonlocal noise
         if noise is None:
-            again, _ = runner.run(plan.arrays)
+            again, _ = runner.run(plan.arrays, "judged")
             noise = relative(base, again, [Region(tuple(range(plan.batch)))], plan.length)
         return max(NOISE_FACTOR * noise, floor)
 
@@ -146,7 +155,7 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder
             results[kind] = Dependence(kind, False, leak, floor, judged)
             continue
         changes, regions = single[kind]
-        outputs, calls = runner.run(plan.variant(changes))
+        outputs, calls = runner.run(plan.variant(changes), keeping)
         change, bound = relative(base, outputs, regions, plan.length), tolerance()
         where = None
         if change > bound:
