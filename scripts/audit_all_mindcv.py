@@ -136,7 +136,9 @@ def audit_model(name: str, *, max_params: int = MAX_PARAMS, sizes: list[int] | N
             warnings=[_finding(f) for f in report.of_severity("warning")],
             infos=sorted({f.check_id for f in report.of_severity("info")}),
             # GA340 (batch elements mix) runs on the batch of 2 in the probe's inference mode.
-            dependency="ran" if "GA340" in report.checks_run else report.skipped.get("GA340", "?")[:160],
+            dependency="ran"
+            if "GA340" in report.checks_run
+            else report.skipped.get("GA340", "?").split("could not be made: ", 1)[-1][:400],  # the reason
             dependency_findings=[f.check_id for f in report.findings if f.check_id.startswith("GA34")],
         )
         if tried:
