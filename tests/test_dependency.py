@@ -90,18 +90,21 @@ class Pooled(nn.Cell):
         return self.out(h - h.mean(axis=0, keep_dims=True))
 
 
+class _Mixer(nn.Cell):
+    """A stem, then a body that normalises over the batch (the samples mix there)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Dense(4, 4)
+        self.body = Pooled()
+
+    def construct(self, x):
+        return self.body(self.stem(x))
+
+
 def test_the_entry_is_the_cell_whose_output_mixes_while_its_inputs_do_not():
-    class Wrapper(nn.Cell):
-        def __init__(self) -> None:
-            super().__init__()
-            self.stem = nn.Dense(4, 4)
-            self.body = Pooled()
-
-        def construct(self, x):
-            return self.body(self.stem(x))
-
     report = graphaudit.audit(
-        Wrapper(), inputs=Tensor(np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32))
+        _Mixer(), inputs=Tensor(np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32))
     )
     assert found(report) == [("GA340", "body")]
 
@@ -275,18 +278,6 @@ def test_a_batchnorm_kept_in_a_plain_list_mixes_samples_in_inference_and_is_put_
     report = graphaudit.audit(net, inputs=np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32))
     assert found(report) == [("GA340", "(root)")]
     assert (net.norms[0].moving_mean.asnumpy() == moving).all() and net.norms[0].training and net.training
-
-
-class _Mixer(nn.Cell):
-    """A stem, then a body that normalises over the batch (the samples mix there)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.stem = nn.Dense(4, 4)
-        self.body = Pooled()
-
-    def construct(self, x):
-        return self.body(self.stem(x))
 
 
 def _with_loss(net: nn.Cell) -> tuple[nn.Cell, tuple[Tensor, Tensor]]:
