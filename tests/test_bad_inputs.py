@@ -100,6 +100,20 @@ GE = graphaudit.GraphAuditError
 AT = graphaudit.errors.ArgumentTypeError
 
 
+def _lazy() -> nn.Cell:
+    with nn.utils.no_init_parameters():
+        return Net()
+
+
+def test_a_network_of_uninitialised_parameters_is_left_uninitialised() -> None:
+    """Run by the audit, the first forward pass made their values (garbage, ~1e-45, before stop 33)."""
+    net = _lazy()
+    with pytest.raises(graphaudit.InputError, match="init_parameters_data"):
+        graphaudit.audit(net, inputs=_x())
+    assert all(p.has_init for p in net.get_parameters())
+    assert graphaudit.audit(net).ok  # the structure alone is audited as before
+
+
 def _pipeline() -> Any:
     import mindspore.dataset as ds
 
@@ -242,6 +256,15 @@ CASES: list[Case] = [
         'mode="train"',
     ),
     # ---------------------------------------------------------------- inputs
+    Case(
+        "uninitialised",
+        "`inputs` for a network built under `no_init_parameters()`",
+        lambda t: graphaudit.audit(_lazy(), inputs=tensor(2, 4)),
+        IE,
+        "4 parameters of Net (backbone.weight, backbone.bias, head.weight and 1 more) are not initialised yet",
+        "net.init_parameters_data()",
+        note="the parameters stay uninitialised: a forward pass would have made their values inside the audit",
+    ),
     Case(
         "shape",
         "`inputs` of shape (2, 5) for `Dense(4, 8)`",

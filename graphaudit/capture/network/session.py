@@ -31,7 +31,7 @@ from graphaudit.capture.network.structure import Structure, add_structure
 from graphaudit.capture.network.wrappers import EXCLUSIVE, tracing
 from graphaudit.capture.training.loss import TracedLoss, _binds, loss_calls, unheld_label
 from graphaudit.capture.training.step_harness import graphs_not_saved
-from graphaudit.errors import ForwardError, GraphAuditError, excerpt
+from graphaudit.errors import ForwardError, GraphAuditError, InputError, excerpt
 from graphaudit.version import __version__
 
 __all__ = ["Captured", "capture", "trace_loss"]
@@ -82,6 +82,27 @@ def _written_by_optimizers(cells: Iterable[nn.Cell]) -> list[Any]:
     return unique(p for optimizer in optimizers for p in optimizer_state_parameters(optimizer))
 
 
+def _refuse_uninitialized(net: nn.Cell, params: list[Any]) -> None:
+    """Refuse a forward pass that would initialise the network's lazily initialised parameters.
+
+    MindSpore makes their values on a cell's first call (``no_init_parameters()``, lazy
+    ``init=``): run by the audit, that would change the network it audits (once, here, the
+    values made inside the audit's pass were not those the user's own initialisation makes).
+    """
+    from graphaudit.capture.network.values import is_initialized
+
+    lazy = [p.name for p in params if not is_initialized(p)]
+    if lazy:
+        shown = ", ".join(lazy[:3]) + (f" and {len(lazy) - 3} more" if len(lazy) > 3 else "")
+        raise InputError(
+            f"{len(lazy)} parameters of {type(net).__name__} ({shown}) are not initialised yet (built "
+            "under mindspore.nn.utils.no_init_parameters(), or with lazy init): a forward pass would "
+            "initialise them, changing the network. Initialise them first (net.init_parameters_data(), "
+            "or load the checkpoint with mindspore.load_param_into_net), or audit without inputs= "
+            "(the structure only)."
+        )
+
+
 def capture(
     net: nn.Cell,
     inputs: Any = None,
@@ -105,6 +126,7 @@ def capture(
     args = normalize_inputs(net, inputs)
     cells = list(structure.cells.values())
     params = list(structure.parameters.values())
+    _refuse_uninitialized(net, params)
     tracer: Tracer | None = None
     try:
         with EXCLUSIVE, graphs_not_saved(), preserved(cells, params) as snapshot:
