@@ -362,3 +362,13 @@ def test_fingerprint_covers_every_parameter_of_resnet50():
     fp = fingerprint(net)
     assert len(fp.parameters) == len(net.parameters_dict())
     assert fingerprint(net).parameters == fp.parameters  # the same weights, the same fingerprint
+
+
+def test_a_network_of_uninitialised_parameters_is_refused_and_left_uninitialised():
+    with nn.utils.no_init_parameters():
+        net = nn.Dense(3, 2)
+    with pytest.raises(graphaudit.errors.ArgumentError, match="not initialised yet"):
+        fingerprint(net)
+    assert all(p.has_init for p in net.get_parameters())  # reading them would have made their values
+    net.init_parameters_data()
+    assert set(fingerprint(net).parameters) == {"weight", "bias"}

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 from mindspore import Tensor, nn, ops
 
-from graphaudit.capture.network.values import tensor_values
+from graphaudit.capture.network.values import is_initialized, tensor_values
 from graphaudit.distributed.fingerprint import Fingerprint, ParameterDigest
-from graphaudit.errors import ArgumentTypeError, GraphAuditError
+from graphaudit.errors import ArgumentError, ArgumentTypeError, GraphAuditError
 from graphaudit.version import __version__
 
 __all__ = ["communication_world", "digest_parameter", "env_int", "fingerprint_network", "gather_fingerprints"]
@@ -77,6 +77,15 @@ def fingerprint_network(net: Any, *, rank: int | None = None, world_size: int | 
     if not isinstance(net, nn.Cell):
         raise ArgumentTypeError(
             f"fingerprint() expects a mindspore.nn.Cell, got {type(net).__name__}: pass the network"
+        )
+    lazy = [name for name, param in net.parameters_dict().items() if not is_initialized(param)]
+    if lazy:
+        shown = ", ".join(lazy[:3]) + (f" and {len(lazy) - 3} more" if len(lazy) > 3 else "")
+        raise ArgumentError(
+            f"fingerprint() cannot read {len(lazy)} parameters of {type(net).__name__} ({shown}): they are "
+            "not initialised yet (no_init_parameters(), or lazy init), and reading them would initialise "
+            "them, changing the network. Fingerprint it once initialised (net.init_parameters_data()) or "
+            "loaded from its checkpoint."
         )
     world = communication_world()
     if rank is None:
