@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from mindspore import Tensor, nn, ops
 
-from graphaudit.capture.network.values import is_initialized, tensor_values
+from graphaudit.capture.network.values import tensor_values, uninitialized
 from graphaudit.distributed.fingerprint import Fingerprint, ParameterDigest
 from graphaudit.errors import ArgumentError, ArgumentTypeError, GraphAuditError
 from graphaudit.version import __version__
@@ -78,11 +78,10 @@ def fingerprint_network(net: Any, *, rank: int | None = None, world_size: int | 
         raise ArgumentTypeError(
             f"fingerprint() expects a mindspore.nn.Cell, got {type(net).__name__}: pass the network"
         )
-    lazy = [name for name, param in net.parameters_dict().items() if not is_initialized(param)]
+    lazy = uninitialized(net.parameters_dict().items(), type(net).__name__)
     if lazy:
-        shown = ", ".join(lazy[:3]) + (f" and {len(lazy) - 3} more" if len(lazy) > 3 else "")
         raise ArgumentError(
-            f"fingerprint() cannot read {len(lazy)} parameters of {type(net).__name__} ({shown}): they are "
+            f"fingerprint() cannot read {lazy}: they are "
             "not initialised yet (no_init_parameters(), or lazy init), and reading them would initialise "
             "them, changing the network. Fingerprint it once initialised (net.init_parameters_data()) or "
             "loaded from its checkpoint."

@@ -65,8 +65,15 @@ class Recorder:
         self.comparable: Any = None  # (tensors) -> bool, for "candidate"
         self._best: tuple[int, int] | None = None  # (depth, index) of the candidate kept
 
-    def start(self, keeping: str) -> None:
-        self.calls, self.keeping, self._best = [], keeping, None
+    def start(self, keeping: str, judged: str | None, comparable: Any) -> None:
+        """Begin a pass: no calls yet, keeping what *keeping* says (see the class)."""
+        self.calls, self.keeping, self.judged, self.comparable, self._best = (
+            [],
+            keeping,
+            judged,
+            comparable,
+            None,
+        )
 
     def hook(self, path: str) -> Any:
         depth = path.count(".") if path else -1
@@ -128,9 +135,7 @@ class Runner:
                 args.append(tensor if tensor.dtype == given.dtype else tensor.astype(given.dtype))
             else:
                 args.append(given)
-        self.recorder.comparable = self._comparable
-        self.recorder.judged = self.judged_path if self.judged is not None else None
-        self.recorder.start(keeping)
+        self.recorder.start(keeping, None if self.judged is None else self.judged[0], self._comparable)
         output = self.net(*args)
         synchronize()
         self.passes += 1

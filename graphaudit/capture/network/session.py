@@ -89,13 +89,12 @@ def _refuse_uninitialized(net: nn.Cell, params: list[Any]) -> None:
     ``init=``): run by the audit, that would change the network it audits (once, here, the
     values made inside the audit's pass were not those the user's own initialisation makes).
     """
-    from graphaudit.capture.network.values import is_initialized
+    from graphaudit.capture.network.values import uninitialized
 
-    lazy = [p.name for p in params if not is_initialized(p)]
+    lazy = uninitialized(((p.name, p) for p in params), type(net).__name__)
     if lazy:
-        shown = ", ".join(lazy[:3]) + (f" and {len(lazy) - 3} more" if len(lazy) > 3 else "")
         raise InputError(
-            f"{len(lazy)} parameters of {type(net).__name__} ({shown}) are not initialised yet (built "
+            f"{lazy} are not initialised yet (built "
             "under mindspore.nn.utils.no_init_parameters(), or with lazy init): a forward pass would "
             "initialise them, changing the network. Initialise them first (net.init_parameters_data(), "
             "or load the checkpoint with mindspore.load_param_into_net), or audit without inputs= "

@@ -10,13 +10,14 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import mindspore as ms
 import numpy as np
 from mindspore import Tensor
 
-__all__ = ["is_initialized", "same_bits", "tensor_values"]
+__all__ = ["is_initialized", "same_bits", "tensor_values", "uninitialized"]
 
 
 def tensor_values(tensor: Tensor) -> np.ndarray:
@@ -73,3 +74,21 @@ def is_initialized(param: Tensor) -> bool:
     would initialise it, so graphaudit never does.
     """
     return not getattr(param, "has_init", False)
+
+
+def uninitialized(named: Iterable[tuple[str, Any]], owner: str) -> str | None:
+    """The parameters of *named* (``(name, parameter)`` pairs of *owner*) whose values do not exist
+    yet, told in words (``"3 parameters of Net (fc.weight, fc.bias, head.weight)"``), else ``None``.
+
+    Example:
+        >>> from mindspore import nn
+        >>> with nn.utils.no_init_parameters():
+        ...     lazy = nn.Dense(3, 2)
+        >>> uninitialized(lazy.parameters_and_names(), "Dense"), uninitialized(nn.Dense(3, 2).parameters_and_names(), "Dense")
+        ('2 parameters of Dense (weight, bias)', None)
+    """
+    lazy = [name for name, param in named if not is_initialized(param)]
+    if not lazy:
+        return None
+    shown = ", ".join(lazy[:3]) + (f" and {len(lazy) - 3} more" if len(lazy) > 3 else "")
+    return f"{len(lazy)} parameters of {owner} ({shown})"
