@@ -783,6 +783,22 @@ CASES: list[Case] = [
         "save one per rank",
     ),
     Case(
+        "mask-input-names-nothing",
+        '`audit(net, inputs=x, mask_input="mask")` (no such argument)',
+        lambda t: graphaudit.audit(Net(), inputs=tensor(2, 4), mask_input="mask"),
+        graphaudit.errors.ArgumentError,
+        "mask_input='mask' names no argument of Net.construct (its arguments are x)",
+        'mask_input="attention_mask"',
+    ),
+    Case(
+        "causal-input-names-nothing",
+        '`audit(net, inputs=x, causal_input="decoder_input_ids")` (no such argument)',
+        lambda t: graphaudit.audit(Net(), inputs=tensor(2, 4), causal_input="decoder_input_ids"),
+        graphaudit.errors.ArgumentError,
+        "causal_input='decoder_input_ids' names no argument of Net.construct (its arguments are x)",
+        'causal_input="decoder_input_ids"',
+    ),
+    Case(
         "assert-clean-allow-int",
         "`assert_clean(net, allow=101)`",
         lambda t: assert_clean(Net(), allow=101),

@@ -38,6 +38,7 @@ UNRANGED = {
     "eval_dataset": "any mindspore.dataset pipeline",
     "label_column": "any column name: the pipeline, read later, says which it has",
     "mask_input": "any construct() argument name: the network's signature says which it has",
+    "causal_input": "any construct() argument name: the network's signature says which it has",
     "missing_value": "any number can mark a missing entry",
     "grad_weights": "any list of Parameters: GA207 compares it with the optimizer's",
     "watched": "any watch's RunRecord",

@@ -11,6 +11,15 @@ from graphaudit.evidence.dependency import DependencyProbe, SequenceDependencies
 from graphaudit.findings import Finding
 
 
+def _encoder_hint(probe: DependencyProbe) -> str:
+    """With one stack assumed, the changed tokens may be an encoder's: say how to name the decoder's input."""
+    if probe.causal_input:
+        return ""
+    return (
+        "; if the tokens changed feed an encoder, name the decoder's input (causal_input='decoder_input_ids')"
+    )
+
+
 @register(
     "GA341",
     "future-tokens-reach-past",
@@ -28,7 +37,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         tokens after the middle of a sequence, in inference mode, and reports when the
         outputs at or before the middle move beyond the run-to-run noise of the same pass.
         It names the first cell whose output moves while its inputs do not: where the
-        future gets in.
+        future gets in. In an encoder-decoder (T5, BART, Whisper... recognised, or
+        ``causal_input="decoder_input_ids"``) only the decoder's input is changed, and only
+        the outputs the decoder makes are judged: every decoder position may read every
+        encoder token.
         Not reported when GA340 finds the samples mixing: what moved cannot be told apart
         then; fix that first.
 
@@ -56,15 +68,16 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return  # the samples mix (GA340): what moves cannot be told apart; fix that first
     subject, nodes = subject_and_nodes(dependence)
     where = "the network's construct" if subject == "(root)" else f"'{subject}'"
-    cut = ctx.need(DependencyProbe).result.cut
+    probe = ctx.need(DependencyProbe)
+    cut = probe.result.cut
     yield ctx.finding(
         "error",
         subject,
-        f"The model is causal ({ctx.need(DependencyProbe).causal}), but {judged_phrase(dependence)} at positions "
-        f"0..{cut} depends on the tokens after position {cut}: changing them moves it {describe(dependence)}. "
+        f"The model is causal ({probe.causal}), but {judged_phrase(dependence)} at positions "
+        f"0..{cut} depends on {probe.tokens} after position {cut}: changing them moves it {describe(dependence)}. "
         f"The future first gets in at {where}.",
         f"Apply the causal mask in {where}: mask the scores of later positions before the softmax "
         "(masked_fill with a large negative value, or add a mask of 0 and -inf), for the sequence length of the "
-        "batch. If the model is not meant to be causal, pass causal=False.",
+        f"batch. If the model is not meant to be causal, pass causal=False{_encoder_hint(probe)}.",
         nodes,
     )

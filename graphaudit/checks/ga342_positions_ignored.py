@@ -60,13 +60,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if dependence is None or not dependence.found:
         return
     subject, nodes = subject_and_nodes(dependence)
-    cut = ctx.need(DependencyProbe).result.cut
+    probe = ctx.need(DependencyProbe)
+    cut = probe.result.cut
     where = "the network" if subject == "(root)" else f"'{subject}'"
     yield ctx.finding(
         "warning",
         subject,
         f"{where[0].upper()}{where[1:]} is the first cell that mixes the positions of a sequence, but it does not "
-        f"see their order: reordering the tokens before position {cut} leaves its output at the later positions "
+        f"see their order: reordering {probe.tokens} before position {cut} leaves its output at the later positions "
         f"as it was (within {dependence.tolerance:.2g} of its largest value), while the reordered positions move "
         f"by {dependence.effect:.0%}. The positional information (position embeddings, rotary angles, position "
         "ids) does not reach it.",

@@ -4,10 +4,12 @@ Made by :func:`graphaudit.capture.dependency.probe.probe_dependencies` whenever 
 a batch of 2 or more samples: the batch probe (does sample *i*'s output move when sample
 *j* changes?) always; the sequence probes (does the past see the future? does the first
 layer that mixes positions see their order?) when the model is causal: declared
-(``causal=True``, ``--causal``, ``causal = true`` under ``[model]`` in a spec) or
-recognised (a cell of an HF-style class ``*ForCausalLM`` / ``*LMHeadModel``, or whose
-``config.is_decoder`` is true; ``causal=False`` turns recognition off); the padding probe when
-the attention mask's keyword is named (``mask_input="attention_mask"``). Three kinds of
+(``causal=True``, ``--causal``, ``causal = true`` under ``[model]`` in a spec, or
+``causal_input="decoder_input_ids"``: the input that feeds the causal stack) or recognised
+(an HF-style ``*ForCausalLM`` / ``*LMHeadModel``, a cell whose ``config.is_decoder`` is true,
+or an encoder-decoder whose decoder is fed ``decoder_input_ids``: only the decoder's input is
+changed; :mod:`graphaudit.capture.dependency.stacks`; ``causal=False`` turns recognition off);
+the padding probe when the attention mask's keyword is named (``mask_input="attention_mask"``). Three kinds of
 evidence read the one probe, so that a check whose probe did not run says why:
 :class:`DependencyProbe` (the batch), :class:`SequenceDependencies`, :class:`PaddingDependencies`.
 
@@ -23,12 +25,9 @@ Example:
 
 from __future__ import annotations
 
-import inspect
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graphaudit.errors import ArgumentError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.trace import TracedPass
@@ -38,11 +37,9 @@ if TYPE_CHECKING:
 
 __all__ = ["DependencyProbe", "PaddingDependencies", "SequenceDependencies", "recognised_causal"]
 
-_CAUSAL_SUFFIXES = ("ForCausalLM", "LMHeadModel")
-
 
 def recognised_causal(cells: dict[str, Any]) -> str | None:
-    """Why the network is recognisably a causal LM (a sentence), or ``None``.
+    """Why the network is recognisably a causal LM (a sentence), or ``None`` (its inputs unknown).
 
     Example:
         >>> from mindspore import nn
@@ -50,37 +47,11 @@ def recognised_causal(cells: dict[str, Any]) -> str | None:
         >>> recognised_causal({"": TinyForCausalLM(2, 2)})
         'it holds a TinyForCausalLM'
     """
-    for cell in cells.values():
-        name = type(cell).__name__
-        if name.endswith(_CAUSAL_SUFFIXES):
-            return f"it holds a {name}" + _encoder_configured(cell)
-        config = getattr(cell, "config", None)
-        if getattr(config, "is_decoder", False) is True:
-            return f"the config of its {name} says is_decoder"
-    return None
+    from graphaudit.capture.dependency.stacks import recognise
 
-
-def _encoder_configured(cell: Any) -> str:
-    """A note when a ``*ForCausalLM`` of an encoder family is configured as an encoder.
-
-    BERT-like families (BERT, RoBERTa, BigBird, ...) have a ``*ForCausalLM`` that attends
-    both ways unless ``config.is_decoder`` is true (HF and mindone warn when it is built so):
-    the probe then finds the future reaching the past, and the note says why. Families whose
-    code never reads ``is_decoder`` (LLaMA, GPT-2, ...) are causal whatever it says.
-    """
-    config = getattr(cell, "config", None)
-    if getattr(config, "is_decoder", None) is not False:
-        return ""
-    try:
-        source = inspect.getsource(sys.modules[type(cell).__module__])
-    except (KeyError, OSError, TypeError):
-        return ""
-    if "is_decoder" not in source:
-        return ""
-    return (
-        ", whose config says is_decoder=False: this family's code reads it, and then attends to every "
-        "position both ways; set is_decoder=True in the config to train it as a causal LM"
-    )
+    root = next(iter(cells.values()))
+    causal = recognise(root, None, cells, declared=None)
+    return None if causal is None else causal.reason
 
 
 def _time_major(cells: dict[str, Any]) -> str | None:
@@ -100,37 +71,6 @@ def _time_major(cells: dict[str, Any]) -> str | None:
     return None
 
 
-def _mask_index(request: AuditRequest, cells: dict[str, Any], keyword: str) -> int:
-    """The position among ``construct``'s arguments of the parameter called *keyword*.
-
-    The network's own ``construct`` first; one that takes ``*args`` (a training wrapper
-    passing the batch on) is looked through to the first cell whose ``construct`` names it.
-    """
-    for cell in cells.values():
-        try:
-            parameters = list(inspect.signature(cell.construct).parameters.values())
-        except (TypeError, ValueError):
-            continue
-        positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        if keyword in positional:
-            index = positional.index(keyword)
-            if request.inputs is None or index >= len(request.inputs) or request.inputs[index] is None:
-                raise ArgumentError(
-                    f"mask_input={keyword!r} is construct() argument {index + 1} of {type(cell).__name__}, but "
-                    f"inputs= gives {0 if request.inputs is None else len(request.inputs)} value(s) and no mask "
-                    "there: pass the attention mask in inputs=, in its place."
-                )
-            return index
-        if not any(p.kind == p.VAR_POSITIONAL for p in parameters):
-            break  # the network names its arguments, and not this one
-    names = [p for p in inspect.signature(request.net.construct).parameters if p != "self"]
-    raise ArgumentError(
-        f"mask_input={keyword!r} names no argument of {type(request.net).__name__}.construct "
-        f"(its arguments are {', '.join(names) or 'none'}): pass the name of the attention mask's "
-        'argument, e.g. mask_input="attention_mask".'
-    )
-
-
 @dataclass(frozen=True)
 class DependencyProbe(Evidence):
     """The dependency probe's result; ``causal`` says whether (and why) the sequence probes ran."""
@@ -145,9 +85,19 @@ class DependencyProbe(Evidence):
         Option(
             "causal",
             "the model is causal (a decoder): probe that the past does not see the future and that positions "
-            "are read (GA341, GA342); recognised for *ForCausalLM models; False turns recognition off",
+            "are read (GA341, GA342); recognised for *ForCausalLM models and HF-style encoder-decoders (their "
+            "decoder); False turns recognition off",
             flag="--causal",
             cli_value="flag",
+        ),
+        Option(
+            "causal_input",
+            "the construct() argument that feeds the causal stack, when the model has more than one input "
+            "sequence (an encoder-decoder's decoder_input_ids; recognised for HF-style encoder-decoders): the "
+            "sequence probes change its future only; implies causal",
+            flag="--causal-input",
+            metavar="NAME",
+            type=str,
         ),
         Option(
             "mask_input",
@@ -162,10 +112,24 @@ class DependencyProbe(Evidence):
     result: DependencyResult
     causal: str | None = None  # why the model is taken to be causal
     mask_input: str | None = None
+    causal_input: str = ""  # the argument the sequence probes change, when the model has two stacks
+    causal_shift: int = 0  # how many positions later the causal stack sees a token of it
+    sequence_not_run: str | None = None  # causal, but which input feeds the causal stack is not known
+
+    @property
+    def tokens(self) -> str:
+        """The tokens the sequence probes change, in words: ``the tokens of decoder_input_ids``."""
+        if not self.causal_input:
+            return "the tokens"
+        if self.causal_shift:
+            return f"the decoder's tokens ({self.causal_input}, shifted right by {self.causal_shift} into its input)"
+        return f"the tokens of {self.causal_input}"
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> DependencyProbe | Missing:
+        from graphaudit.capture.dependency.plan import ONE_STACK
         from graphaudit.capture.dependency.probe import probe_dependencies
+        from graphaudit.capture.dependency.stacks import argument_index, recognise
 
         structure = have.need(NetworkGraph).structure
         graph = have.need(NetworkGraph).graph
@@ -173,15 +137,19 @@ class DependencyProbe(Evidence):
         declared = request.option("causal")
         if declared is None and request.spec is not None and request.spec.causal:
             declared = True
-        causal = "declared causal" if declared else None
-        if declared is None:
-            causal = recognised_causal(cells)
+        causal = recognise(
+            request.net,
+            request.inputs,
+            cells,
+            declared=declared,
+            declared_input=request.option("causal_input"),
+        )
         keyword = request.option("mask_input")
-        if keyword is not None and not isinstance(keyword, str):
-            raise ArgumentError(
-                f'mask_input= takes the name of an argument, e.g. "attention_mask"; got {keyword!r}'
-            )
-        mask = None if keyword is None else _mask_index(request, cells, keyword)
+        mask = (
+            None
+            if keyword is None
+            else argument_index(request.net, request.inputs, cells, keyword, "mask_input", "attention mask")
+        )
         assert request.inputs is not None  # TracedPass is there
         time_major = _time_major(cells)
         if time_major is not None:
@@ -193,13 +161,16 @@ class DependencyProbe(Evidence):
             request.net,
             request.inputs,
             cells,
-            sequence=causal is not None,
+            sequence=causal is not None and causal.not_run is None,
             mask=mask,
+            stack=ONE_STACK if causal is None else causal.stack,
             parameters=structure.parameters.values(),
         )
         if isinstance(result, str):
             return Missing(f"the dependency probe could not run: {result}")
-        return cls(result, causal, keyword)
+        if causal is None:
+            return cls(result, None, keyword)
+        return cls(result, causal.reason, keyword, causal.name, causal.stack.shift, causal.not_run)
 
 
 @dataclass(frozen=True)
@@ -222,6 +193,8 @@ class SequenceDependencies(Evidence):
         probe = have.need(DependencyProbe)
         if probe.causal is None:
             return Missing()
+        if probe.sequence_not_run is not None:
+            return Missing(f"the sequence probes could not run: {probe.sequence_not_run}")
         results, not_run = probe.result.results, probe.result.not_run
         if "future" not in results:
             return Missing(f"the sequence probes could not run: {not_run.get('future', 'no sequence input')}")

@@ -123,6 +123,7 @@ class Runner:
         self.passes = 0
         self.dtypes: list[str] = []
         self.judged: tuple[str, int] | None = None  # (path, occurrence); None: the network's output
+        self.only: tuple[int, ...] | None = None  # the judged tensors read (None: all): the causal stack's
 
     def run(
         self, arrays: list[np.ndarray | None], keeping: str = "all"
@@ -143,6 +144,8 @@ class Runner:
         if self.passes == 1:
             self.judged = self._choose(output, calls)
         tensors = self._judged_tensors(output, calls)
+        if self.only is not None:
+            tensors = [tensors[i] for i in self.only if i < len(tensors)]
         self.dtypes = [str(t.dtype).lower() for t in tensors]
         return [_numpy(t) for t in tensors], calls
 

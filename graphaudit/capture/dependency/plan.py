@@ -21,6 +21,12 @@ Integer inputs are changed to other values already in that input's range (token 
 valid ids), float inputs get Gaussian noise of the input's own scale; the generator is
 NumPy's own, seeded, never the global one.
 
+A model may have two stacks (:class:`Stack`): an encoder-decoder's bidirectional encoder reads
+``input_ids``, its causal decoder ``decoder_input_ids``. The sequence probes then change the
+future of the decoder's input and of the inputs on its side only (every decoder position may
+read every encoder token: the encoder's input is never "the future"), and the padding probe
+changes the padded positions of the inputs on the attention mask's side only.
+
 A *role* says which samples and positions a variant changes (:class:`Change`). A
 :class:`Region` says where an output must not have moved; :func:`moved` measures the largest
 change there, relative to the output's largest value.
@@ -37,6 +43,11 @@ Example:
     >>> changed = Plan.of((ids, types), sequence=False).variant([Change(1, "all")])[1]
     >>> changed[0].tolist() == [0] * 8, changed[1].tolist() == [0] * 8
     (True, True)
+    >>> source, target = np.arange(16).reshape(2, 8), np.arange(12).reshape(2, 6)  # an encoder-decoder
+    >>> plan = Plan.of((source, target), sequence=True, stack=Stack(source=1, side=(1,)))
+    >>> future = plan.variant([Change(0, "future")])
+    >>> bool((future[0] == source).all()), future[1][0].tolist() == [0, 1, 2, 3] + future[1][0, 4:].tolist()
+    (True, True)
 """
 
 from __future__ import annotations
@@ -46,7 +57,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Change", "Plan", "Region", "moved", "sequence_axis"]
+__all__ = ["ONE_STACK", "Change", "Plan", "Region", "Stack", "moved", "sequence_axis"]
 
 _SEED = 20260226
 
@@ -59,6 +70,27 @@ class Change:
 
     sample: int
     what: str
+
+
+@dataclass(frozen=True)
+class Stack:
+    """Which input feeds the causal stack the sequence probes judge, and which inputs are on its side.
+
+    ``Stack()``: one stack (a decoder-only model, or no sequence probe): the primary input is
+    its source and every input is on its side. An encoder-decoder's decoder: ``source`` is the
+    index of its input (``decoder_input_ids``) and ``side`` the inputs aligned with the
+    decoder's positions (the source, ``decoder_*``, ``labels``); the others feed the encoder.
+    ``shift``: how many positions later the stack sees a token of its source (1 for ``labels``
+    that the model shifts right into its decoder's input).
+    """
+
+    source: int | None = None
+    side: tuple[int, ...] | None = None
+    shift: int = 0
+
+
+#: A model with one stack: the primary input feeds it, every input is on its side.
+ONE_STACK = Stack()
 
 
 @dataclass(frozen=True)
@@ -83,9 +115,18 @@ class Plan:
     padded_by_probe: bool = False
     notes: list[str] = field(default_factory=list)
     batched: tuple[int, ...] = ()  # the inputs changed with the primary, sample by sample
+    stack: Stack = ONE_STACK
+    source: int = 0  # the input whose future and order the sequence probes change
 
     @classmethod
-    def of(cls, arrays: Sequence[np.ndarray | None], *, sequence: bool, mask: int | None = None) -> Plan:
+    def of(
+        cls,
+        arrays: Sequence[np.ndarray | None],
+        *,
+        sequence: bool,
+        mask: int | None = None,
+        stack: Stack = ONE_STACK,
+    ) -> Plan:
         """The plan for *arrays* (the batch), or raise ``ValueError`` saying why the probe cannot run."""
         arrays = [None if a is None else np.array(a) for a in arrays]
         primary = next((i for i, a in enumerate(arrays) if a is not None and a.ndim >= 2), None)
@@ -93,10 +134,19 @@ class Plan:
             raise ValueError("no input has a batch dimension and a second one (the probe changes that input)")
         first = arrays[primary]
         assert first is not None
-        plan = cls(arrays, primary, int(first.shape[0]))
+        plan = cls(arrays, primary, int(first.shape[0]), stack=stack, source=primary)
         if plan.batch < 2:
             raise ValueError(f"the batch holds {plan.batch} sample: the probe needs 2 or more")
         if sequence:
+            if stack.source is not None:
+                plan.source = stack.source
+                source = arrays[stack.source]
+                if source is None or source.ndim < 2 or source.shape[0] != plan.batch:
+                    raise ValueError(
+                        f"input {stack.source + 1}, which feeds the causal stack, is not a (batch, length, ...) "
+                        f"tensor of {plan.batch} samples"
+                    )
+                first = source
             plan.length = int(first.shape[1])
             if plan.length < 6:
                 raise ValueError(f"the sequence is {plan.length} positions long: the probes need 6 or more")
@@ -108,9 +158,9 @@ class Plan:
             for i, a in enumerate(plan.arrays)
             if i != primary
             and a is not None
+            and (i == plan.source or i == plan.mask or _varies(a))
             and a.ndim >= 2
             and a.shape[0] == plan.batch
-            and (i == plan.mask or _varies(a))
         )
         return plan
 
@@ -120,14 +170,15 @@ class Plan:
             raise ValueError("the attention mask is not a (batch, length) tensor")
         self.mask = mask
         self.length = self.length or int(values.shape[1])
+        width = int(values.shape[1])
         pads = tuple(int(i) for i in np.flatnonzero(values[0] == 0))
         if not pads:  # no padding in the batch given: sample 0 is left-padded by a quarter
-            pads = tuple(range(max(1, self.length // 4)))
+            pads = tuple(range(max(1, width // 4)))
             values = values.copy()
             values[0, list(pads)] = 0
             self.arrays[mask] = values
             self.padded_by_probe = True
-        if len(pads) == self.length:
+        if len(pads) == width:
             raise ValueError("sample 0 of the attention mask masks every position")
         self.pads = pads
 
@@ -137,6 +188,7 @@ class Plan:
         return tuple(i for i in range(self.length) if i not in self.pads)
 
     def positions(self, what: str) -> list[int]:
+        """The positions *what* changes, counted as the causal stack sees them (see :meth:`_where`)."""
         if what == "future":  # the last position is kept: what reaches it shows which cells mix positions
             return list(range(self.cut + 1, self.length - 1))
         if what == "pads":
@@ -153,7 +205,7 @@ class Plan:
             data = np.array(arrays[index])
             for change in changes:
                 where = self._where(index, data, change)
-                if where is None:
+                if not where:
                     continue
                 if change.what == "roll":
                     data[change.sample, where] = np.roll(data[change.sample, where], 1, axis=0)
@@ -165,26 +217,44 @@ class Plan:
         return arrays
 
     def _where(self, index: int, data: np.ndarray, change: Change) -> list[int] | None:
-        """The positions of input *index* that *change* changes, or ``None`` when it leaves it alone."""
-        if index == self.primary:
-            return self.positions(change.what)
-        if change.what != "all" and index == self.mask:
+        """The positions of input *index* that *change* changes, or ``None`` when it leaves it alone.
+
+        A whole sample changes every input. The pads change the inputs beside the attention
+        mask (an encoder's padding never changes the decoder's inputs). The future and the
+        order change the causal stack's source, where its tokens are *shift* positions earlier
+        than the stack sees them, and the future also the other inputs on its side, as long as
+        the sequence: an encoder's input is never the decoder's future.
+        """
+        if change.what == "all":
+            if index == self.mask:  # a quarter of the sample flipped: never every position masked
+                return list(range(max(1, data.shape[1] // 4)))
+            return list(range(data.shape[1]))
+        if index == self.mask:
             # The tokens are reordered, not the mask; the pads are what the mask says; and the
             # mask's future is kept: positions computed from it (OPT's position ids, a running
             # sum of the mask) would move at the last position, and GA342 reads which cell
             # first moves there as the first that mixes positions.
             return None
-        if change.what == "all":
-            if index == self.mask:  # a quarter of the sample flipped: never every position masked
-                return list(range(max(1, data.shape[1] // 4)))
-            return list(range(data.shape[1]))
-        if change.what == "roll" or not self.length or data.shape[1] != self.length:
+        if change.what == "pads":
+            assert self.mask is not None
+            width = self.arrays[self.mask].shape[1]  # type: ignore[union-attr]
+            same_side = self._on_side(index) == self._on_side(self.mask)
+            return self.positions("pads") if same_side and data.shape[1] == width else None
+        if index == self.source:
+            shift = self.stack.shift
+            return [p - shift for p in self.positions(change.what) if p >= shift]
+        if change.what == "roll" or not self._on_side(index) or data.shape[1] != self.length:
             return None  # reordering moves the tokens only; no sequence axis: no position to change
         return self.positions(change.what)
 
+    def _on_side(self, index: int) -> bool:
+        """Whether input *index* is on the causal stack's side (every input is, with one stack)."""
+        return self.stack.side is None or index in self.stack.side
+
     def rolls(self) -> bool:
         """Whether rolling the positions before the cut of the last sample changes it (not all equal)."""
-        last = self.arrays[self.primary][self.batch - 1, : self.cut]  # type: ignore[index]
+        where = self._where(self.source, self.arrays[self.source], Change(self.batch - 1, "roll"))  # type: ignore[arg-type]
+        last = self.arrays[self.source][self.batch - 1, where]  # type: ignore[index]
         return bool((np.roll(last, 1, axis=0) != last).any())
 
 
@@ -194,12 +264,17 @@ def _varies(values: np.ndarray) -> bool:
 
 def _other_values(values: np.ndarray, batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if np.issubdtype(batch.dtype, np.integer) or batch.dtype == np.bool_:
-        low, high = int(batch.min()), int(batch.max())
+        # Negative values beside non-negative ones are sentinels, not ids (HF's -100 "ignore"
+        # in labels, -1 padding): kept, and the range is that of the ids.
+        sentinels = batch.dtype != np.bool_ and bool((batch < 0).any()) and bool((batch >= 0).any())
+        valid = batch[batch >= 0] if sentinels else batch
+        low, high = int(valid.min()), int(valid.max())
         span = high - low + 1
         if span < 2:
             raise ValueError("every value of the input is the same: there is no other value to change it to")
         shift = rng.integers(1, span, values.shape)
-        return ((values.astype(np.int64) - low + shift) % span + low).astype(batch.dtype)
+        changed = ((values.astype(np.int64) - low + shift) % span + low).astype(batch.dtype)
+        return np.where(values < 0, values, changed) if sentinels else changed
     scale = float(np.std(batch)) or 1.0
     return (values + rng.normal(0.0, scale, values.shape)).astype(batch.dtype)
 

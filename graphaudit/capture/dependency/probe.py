@@ -43,7 +43,7 @@ from mindspore import Parameter, Tensor, nn
 
 from graphaudit.capture.compilation.jit import jit_disabled
 from graphaudit.capture.dependency.passes import Call, Recorder, Runner, entry, first_moving, hooked, relative
-from graphaudit.capture.dependency.plan import Change, Plan, Region
+from graphaudit.capture.dependency.plan import ONE_STACK, Change, Plan, Region, Stack
 from graphaudit.capture.network.isolation import preserved, training_flags
 from graphaudit.capture.network.values import tensor_values
 from graphaudit.capture.network.wrappers import EXCLUSIVE
@@ -109,6 +109,30 @@ def _regions(plan: Plan, samples: range | list[int], past: bool) -> list[Region]
     return regions
 
 
+def _unreached(plan: Plan) -> str:
+    return (
+        f"changing the tokens of input {plan.source + 1} after position {plan.cut} moved none of the outputs "
+        "judged, at any position: the input the sequence probes change does not reach them"
+    )
+
+
+def _stack_outputs(runner: Runner, plan: Plan, base: list[np.ndarray]) -> list[np.ndarray]:
+    """The judged outputs that the causal stack makes, out of *base*; the runner reads only those from now on.
+
+    A model with two stacks returns the encoder's tensors too (its last hidden state, the
+    cross-attention's keys and values), which the encoder's padding moves at its own
+    positions and whose other axes may be as long as the decoder's sequence. One pass that
+    changes every sample's future, on the decoder's side only, shows which outputs the decoder
+    makes: they move, the encoder's do not.
+    """
+    changed, _ = runner.run(plan.variant([Change(s, "future") for s in range(plan.batch)]), "judged")
+    whole = Region(tuple(range(plan.batch)))
+    runner.only = tuple(
+        i for i, (a, b) in enumerate(zip(base, changed)) if relative([a], [b], [whole], 0) > 0
+    )
+    return [base[i] for i in runner.only]
+
+
 def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder) -> DependencyResult:
     runner = Runner(net, inputs, recorder, plan)
     sequence, padding, last = plan.cut > 0, plan.mask is not None, plan.batch - 1
@@ -121,6 +145,12 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder
         raise ValueError(
             "the output on the batch given is not finite (NaN or infinite): nothing can be compared"
         )
+    not_run: dict[str, str] = {}
+    if sequence and plan.stack.side is not None:
+        base = _stack_outputs(runner, plan, base)
+        if not base:
+            sequence = False
+            not_run = dict.fromkeys(("future", "positions"), _unreached(plan))
     dtypes = list(runner.dtypes)
     floor = ULP_FACTOR * _ulp(dtypes)
     rolls = sequence and plan.rolls()
@@ -129,6 +159,11 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder
     combined += [Change(0, "pads")] if padding else []
     mixed, mixed_calls = runner.run(plan.variant(combined), keeping)
     leak = relative(base, mixed, _regions(plan, range(last), sequence), plan.length)
+    future = [Region(tuple(range(last)), tuple(range(plan.cut + 1, plan.length)))]
+    if sequence and relative(base, mixed, future, plan.length) <= floor:
+        # Nothing the sequence probes judge reads the input they change: "OK" would mean "not checked".
+        sequence = False
+        not_run = dict.fromkeys(("future", "positions"), _unreached(plan))
     if leak > floor and keeping != "all":
         base_calls = runner.run(plan.arrays)[1]
         keeping = "all"
@@ -161,7 +196,6 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder
         if change > bound:
             where = entry(base_calls, calls, regions, plan.length, bound) or judged
         results[kind] = Dependence(kind, where is not None, change, bound, judged, where)
-    not_run: dict[str, str] = {}
     if sequence and not rolls:
         not_run["positions"] = (
             "the tokens before the middle of the last sample are all the same: reordering them changes nothing"
@@ -205,11 +239,10 @@ def _positions(
     """
     last, length = plan.batch - 1, plan.length
     outputs, calls = mixed
+    mixing, mixing_calls = mixed
     if results["batch"].found:  # the other samples' changes reach the last one: reorder it alone
         outputs, calls = runner.run(plan.variant([Change(last, "roll")]))
-        mixing_calls = runner.run(plan.variant([Change(0, "future")]))[1]
-    else:
-        mixing_calls = calls
+        mixing, mixing_calls = runner.run(plan.variant([Change(0, "future")]))
     after = [Region((last,), tuple(range(plan.cut, length)))]
     stays, effect = (
         relative(base, outputs, after, length),
@@ -220,8 +253,10 @@ def _positions(
     mixes = first_moving(base_calls, mixing_calls, reaches_last, length, bound)
     ordered = first_moving(base_calls, calls, after, length, bound)
     judged = runner.judged_path
-    if stays <= bound:  # the judged output itself does not see the order
-        found = effect > bound
+    if stays <= bound:  # the judged output itself does not see the order...
+        # ...and is reported when it mixes positions: a per-token output (an embedding judged
+        # because nothing later has the sequence's length) says nothing about order.
+        found = effect > bound and relative(base, mixing, reaches_last, length) > bound
         return Dependence("positions", found, stays, bound, judged, judged if found else None, effect)
     if mixes is None or (ordered is not None and ordered <= mixes):
         return Dependence("positions", False, stays, bound, judged, None, effect)
@@ -236,13 +271,15 @@ def probe_dependencies(
     *,
     sequence: bool = False,
     mask: int | None = None,
+    stack: Stack = ONE_STACK,
     parameters: Iterable[Parameter] = (),
 ) -> DependencyResult | str:
     """Probe *net* on *inputs* (its ``construct`` arguments); *cells* by path are hooked.
 
-    *sequence*: run the sequence probes (the future, the positions); *mask*: the index among
-    *inputs* of the attention mask (the padding probe). Returns the result, or a sentence
-    saying why the probe could not run.
+    *sequence*: run the sequence probes (the future, the positions) on the causal stack that
+    *stack* says feeds on which input (one stack, fed by the first token input, by default);
+    *mask*: the index among *inputs* of the attention mask (the padding probe). Returns the
+    result, or a sentence saying why the probe could not run.
     """
     arrays = [tensor_values(x).copy() if isinstance(x, Tensor) else None for x in inputs]
     try:
@@ -254,12 +291,17 @@ def probe_dependencies(
         if not probes:
             continue
         try:
-            Plan.of(arrays, sequence=kinds[0] == "future", mask=mask if kinds[0] == "padding" else None)
+            Plan.of(
+                arrays,
+                sequence=kinds[0] == "future",
+                mask=mask if kinds[0] == "padding" else None,
+                stack=stack,
+            )
         except ValueError as err:
             not_run.update(dict.fromkeys(kinds, str(err)))
     sequence = sequence and "future" not in not_run
     mask = None if "padding" in not_run else mask
-    plan = Plan.of(arrays, sequence=sequence, mask=mask)
+    plan = Plan.of(arrays, sequence=sequence, mask=mask, stack=stack)
     params = unique([*parameters, *(p for cell in cells.values() for p in cell.get_parameters())])
     try:
         with EXCLUSIVE, graphs_not_saved(), preserved(list(cells.values()), params) as snapshot:
