@@ -3,7 +3,9 @@
 - :func:`assert_clean`: the audit finds no error or warning other than the allowed ones;
 - :func:`assert_matches_spec`: the network's design matches a :class:`~graphaudit.spec.Spec`;
 - :func:`assert_matches_snapshot`: the same against a snapshot file, written on the first run
-  (what the ``design_snapshot`` pytest fixture of :mod:`graphaudit.pytest_plugin` calls).
+  (what the ``design_snapshot`` pytest fixture of :mod:`graphaudit.pytest_plugin` calls);
+- :func:`assert_matches_reference`: a port has its original's weights, shapes and ties
+  (GA630-GA649, against ``.safetensors``, ``.pth``/``.bin`` or ``.onnx`` files of the original).
 
 Importing this module does not import MindSpore: the audit and the capture are imported by
 the functions that need them.
@@ -32,7 +34,7 @@ from graphaudit.suggest import did_you_mean
 if TYPE_CHECKING:
     from graphaudit.report import Report
 
-__all__ = ["assert_clean", "assert_matches_snapshot", "assert_matches_spec"]
+__all__ = ["assert_clean", "assert_matches_reference", "assert_matches_snapshot", "assert_matches_spec"]
 
 SpecLike = Union[Spec, str, "os.PathLike[str]"]
 PathLike = Union[str, "os.PathLike[str]"]
@@ -147,6 +149,52 @@ def assert_clean(
             + f"\nIf one is intended, allow it, e.g. allow=[{first.check_id + ':' + first.subject!r}]."
         )
     return report
+
+
+def assert_matches_reference(
+    net: Any,
+    reference: Any,
+    *,
+    inputs: Any = None,
+    allow: Iterable[str] | str = (),
+    reference_map: Any = None,
+) -> Report:
+    """Fail unless the port *net* matches its original *reference* (the port checks, GA630-GA649).
+
+    *reference* is what ``audit(reference=...)`` takes: the original's ``.safetensors``,
+    ``.pth``/``.bin`` (read without torch) or ``.onnx`` file, or a dict name -> array;
+    *reference_map* pairs names the mapping cannot find. *allow* as in :func:`assert_clean`.
+    Every port check must have run: one that could not is a failure too, with its reason.
+
+    Raises:
+        AssertionError: listing each difference with its message and fix, or the checks not run.
+
+    Example:
+        >>> import numpy as np, graphaudit.testing as gt
+        >>> from mindspore import nn
+        >>> original = {"weight": np.zeros((2, 3), np.float32), "bias": np.zeros(2, np.float32)}
+        >>> gt.assert_matches_reference(nn.Dense(3, 2), original)
+        <Report Dense: 0 findings, ok=True>
+        >>> gt.assert_matches_reference(nn.Dense(3, 2, has_bias=False), original)
+        Traceback (most recent call last):
+        ...
+        AssertionError: graphaudit found 1 problem in Dense:
+          GA630 reference-weight-missing-in-port [error] (root)
+        ...
+    """
+    from graphaudit.checks import all_checks
+    from graphaudit.runner import audit
+
+    port_checks = sorted(c for c, check in all_checks().items() if check.family_key == "630-649")
+    options = {"reference_map": reference_map} if reference_map is not None else {}
+    report = audit(net, inputs=inputs, reference=reference, select=port_checks, **options)
+    not_run = {c: report.skipped[c] for c in port_checks if c in report.skipped}
+    if not_run:
+        raise AssertionError(
+            "graphaudit could not compare the port with its original: "
+            + "; ".join(f"{c} not run ({why})" for c, why in not_run.items())
+        )
+    return assert_clean(report, allow=allow)
 
 
 def _resolved(graph: Any, patterns: Iterable[str], what: str, missing: list[str]) -> list[str]:

@@ -106,8 +106,9 @@ FAMILIES = {
 
 SCHEDULES = "learning-rate schedules (read without running them)"
 WATCH = "training watch (watchpoints on a real training run)"
+PORT = "port against its original (reference=)"
 #: Families that own a range of IDs inside a digit's family: (first, last, name), ID digits only.
-FAMILY_RANGES = (("914", "919", SCHEDULES), ("950", "979", WATCH))
+FAMILY_RANGES = (("630", "649", PORT), ("914", "919", SCHEDULES), ("950", "979", WATCH))
 
 REQUIRED_DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead")
 _ID = re.compile(r"^GA[0-9]\d\d$")

@@ -1,0 +1,110 @@
+"""The original a port was made from, read as evidence: its weights, and how they are tied.
+
+:func:`read_reference` takes what ``reference=`` is given: a ``.safetensors`` file, a PyTorch
+state dict (``.pth``/``.pt``/``.bin``, read without torch and without running its pickle:
+:mod:`.torch_pickle`), an ONNX file (its initializers; needs the ``onnx`` package), or a dict
+``name -> array`` (a state dict already in memory: NumPy arrays, torch tensors, MindSpore
+Parameters). :mod:`.mapping` matches its names with the port's parameters.
+
+Example:
+    >>> import numpy as np
+    >>> ref = read_reference({"fc.weight": np.zeros((3, 2), np.float32)})
+    >>> ref.format, list(ref.tensors), ref.ordered
+    ('arrays', ['fc.weight'], True)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from graphaudit.errors import ArgumentError, ArgumentTypeError
+
+__all__ = ["Reference", "read_reference"]
+
+_TORCH_SUFFIXES = (".pth", ".pt", ".bin", ".ckpt", ".tar")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The original's weights: ``tensors`` (name -> array) and the groups of names tied together.
+
+    ``ordered`` says whether ``tensors`` follow the original's module order (a state dict, an
+    ONNX file) or not (a ``.safetensors`` file sorts them by dtype and name): the mapping's
+    fallback by order uses it. ``matmul_right``: names whose array is stored ``(in, out)``.
+    """
+
+    source: str
+    format: str
+    tensors: dict[str, np.ndarray]
+    ties: tuple[tuple[str, ...], ...] = ()
+    ordered: bool = True
+    matmul_right: frozenset[str] = field(default_factory=frozenset)
+
+
+def read_reference(value: Any) -> Reference:
+    """*value* (a file path or a dict of arrays) read as a :class:`Reference`."""
+    if isinstance(value, Reference):
+        return value
+    if isinstance(value, Mapping):
+        arrays = _arrays(value)
+        return Reference("the dict given", "arrays", arrays, _same_objects(value))
+    if not isinstance(value, (str, os.PathLike)):
+        raise ArgumentTypeError(
+            "reference= takes the original's weights: a .safetensors, .pth/.bin or .onnx file, or a dict "
+            f"name -> array; got {type(value).__name__}"
+        )
+    path = os.fspath(value)
+    if not os.path.isfile(path):
+        raise ArgumentError(
+            f"reference= {path!r} is not a file: pass the original's weights (.safetensors, .pth, .bin "
+            "or .onnx)."
+        )
+    lower = path.lower()
+    if lower.endswith(".safetensors"):
+        from graphaudit.capture.reference.safetensors_file import read_safetensors
+
+        return Reference(path, "safetensors", read_safetensors(path), ordered=False)
+    if lower.endswith(".onnx"):
+        from graphaudit.capture.reference.onnx_file import read_onnx_weights
+
+        tensors, right = read_onnx_weights(path)
+        return Reference(path, "onnx", tensors, matmul_right=right)
+    if lower.endswith(_TORCH_SUFFIXES):
+        from graphaudit.capture.reference.torch_pickle import read_torch_state
+
+        state = read_torch_state(path)
+        return Reference(path, "pytorch", state.tensors, state.ties)
+    raise ArgumentError(
+        f"reference= {path!r}: graphaudit reads .safetensors, .pth/.pt/.bin (a torch.save state dict) "
+        "and .onnx files; name the file by what it holds."
+    )
+
+
+def _same_objects(value: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """Names given one and the same tensor object: a state dict's tied weights."""
+    groups: dict[int, list[str]] = {}
+    for name, tensor in value.items():
+        groups.setdefault(id(tensor), []).append(name)
+    return tuple(tuple(names) for names in groups.values() if len(names) > 1)
+
+
+def _arrays(value: Mapping[Any, Any]) -> dict[str, np.ndarray]:
+    arrays = {}
+    for name, tensor in value.items():
+        if not isinstance(name, str):
+            raise ArgumentTypeError(f"reference= as a dict takes name -> array, got a key {name!r}")
+        try:
+            array = tensor.asnumpy() if hasattr(tensor, "asnumpy") else np.asarray(tensor.detach().cpu())
+        except AttributeError:
+            array = np.asarray(tensor)
+        if array.dtype == object:
+            raise ArgumentTypeError(
+                f"reference= as a dict takes name -> array, got {name!r}: {type(tensor).__name__}"
+            )
+        arrays[name] = array
+    return arrays

@@ -1,0 +1,71 @@
+"""GA632 parameter-shape-differs-from-reference."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit.capture.reference.mapping import Pair
+from graphaudit.checks import register
+from graphaudit.checks._shared.reference import module_of, shape_text
+from graphaudit.checks.context import AuditContext
+from graphaudit.evidence.reference import ReferenceWeights
+from graphaudit.findings import Finding
+
+
+@register("GA632", "parameter-shape-differs-from-reference", severity="error", needs=(ReferenceWeights,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """A port parameter whose shape differs from the original weight it stands for, or is its transpose.
+
+    What it does:
+        For each pair of the mapping (GA630), compares the shapes (trailing 1s aside, which
+        MindSpore loads through): a 2-D weight whose shape is the original's reversed is
+        reported as stored transposed; any other difference as a shape that differs (a width,
+        a kernel size, a vocabulary). An ONNX file stores a ``MatMul``'s weight ``(in, out)``
+        whether the original did or its exporter folded a transpose: there, a 2-D weight
+        either way round is left to the outputs' comparison.
+
+    Why is this bad:
+        A width or kernel that differs is a different network; a weight stored transposed
+        means whatever loads the original's weights must transpose it, and a square one
+        loaded without the transpose raises nothing and computes ``x @ W`` instead of
+        ``x @ W.T``.
+
+    Example:
+        ```python
+        self.proj = nn.Dense(64, 32)       # the original: nn.Linear(64, 48)
+        ```
+
+    Use instead:
+        ```python
+        self.proj = nn.Dense(64, 48)
+        ```
+    """
+    weights = ctx.need(ReferenceWeights)
+    by_cell: dict[str, list[Pair]] = {}
+    for pair in weights.mapping.pairs:
+        if pair.layout != "same":
+            by_cell.setdefault(module_of(pair.port), []).append(pair)
+    for cell, pairs in by_cell.items():
+        said = []
+        for pair in pairs:
+            mine, theirs = weights.port_shapes[pair.port], weights.reference_shapes[pair.reference]
+            how = (
+                "the transpose of the original's" if pair.layout == "transposed" else "where the original has"
+            )
+            said.append(f"{pair.port} is {shape_text(mine)}, {how} {pair.reference} ({shape_text(theirs)})")
+        transposed = all(pair.layout == "transposed" for pair in pairs)
+        yield ctx.finding(
+            "error",
+            cell or "(root)",
+            "; ".join(said)
+            + (
+                ": the original's weights load into the port only transposed."
+                if transposed
+                else ": the layer is not the original's."
+            ),
+            "Transpose the original's weight when converting it, or declare the layer as the original does."
+            if transposed
+            else "Give the layer the original's sizes (in and out channels, kernel, vocabulary).",
+            tuple(weights.port_nodes[pair.port] for pair in pairs),
+            subjects=tuple(pair.port for pair in pairs),
+        )

@@ -1,0 +1,53 @@
+"""GA634 reference-is-another-model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks.context import AuditContext
+from graphaudit.checks.ga630_reference_weight_missing_in_port import ANOTHER_MODEL
+from graphaudit.evidence.reference import ReferenceWeights
+from graphaudit.findings import Finding
+
+
+@register("GA634", "reference-is-another-model", severity="error", needs=(ReferenceWeights,))
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Most of the original's weights have no counterpart in the port: the reference is another model.
+
+    What it does:
+        Counts the original's weights (integer buffers aside) that the mapping of GA630
+        pairs with a port parameter, and reports one error when fewer than half are paired,
+        saying how many; GA630 and GA631 then say nothing, rather than one finding per
+        weight of a model that was never this port's original.
+
+    Why is this bad:
+        Compared with the wrong original, every other finding about the port is noise: the
+        reference file, or the network audited, is not the one meant.
+
+    Example:
+        ```python
+        graphaudit.audit(resnet18(), reference="vit_base.safetensors")
+        ```
+
+    Use instead:
+        ```python
+        graphaudit.audit(resnet18(), reference="resnet18.safetensors")
+        ```
+    """
+    weights = ctx.need(ReferenceWeights)
+    share = weights.matched_fraction()
+    if share >= ANOTHER_MODEL:
+        return
+    total = len(weights.reference_shapes) - len(weights.buffers)
+    yield ctx.finding(
+        "error",
+        "(root)",
+        f"Only {len(weights.mapping.pairs)} of the original's {total} weights ({share:.0%}) have a counterpart "
+        f"in the port ({len(weights.port_shapes)} parameters): {weights.label} is not the original of this "
+        "network, or the names and shapes of the two have almost nothing in common.",
+        "Pass the original this network was ported from; if it is, give the pairs: "
+        "reference_map={'port.name': 'original.name', ...}.",
+        (g.cell_nodes_by_path(ctx.graph)[""],),
+    )

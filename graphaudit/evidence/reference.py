@@ -1,0 +1,178 @@
+"""The original a port was made from, its weights matched with the port's parameters (GA630-GA634).
+
+``audit(net, reference="original.safetensors")`` (``--reference FILE``) reads the original's
+weights (:mod:`graphaudit.capture.reference`: ``.safetensors``, a ``.pth``/``.bin`` state dict
+read without torch, an ONNX file's initializers, or a dict of arrays) and pairs them with the
+port's parameters (:mod:`graphaudit.capture.reference.mapping`). ``reference_map=`` gives or
+corrects pairs (``{"port.name": "original.name"}``). Nothing is loaded into the network.
+
+Example:
+    >>> import numpy as np
+    >>> from mindspore import nn
+    >>> from graphaudit.evidence import AuditRequest, EvidenceSet
+    >>> net = nn.SequentialCell([nn.Dense(2, 3), nn.BatchNorm1d(3)])
+    >>> original = {"0.weight": np.zeros((3, 2)), "0.bias": np.zeros(3), "1.weight": np.ones(3),
+    ...             "1.bias": np.zeros(3), "1.running_mean": np.zeros(3), "1.running_var": np.ones(3)}
+    >>> weights = EvidenceSet(AuditRequest(net, options={"reference": original})).need(ReferenceWeights)
+    >>> [(p.port, p.reference) for p in weights.mapping.pairs][-2:]
+    [('1.gamma', '1.weight'), ('1.beta', '1.bias')]
+    >>> weights.mapping.port_only, weights.mapping.reference_only
+    ((), ())
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from graphaudit import graph as g
+from graphaudit.errors import ArgumentTypeError, GraphAuditError
+from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
+from graphaudit.evidence.network import NetworkGraph
+
+if TYPE_CHECKING:
+    from graphaudit.capture.reference import Reference
+    from graphaudit.capture.reference.mapping import ParameterMapping
+
+__all__ = ["ReferenceWeights"]
+
+Shape = tuple[int, ...]
+
+
+def _reference(name: str, value: Any) -> Any:
+    """*value* when it is a file that exists (read when a check needs it) or a dict, read now."""
+    from graphaudit.capture.reference import read_reference
+
+    if isinstance(value, (str, os.PathLike)) and os.path.isfile(value):
+        return value
+    return read_reference(value)  # what is wrong with it, in its words
+
+
+def _reference_map(name: str, value: Any) -> dict[str, str]:
+    if isinstance(value, (str, os.PathLike)) and os.fspath(value).endswith(".json"):
+        try:
+            with open(value, encoding="utf-8") as f:
+                value = json.load(f)
+        except (OSError, ValueError) as err:
+            raise ArgumentTypeError(
+                f"{name}= {os.fspath(value)!r} is not a readable JSON file: {err}"
+            ) from err
+        value = {p["port"]: p["reference"] for p in value["pairs"]} if "pairs" in value else value
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ArgumentTypeError(
+            f"{name}= takes a dict port name -> original name (e.g. {{'head.dense.weight': 'classifier.weight'}}) "
+            f"or a .json file of one, got {type(value).__name__}"
+        )
+    return dict(value)
+
+
+@dataclass(frozen=True)
+class ReferenceWeights(Evidence):
+    """The original's weights, their pairing with the port's parameters, and both sides' ties."""
+
+    title = "the original the port was made from"
+    requirement = Requirement("pass reference='original.safetensors'", "give --reference FILE")
+    needs = (NetworkGraph,)
+    options = (
+        Option(
+            "reference",
+            "the original the network was ported from: its weights (.safetensors, a .pth/.bin state dict "
+            "read without torch, an .onnx file) or a dict name -> array (GA630-GA634)",
+            flag="--reference",
+            metavar="FILE",
+            parse=_reference,
+        ),
+        Option(
+            "reference_map",
+            "pairs of port parameter -> original weight names that the mapping cannot find by itself "
+            "(a dict, or the JSON the mapping is shown as)",
+            flag="--reference-map",
+            metavar="FILE.json",
+            parse=_reference_map,
+        ),
+    )
+
+    source: str
+    format: str
+    mapping: ParameterMapping
+    port_shapes: dict[str, Shape]
+    reference_shapes: dict[str, Shape]
+    port_nodes: dict[str, str]  # port parameter path -> its graph node
+    port_aliases: dict[str, tuple[str, ...]]  # a parameter's path -> every path it is reached by
+    reference_ties: tuple[tuple[str, ...], ...]
+    frozen: frozenset[str]  # port parameters that do not train
+    buffers: tuple[str, ...]  # the original's integer tensors (position_ids...): no weights
+
+    @property
+    def label(self) -> str:
+        """How messages name the reference: its file's name, or "the dict given"."""
+        return os.path.basename(self.source) if self.format != "arrays" else self.source
+
+    def matched_fraction(self) -> float:
+        """The share of the original's weights that have a counterpart in the port."""
+        weights = len(self.reference_shapes) - len(self.buffers)
+        return len(self.mapping.pairs) / weights if weights else 1.0
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> ReferenceWeights | Missing:
+        value = request.option("reference")
+        if value is None:
+            return Missing()
+        from graphaudit.capture.reference import read_reference
+
+        try:
+            reference = read_reference(value)
+        except GraphAuditError as err:
+            raise cls.options[0].worded(err) from err.__cause__
+        given = request.option("reference_map") or {}
+        if not isinstance(given, Mapping):  # a request built without audit()'s door: parsed here
+            given = _reference_map("reference_map", given)
+        return cls.of(reference, have.need(NetworkGraph).graph, given)
+
+    @classmethod
+    def of(cls, reference: Reference, graph: Any, given: Mapping[str, str]) -> ReferenceWeights:
+        """The evidence of *reference* against the network of *graph* (``reference_map`` pairs in *given*)."""
+        from graphaudit.capture.reference.mapping import map_parameters
+
+        shapes: dict[str, Shape] = {}
+        nodes: dict[str, str] = {}
+        aliases: dict[str, tuple[str, ...]] = {}
+        frozen = set()
+        for node, attrs in g.nodes_of_kind(graph, g.PARAMETER):
+            if not attrs.get("registered", True):
+                continue
+            path = attrs["path"]
+            shapes[path] = tuple(json.loads(attrs["shape"]))
+            nodes[path] = node
+            aliases[path] = tuple(json.loads(attrs.get("paths", "[]"))) or (path,)
+            if not attrs.get("requires_grad", True):
+                frozen.add(path)
+        buffers = tuple(n for n, a in reference.tensors.items() if not np.issubdtype(a.dtype, np.floating))
+        weights = {n: tuple(a.shape) for n, a in reference.tensors.items() if n not in buffers}
+        mapping = map_parameters(
+            shapes,
+            weights,
+            given,
+            reference_ordered=reference.ordered,
+            stored_transposed=reference.matmul_right,
+            aliases={path: paths for path, paths in aliases.items() if len(paths) > 1},
+        )
+        return cls(
+            reference.source,
+            reference.format,
+            mapping,
+            shapes,
+            {n: tuple(a.shape) for n, a in reference.tensors.items()},
+            nodes,
+            aliases,
+            reference.ties,
+            frozenset(frozen),
+            buffers,
+        )

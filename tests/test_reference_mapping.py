@@ -1,0 +1,136 @@
+"""The port's parameters paired with the original's weights: by name (MindSpore's spellings read as
+PyTorch's), by a prefix that differs, by module order and shape; and what is left, reported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mindspore import Parameter, Tensor, nn
+
+import graphaudit
+from graphaudit.capture.reference import read_reference
+from graphaudit.capture.reference.mapping import map_parameters
+
+ROOT = Path(__file__).resolve().parent.parent
+PORT_CHECKS = ["GA630", "GA631", "GA632", "GA633", "GA634"]
+
+
+def test_a_prefix_that_differs_is_found_by_the_names_it_explains():
+    port = {"model.encoder.0.weight": (4, 4), "model.encoder.0.bias": (4,), "model.head.weight": (2, 4)}
+    ref = {"bert.encoder.0.weight": (4, 4), "bert.encoder.0.bias": (4,), "bert.head.weight": (2, 4)}
+    mapping = map_parameters(port, ref)
+    assert [(p.reference, p.how) for p in mapping.pairs] == [
+        ("bert.encoder.0.weight", "prefix"),
+        ("bert.encoder.0.bias", "prefix"),
+        ("bert.head.weight", "prefix"),
+    ]
+
+
+def test_renamed_layers_pair_by_order_and_shape_and_the_user_can_say_the_rest():
+    port = {"blocks.0.w": (8, 4), "blocks.0.b": (8,), "blocks.1.w": (2, 8), "blocks.1.b": (2,)}
+    ref = {"fc1.weight": (8, 4), "fc1.bias": (8,), "fc2.weight": (2, 8), "fc2.bias": (2,)}
+    mapping = map_parameters(port, ref)
+    assert [(p.port, p.reference, p.how) for p in mapping.pairs] == [
+        ("blocks.0.w", "fc1.weight", "order"),
+        ("blocks.0.b", "fc1.bias", "order"),
+        ("blocks.1.w", "fc2.weight", "order"),
+        ("blocks.1.b", "fc2.bias", "order"),
+    ]
+    swapped = map_parameters(port, ref, {"blocks.1.b": "fc1.bias"})
+    assert swapped.pairs[-1] == type(swapped.pairs[0])("blocks.1.b", "fc1.bias", "given", "shape")
+
+
+def test_unordered_files_are_paired_in_natural_order():
+    port = {f"layers.{i}.w": (3, 3) for i in range(12)}
+    ref = {f"h.{i}.weight": (3, 3) for i in range(12)}
+    mapping = map_parameters(port, ref, reference_ordered=False)
+    assert [(p.port, p.reference) for p in mapping.pairs][10:] == [
+        ("layers.10.w", "h.10.weight"),
+        ("layers.11.w", "h.11.weight"),
+    ]
+
+
+def test_a_transposed_weight_pairs_and_says_so_unless_the_file_cannot_tell():
+    mapping = map_parameters({"fc.weight": (8, 4)}, {"fc.weight": (4, 8)})
+    assert mapping.pairs[0].layout == "transposed"
+    onnx = map_parameters(
+        {"fc.weight": (8, 4)}, {"fc.weight": (4, 8)}, stored_transposed=frozenset({"fc.weight"})
+    )
+    assert onnx.pairs[0].layout == "same"
+
+
+class Lm(nn.Cell):
+    def __init__(self, tie: bool) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(32, 8)
+        self.hidden = nn.Dense(8, 8, activation="tanh")
+        self.head = nn.Dense(8, 32, has_bias=False)
+        if tie:
+            self.head.weight = self.embed.embedding_table
+        self.rotary = Parameter(Tensor(np.ones(4, np.float32)), requires_grad=False)  # computed, never saved
+
+    def construct(self, ids):
+        return self.head(self.hidden(self.embed(ids)))
+
+
+IDS = Tensor(np.zeros((2, 5), np.int32))
+
+
+@pytest.mark.parametrize("tie", [True, False])
+def test_ties_against_a_state_dict_that_ties_and_a_safetensors_file_that_drops_the_copy(tie):
+    pth = ROOT / "samples" / "GA633" / "original.pth"
+    report = graphaudit.audit(Lm(tie), inputs=IDS, reference=str(pth), select=PORT_CHECKS)
+    assert [f.check_id for f in report.findings] == ([] if tie else ["GA633"])
+    tensors = read_reference(pth).tensors
+    saved = {
+        name: array for name, array in tensors.items() if name != "head.weight"
+    }  # as save_pretrained does
+    report = graphaudit.audit(Lm(tie), inputs=IDS, reference=saved, select=PORT_CHECKS)
+    found = [(f.check_id, f.subject) for f in report.findings]
+    assert found == ([] if tie else [("GA631", "head.weight")])
+    if not tie:
+        assert "The original's embed.weight has the same shape" in report.findings[0].message
+
+
+def test_integer_buffers_and_frozen_computed_parameters_are_never_missing_or_added():
+    tensors = dict(read_reference(ROOT / "samples" / "GA633" / "original.pth").tensors)
+    tensors["head.weight"] = tensors["embed.weight"]  # tied in a dict: one object under two names
+    tensors["position_ids"] = np.arange(5)[None]
+    report = graphaudit.audit(Lm(True), inputs=IDS, reference=tensors, select=PORT_CHECKS)
+    assert report.ok and not report.findings
+    assert set(PORT_CHECKS) <= set(report.checks_run)
+
+
+def test_a_reference_map_file_corrects_the_mapping(tmp_path):
+    import json
+
+    class Renamed(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a = nn.Dense(4, 4)
+            self.b = nn.Dense(4, 4)
+
+        def construct(self, x):
+            return self.b(self.a(x))
+
+    ref = {
+        "first.weight": np.zeros((4, 4)),
+        "first.bias": np.zeros(4),
+        "second.weight": np.zeros((4, 4)),
+        "second.bias": np.zeros(4),
+    }
+    x = Tensor(np.ones((1, 4), np.float32))
+    plain = graphaudit.audit(Renamed(), inputs=x, reference=ref, select=PORT_CHECKS)
+    assert not plain.findings  # by order
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps({"a.weight": "second.weight", "a.bias": "second.bias"}))
+    mapped = graphaudit.audit(Renamed(), inputs=x, reference=ref, reference_map=str(path), select=PORT_CHECKS)
+    assert not mapped.findings
+    from graphaudit.evidence import AuditRequest, EvidenceSet
+    from graphaudit.evidence.reference import ReferenceWeights
+
+    request = AuditRequest(Renamed(), options={"reference": ref, "reference_map": str(path)})
+    pairs = EvidenceSet(request).need(ReferenceWeights).mapping.to_dict()["pairs"]
+    assert pairs[0] == {"port": "a.weight", "reference": "second.weight", "how": "given", "layout": "same"}
