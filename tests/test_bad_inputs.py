@@ -12,6 +12,7 @@ Complements tests/test_isolation_and_errors.py and tests/test_audit.py, which ch
 
 from __future__ import annotations
 
+import pickle
 import re
 import sys
 from collections.abc import Callable
@@ -98,6 +99,7 @@ FE = graphaudit.ForwardError
 SE = graphaudit.SpecError
 GE = graphaudit.GraphAuditError
 AT = graphaudit.errors.ArgumentTypeError
+AE = graphaudit.errors.ArgumentError
 
 
 def _lazy() -> nn.Cell:
@@ -112,6 +114,21 @@ def test_a_network_of_uninitialised_parameters_is_left_uninitialised() -> None:
         graphaudit.audit(net, inputs=_x())
     assert all(p.has_init for p in net.get_parameters())
     assert graphaudit.audit(net).ok  # the structure alone is audited as before
+
+
+def _file(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def _original() -> dict[str, np.ndarray]:
+    """The state dict of the PyTorch model Net was ported from: ``backbone`` and ``fc`` Linears."""
+    return {
+        "backbone.weight": np.zeros((8, 4), np.float32),
+        "backbone.bias": np.zeros(8, np.float32),
+        "fc.weight": np.zeros((2, 8), np.float32),
+        "fc.bias": np.zeros(2, np.float32),
+    }
 
 
 def _pipeline() -> Any:
@@ -648,6 +665,74 @@ CASES: list[Case] = [
         lambda t: graphaudit.audit_dataset(_pipeline(), imbalanced="maybe"),
         AT,
         "imbalanced= takes True or False, got 'maybe' (str)",
+    ),
+    # ---------------------------------------------------------------- the original of a port (reference=)
+    Case(
+        "reference-missing-file",
+        '`audit(net, reference="original.safetensors")`, no such file',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), reference=str(t / "original.safetensors")),
+        AE,
+        "reference= '{tmp}/original.safetensors' is not a file",
+        "pass the original's weights",
+    ),
+    Case(
+        "reference-int",
+        "`audit(net, reference=3)`",
+        lambda t: graphaudit.audit(Net(), inputs=_x(), reference=3),
+        AT,
+        "reference= takes the original's weights: a .safetensors, .pth/.bin or .onnx file, or a dict",
+    ),
+    Case(
+        "reference-unknown-suffix",
+        '`audit(net, reference="model.weights")`',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), reference=str(_file(t / "model.weights", b"x"))),
+        AE,
+        "reference= '{tmp}/model.weights': graphaudit reads .safetensors, .pth/.pt/.bin",
+        "name the file by what it holds",
+    ),
+    Case(
+        "reference-legacy-pickle",
+        '`audit(net, reference="old.pth")`, a plain pickle, not torch.save\'s zip',
+        lambda t: graphaudit.audit(
+            Net(), inputs=_x(), reference=str(_file(t / "old.pth", pickle.dumps({"w": [1.0]})))
+        ),
+        AE,
+        "reference= '{tmp}/old.pth' is not a zip file as torch.save writes them",
+    ),
+    Case(
+        "reference-dict-of-strings",
+        '`audit(net, reference={"head.weight": "abc"})`',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), reference={"head.weight": "abc"}),
+        AT,
+        "reference= as a dict takes name -> array, got 'head.weight': str",
+    ),
+    Case(
+        "reference-map-typo",
+        '`audit(net, reference=..., reference_map={"head.weigth": "fc.weight"})`',
+        lambda t: graphaudit.audit(
+            Net(), inputs=_x(), reference=_original(), reference_map={"head.weigth": "fc.weight"}
+        ),
+        AE,
+        "reference_map= pairs 'head.weigth', which is not a parameter of the network",
+        "did you mean 'head.weight'?",
+    ),
+    Case(
+        "reference-map-original-typo",
+        '`audit(net, reference=..., reference_map={"head.weight": "fc.wieght"})`',
+        lambda t: graphaudit.audit(
+            Net(), inputs=_x(), reference=_original(), reference_map={"head.weight": "fc.wieght"}
+        ),
+        AE,
+        "reference_map= pairs 'head.weight' with 'fc.wieght', which the dict given does not have",
+        "did you mean 'fc.weight'?",
+    ),
+    Case(
+        "reference-map-alone",
+        "`audit(net, reference_map={...})`, no `reference=`",
+        lambda t: graphaudit.audit(Net(), inputs=_x(), reference_map={"head.weight": "fc.weight"}),
+        AE,
+        "reference_map= pairs the port's parameters with the original's, but no reference= was given",
+        "pass the original's weights too",
     ),
     # ---------------------------------------------------------------- every public entry point's arguments
     Case(

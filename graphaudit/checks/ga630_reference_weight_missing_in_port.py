@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import ROOT
-from graphaudit.checks._shared.reference import by_module, named, port_cell, shape_text
+from graphaudit.checks._shared.grouping import ROOT, holder, listing, pattern
+from graphaudit.checks._shared.reference import ANOTHER_MODEL, by_module, port_cell, shape_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.findings import Finding
-
-#: Below this share of the original's weights paired, the reference is another model (GA634 says so).
-ANOTHER_MODEL = 0.5
 
 
 @register("GA630", "reference-weight-missing-in-port", severity="error", needs=(ReferenceWeights,))
@@ -25,7 +23,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ``beta``, ``moving_mean``, ``moving_variance`` and ``embedding_table`` read as
         PyTorch's ``weight``, ``bias``, ``running_mean``, ``running_var`` and ``weight``), by a
         prefix that differs, then by module order and shape, and reports every weight of the
-        original left without a partner, gathered by module. Integer tensors
+        original left without a partner: one finding for a parameter missing from every cell
+        one loop built alike (a bias in every block), one for the layers missing under one cell. Integer tensors
         (``position_ids``, ``num_batches_tracked``) are buffers and never reported; a weight
         the original ties to one the port has (and ties too) is not missing. When most of the
         original is unmatched, GA634 says so once instead.
@@ -59,27 +58,47 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         name for tie in weights.reference_ties if paired & set(tie) for name in tie if name not in paired
     }
     missing = [n for n in weights.mapping.reference_only if n not in tied_to_paired]
+    # One cause, one finding: the same parameter missing from every cell one loop built alike
+    # (a Dense without bias in each block), or every layer missing under one cell of the port
+    # (a stack cut short), is one finding.
+    gathered: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     for module, leaves in by_module(missing).items():
         cell, own = port_cell(ctx, weights, module)
-        shapes = ", ".join(
-            shape_text(weights.reference_shapes[f"{module}.{leaf}" if module else leaf]) for leaf in leaves
-        )
-        subject = (ctx.graph.nodes[cell]["path"] if own else module) or ROOT
-        them = "it" if len(leaves) == 1 else "them"
-        where = "the port has no such layer"
-        if own:
-            where = (
-                f"the port's {subject} has no parameter for {them}"
-                if subject != ROOT
-                else f"the port has no parameter for {them}"
-            )
-        what = "a bias left out" if own and leaves == ["bias"] else "left out" if own else "a layer left out"
+        path = ctx.graph.nodes[cell]["path"]
+        key = ("own", pattern(path), *leaves) if own else ("layer", cell)
+        gathered.setdefault(key, []).extend((module, leaf) for leaf in leaves)
+    for key, members in gathered.items():
+        names = [f"{module}.{leaf}" if module else leaf for module, leaf in members]
+        shapes = listing([f"{name} ({shape_text(weights.reference_shapes[name])})" for name in names])
+        them = "it" if len(names) == 1 else "them"
+        if key[0] == "own":
+            cells = list(dict.fromkeys(port_cell(ctx, weights, module)[0] for module, _ in members))
+            paths = [ctx.graph.nodes[c]["path"] or ROOT for c in cells]
+            subject = paths[0] if len(paths) == 1 else holder(paths)
+            has = "has" if len(paths) == 1 else "have"
+            where = f"the port's {listing(paths)} {has} no parameter for {them}"
+            what = "a bias left out" if key[2:] == ("bias",) else "left out"
+        else:
+            cells = [key[1]]
+            tops = list(dict.fromkeys(_top_missing(ctx, module) for module, _ in members))
+            subject = tops[0] if len(tops) == 1 else holder(tops)
+            where, what = "the port has no such layer", "a layer left out"
         yield ctx.finding(
             "error",
             subject,
-            f"The original ({weights.label}) has {named(module, leaves)} ({shapes}) and {where}: {what}.",
+            f"The original ({weights.label}) has {shapes} and {where}: {what}.",
             "Add what the original has (a bias: has_bias=True; a layer) to the port; if the port has it under "
             "a name the mapping cannot pair, say so: reference_map={'port.name': 'original.name'}.",
-            (cell,),
-            subjects=tuple(f"{module}.{leaf}" if module else leaf for leaf in leaves),
+            tuple(cells),
+            subjects=tuple(names),
         )
+
+
+def _top_missing(ctx: AuditContext, module: str) -> str:
+    """The outermost path of *module* the port has no cell for: ``layers.3`` for ``layers.3.fc``."""
+    by_path = g.cell_nodes_by_path(ctx.graph)
+    parts = module.split(".")
+    for end in range(1, len(parts) + 1):
+        if ".".join(parts[:end]) not in by_path:
+            return ".".join(parts[:end])
+    return module or ROOT

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import group_parameters, listing
-from graphaudit.checks._shared.reference import shape_text
+from graphaudit.checks._shared.grouping import Group, group_parameters, holder, listing, pattern
+from graphaudit.checks._shared.reference import ANOTHER_MODEL, shape_text
 from graphaudit.checks.context import AuditContext
-from graphaudit.checks.ga630_reference_weight_missing_in_port import ANOTHER_MODEL
 from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.findings import Finding
 
@@ -47,7 +46,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     added = [weights.port_nodes[n] for n in weights.mapping.port_only if n not in weights.frozen]
     universe = list(weights.port_nodes.values())
     shapes = {pair.reference: weights.reference_shapes[pair.reference] for pair in weights.mapping.pairs}
+    # One cause, one finding: the same layer added to every block one loop built is one finding.
+    alike: dict[str, list[Group]] = {}
     for group in group_parameters(ctx, added, universe):
+        alike.setdefault(pattern(group.subject), []).append(group)
+    for groups in alike.values():
+        group = groups[0] if len(groups) == 1 else _merged(groups)
+        layers = group.cell is not None or any(g.cell is not None for g in groups)
         names = [ctx.graph.nodes[n]["path"] for n in group.nodes]
         like = sorted(
             {ref for name in names for ref, shape in shapes.items() if shape == weights.port_shapes[name]}
@@ -63,9 +68,20 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             "warning",
             group.subject,
             f"The port has {sized}, which the original ({weights.label}) does not have: "
-            f"{'a layer' if group.cell is not None else 'a parameter'} added.{tie}",
+            f"{'a layer' if layers else 'a parameter'} added.{tie}",
             "Remove what the original does not have, or pair it with the original's weight: "
             "reference_map={'port.name': 'original.name'}.",
-            group.graph_nodes,
+            tuple(node for each in groups for node in each.graph_nodes),
             subjects=group.names,
         )
+
+
+def _merged(groups: list[Group]) -> Group:
+    """Groups of cells built alike as one, under the cell that holds them all."""
+    subject = holder([group.subject for group in groups])
+    return Group(
+        subject,
+        tuple(name for group in groups for name in group.names),
+        tuple(node for group in groups for node in group.nodes),
+        note="",
+    )

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from graphaudit.capture.reference.mapping import Pair
 from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import ROOT, holder, pattern
 from graphaudit.checks._shared.reference import module_of, shape_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.findings import Finding
+
+if TYPE_CHECKING:  # at run time only the checks' own modules: importing capture imports MindSpore
+    from graphaudit.capture.reference.mapping import Pair
 
 
 @register("GA632", "parameter-shape-differs-from-reference", severity="error", needs=(ReferenceWeights,))
@@ -41,22 +45,28 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     weights = ctx.need(ReferenceWeights)
-    by_cell: dict[str, list[Pair]] = {}
+    # One cause, one finding: what one loop built alike (every block's q.weight loaded
+    # transposed, a layer's weight and bias) is one finding, gathered by the cells' pattern.
+    gathered: dict[tuple[str, bool], list[Pair]] = {}
     for pair in weights.mapping.pairs:
         if pair.layout != "same":
-            by_cell.setdefault(module_of(pair.port), []).append(pair)
-    for cell, pairs in by_cell.items():
+            key = (pattern(module_of(pair.port)), pair.layout == "transposed")
+            gathered.setdefault(key, []).append(pair)
+    for pairs in gathered.values():
+        cells = list(dict.fromkeys(module_of(pair.port) or ROOT for pair in pairs))
         said = []
-        for pair in pairs:
+        for pair in pairs[:4]:
             mine, theirs = weights.port_shapes[pair.port], weights.reference_shapes[pair.reference]
             how = (
                 "the transpose of the original's" if pair.layout == "transposed" else "where the original has"
             )
             said.append(f"{pair.port} is {shape_text(mine)}, {how} {pair.reference} ({shape_text(theirs)})")
+        if len(pairs) > 4:
+            said.append(f"{len(pairs) - 4} more alike")
         transposed = all(pair.layout == "transposed" for pair in pairs)
         yield ctx.finding(
             "error",
-            cell or "(root)",
+            cells[0] if len(cells) == 1 else holder(cells),
             "; ".join(said)
             + (
                 ": the original's weights load into the port only transposed."

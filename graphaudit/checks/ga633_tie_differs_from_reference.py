@@ -11,7 +11,13 @@ from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.findings import Finding
 
 
-@register("GA633", "tie-differs-from-reference", severity="error", needs=(ReferenceWeights,))
+@register(
+    "GA633",
+    "tie-differs-from-reference",
+    severity="error",
+    needs=(ReferenceWeights,),
+    once="one finding per tie of the original the port splits, and per parameter of the port the original keeps apart: each tie is declared on its own",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Weights tied in the original and separate in the port, or the reverse.
 

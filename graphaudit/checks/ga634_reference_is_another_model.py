@@ -6,13 +6,19 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks._shared.reference import ANOTHER_MODEL
 from graphaudit.checks.context import AuditContext
-from graphaudit.checks.ga630_reference_weight_missing_in_port import ANOTHER_MODEL
 from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.findings import Finding
 
 
-@register("GA634", "reference-is-another-model", severity="error", needs=(ReferenceWeights,))
+@register(
+    "GA634",
+    "reference-is-another-model",
+    severity="error",
+    needs=(ReferenceWeights,),
+    once="one finding per audit: there is one reference",
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Most of the original's weights have no counterpart in the port: the reference is another model.
 

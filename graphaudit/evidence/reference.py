@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphaudit import graph as g
-from graphaudit.errors import ArgumentTypeError, GraphAuditError
+from graphaudit.errors import ArgumentError, ArgumentTypeError, GraphAuditError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 from graphaudit.evidence.network import NetworkGraph
+from graphaudit.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from graphaudit.capture.reference import Reference
@@ -124,6 +125,11 @@ class ReferenceWeights(Evidence):
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> ReferenceWeights | Missing:
         value = request.option("reference")
         if value is None:
+            if request.option("reference_map"):
+                raise ArgumentError(
+                    "reference_map= pairs the port's parameters with the original's, but no reference= "
+                    "was given: pass the original's weights too (reference='original.safetensors')."
+                )
             return Missing()
         from graphaudit.capture.reference import read_reference
 
@@ -134,7 +140,10 @@ class ReferenceWeights(Evidence):
         given = request.option("reference_map") or {}
         if not isinstance(given, Mapping):  # a request built without audit()'s door: parsed here
             given = _reference_map("reference_map", given)
-        return cls.of(reference, have.need(NetworkGraph).graph, given)
+        try:
+            return cls.of(reference, have.need(NetworkGraph).graph, given)
+        except GraphAuditError as err:
+            raise cls.options[1].worded(err) from None
 
     @classmethod
     def of(cls, reference: Reference, graph: Any, given: Mapping[str, str]) -> ReferenceWeights:
@@ -154,6 +163,7 @@ class ReferenceWeights(Evidence):
             aliases[path] = tuple(json.loads(attrs.get("paths", "[]"))) or (path,)
             if not attrs.get("requires_grad", True):
                 frozen.add(path)
+        _check_given(given, {p for paths in aliases.values() for p in paths}, reference)
         buffers = tuple(n for n, a in reference.tensors.items() if not np.issubdtype(a.dtype, np.floating))
         weights = {n: tuple(a.shape) for n, a in reference.tensors.items() if n not in buffers}
         mapping = map_parameters(
@@ -176,3 +186,19 @@ class ReferenceWeights(Evidence):
             frozenset(frozen),
             buffers,
         )
+
+
+def _check_given(given: Mapping[str, str], port_paths: set[str], reference: Reference) -> None:
+    """Refuse a ``reference_map`` pair naming what neither side has: a pair silently ignored is a wrong answer."""
+    for port_name, ref_name in given.items():
+        if port_name not in port_paths:
+            raise ArgumentError(
+                f"reference_map= pairs {port_name!r}, which is not a parameter of the network"
+                f"{did_you_mean(port_name, port_paths) or '.'} Name the port's parameter by its path "
+                "(net.parameters_and_names())."
+            )
+        if ref_name not in reference.tensors:
+            raise ArgumentError(
+                f"reference_map= pairs {port_name!r} with {ref_name!r}, which {reference.source} does not have"
+                f"{did_you_mean(ref_name, reference.tensors) or '.'} Name the original's weight as its state dict does."
+            )

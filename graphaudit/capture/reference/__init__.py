@@ -102,7 +102,7 @@ def _arrays(value: Mapping[Any, Any]) -> dict[str, np.ndarray]:
             array = tensor.asnumpy() if hasattr(tensor, "asnumpy") else np.asarray(tensor.detach().cpu())
         except AttributeError:
             array = np.asarray(tensor)
-        if array.dtype == object:
+        if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
             raise ArgumentTypeError(
                 f"reference= as a dict takes name -> array, got {name!r}: {type(tensor).__name__}"
             )

@@ -16,7 +16,11 @@ from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
 
-__all__ = ["by_module", "module_of", "named", "port_cell", "shape_text"]
+__all__ = ["ANOTHER_MODEL", "by_module", "module_of", "named", "port_cell", "shape_text"]
+
+#: Below this share of the original's weights paired, the reference is another model: GA634 says
+#: so, and GA630/GA631 stay silent rather than list every weight of an unrelated model.
+ANOTHER_MODEL = 0.5
 
 
 def module_of(name: str) -> str:
