@@ -10,6 +10,8 @@ everything that produced:
   (``from numpy.random import rand``, ``from random import random``, ``uniform = ops.uniform``
   with a seed) and through MindSpore's random ops and Dropout; audited with ``probe=2``; then
   three forward passes and the next draws of the bound functions.
+- ``reference``: GA640's bad sample audited against its original's dump (the original's
+  weights loaded into it for the comparison); then two training steps and every parameter.
 - ``dataset``: a pipeline with a shuffle, MindSpore's random crops and flips, Python transforms
   drawing from NumPy's and Python's global generators; audited by ``audit_dataset`` and by
   ``audit(..., dataset=)``; then two epochs of a new iterator and the next global draws.
@@ -87,6 +89,28 @@ elif ARM == "dataset":
         for row in data.create_tuple_iterator(num_epochs=1, output_numpy=True):
             for array in row:
                 digest.update(np.ascontiguousarray(array).tobytes())
+elif ARM == "reference":
+    # The original's weights are loaded into the port for the output comparison (GA640): the
+    # port must come back with its own, its BatchNorm statistics and its training flag.
+    import pathlib
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    from sample_audits import SAMPLES, load
+
+    sample = load(SAMPLES / "GA640" / "bad.py").build()
+    net = sample["net"]
+    net.set_train(True)
+    optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+    label = Tensor(np.array([1, 3], np.int32))
+    if AUDITED:
+        import graphaudit
+
+        graphaudit.audit(net, optimizer, inputs=sample["inputs"], reference=sample["reference"])
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()), optimizer)
+    for _ in range(2):
+        digest.update(step(sample["inputs"], label).asnumpy().tobytes())
+    for param in net.get_parameters():
+        digest.update(param.asnumpy().tobytes())
 else:
     raise SystemExit(f"unknown arm {ARM!r}")
 digest.update(bound_rand(3).tobytes())

@@ -35,8 +35,10 @@ _CAPTURED = {"graphaudit.graph", "graphaudit.capture"}
 ALLOWED = {
     **{part: set() for part in FOUNDATIONS},
     "graphaudit.graph": set(),
+    # the dump format of an original (written where torch runs, without MindSpore; read by capture)
+    "graphaudit.reference": set(),
     "graphaudit.draw": {"graphaudit.graph"},
-    "graphaudit.capture": {"graphaudit.graph"},
+    "graphaudit.capture": {"graphaudit.graph", "graphaudit.reference"},
     # the user's declared design; Spec.from_net reads a captured network
     "graphaudit.spec": _CAPTURED,
     # weight fingerprints: the file format, the hashing (MindSpore) and how ranks differ

@@ -31,6 +31,16 @@ import graphaudit.errors
 from graphaudit import Spec
 from graphaudit.testing import assert_clean, assert_matches_spec
 
+SAMPLES_DUMP = Path(__file__).resolve().parent.parent / "samples" / "GA640" / "original"
+
+
+def _ga640_port() -> nn.Cell:
+    """The faithful port of GA640's sample, whose original was dumped on a batch of its own."""
+    from sample_audits import load
+
+    return load(SAMPLES_DUMP.parent / "good.py").build()["net"]
+
+
 DOC = Path(__file__).resolve().parent.parent / "docs" / "bad-inputs.md"
 BEGIN, END = "<!-- table:begin (generated from tests/test_bad_inputs.py) -->", "<!-- table:end -->"
 
@@ -705,6 +715,22 @@ CASES: list[Case] = [
         lambda t: graphaudit.audit(Net(), inputs=_x(), reference={"head.weight": "abc"}),
         AT,
         "reference= as a dict takes name -> array, got 'head.weight': str",
+    ),
+    Case(
+        "reference-folder-no-dump",
+        '`audit(net, reference="some_folder/")`, not a dump',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), reference=str(t)),
+        AE,
+        "reference= '{tmp}' is a folder without the manifest.json graphaudit.reference.dump writes",
+        "python -m graphaudit.reference",
+    ),
+    Case(
+        "reference-dump-of-another-batch",
+        '`audit(net, inputs=x, reference="dump/")`, the original dumped on another batch',
+        lambda t: graphaudit.audit(_ga640_port(), inputs=tensor(2, 3, 8, 8), reference=str(SAMPLES_DUMP)),
+        IE,
+        "inputs= ([(2, 3, 8, 8)]) is not the batch the original was dumped on",
+        "Leave inputs= out",
     ),
     Case(
         "reference-map-typo",

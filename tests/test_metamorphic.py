@@ -220,6 +220,9 @@ def _transformed(check_id: str, which: str, form: str, folder: Path) -> graphaud
             return "the sample's cells set no attribute of their own: there is nothing to rename"
         path = folder / f"{which}.py"
         path.write_text(source)
+        for beside in (SAMPLES / check_id).iterdir():  # the files it reads (an original's weights)
+            if beside.suffix != ".py" and beside.name != "__pycache__":
+                (folder / beside.name).symlink_to(beside, target_is_directory=beside.is_dir())
         return _audit(_load(check_id, which, path).build())
     kwargs = _wrapped(form, _load(check_id, which).build())
     return kwargs if isinstance(kwargs, str) else _audit(kwargs)

@@ -20,7 +20,7 @@ def _digest(process) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("arm", ["rng", "dataset"])
+@pytest.mark.parametrize("arm", ["rng", "dataset", "reference"])
 def test_after_an_audit_the_users_next_draws_are_a_never_audited_twins(arm, tmp_path):
     audited = twins.start(WORKER, arm, "1", cwd=tmp_path)
     twin = twins.start(WORKER, arm, "0", cwd=tmp_path)

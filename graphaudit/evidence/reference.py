@@ -49,7 +49,7 @@ def _reference(name: str, value: Any) -> Any:
     """*value* when it is a file that exists (read when a check needs it) or a dict, read now."""
     from graphaudit.capture.reference import read_reference
 
-    if isinstance(value, (str, os.PathLike)) and os.path.isfile(value):
+    if isinstance(value, (str, os.PathLike)) and os.path.exists(value):
         return value
     return read_reference(value)  # what is wrong with it, in its words
 
@@ -85,9 +85,10 @@ class ReferenceWeights(Evidence):
         Option(
             "reference",
             "the original the network was ported from: its weights (.safetensors, a .pth/.bin state dict "
-            "read without torch, an .onnx file) or a dict name -> array (GA630-GA634)",
+            "read without torch, an .onnx file, a dict name -> array: GA630-GA634), or the folder "
+            "python -m graphaudit.reference dumped (its weights and every module's outputs: GA640 too)",
             flag="--reference",
-            metavar="FILE",
+            metavar="PATH",
             parse=_reference,
         ),
         Option(
@@ -110,6 +111,7 @@ class ReferenceWeights(Evidence):
     reference_ties: tuple[tuple[str, ...], ...]
     frozen: frozenset[str]  # port parameters that do not train
     buffers: tuple[str, ...]  # the original's integer tensors (position_ids...): no weights
+    original: Reference | None = None  # what was read: the arrays loaded for the output comparison
 
     @property
     def label(self) -> str:
@@ -185,6 +187,7 @@ class ReferenceWeights(Evidence):
             reference.ties,
             frozenset(frozen),
             buffers,
+            reference,
         )
 
 

@@ -18,11 +18,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from graphaudit.errors import ArgumentError, ArgumentTypeError
+
+if TYPE_CHECKING:
+    from graphaudit.capture.reference.dump_folder import Activations
 
 __all__ = ["Reference", "read_reference"]
 
@@ -44,6 +47,7 @@ class Reference:
     ties: tuple[tuple[str, ...], ...] = ()
     ordered: bool = True
     matmul_right: frozenset[str] = field(default_factory=frozenset)
+    activations: Activations | None = None  # what each module computed on one batch, when recorded
 
 
 def read_reference(value: Any) -> Reference:
@@ -59,6 +63,16 @@ def read_reference(value: Any) -> Reference:
             f"name -> array; got {type(value).__name__}"
         )
     path = os.fspath(value)
+    if os.path.isdir(path):
+        from graphaudit.capture.reference.dump_folder import is_dump_folder, read_dump_folder
+
+        if not is_dump_folder(path):
+            raise ArgumentError(
+                f"reference= {path!r} is a folder without the manifest.json graphaudit.reference.dump writes: "
+                "pass the original's weights file, or dump the original with python -m graphaudit.reference."
+            )
+        tensors, ties, activations = read_dump_folder(path)
+        return Reference(path, "dump", tensors, ties, ordered=False, activations=activations)
     if not os.path.isfile(path):
         raise ArgumentError(
             f"reference= {path!r} is not a file: pass the original's weights (.safetensors, .pth, .bin "

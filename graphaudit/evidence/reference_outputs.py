@@ -1,0 +1,145 @@
+"""The port run with the original's weights, each cell's output set against the original's (GA640).
+
+``reference=`` a folder :func:`graphaudit.reference.dump` wrote holds, beside the original's
+weights, what each of its modules computed on one batch. This evidence loads those weights
+into the port (restored bit for bit afterwards), runs it on that batch and compares every
+cell whose module is known (:mod:`graphaudit.capture.reference.compare`).
+
+Example:
+    >>> import os, tempfile, numpy as np
+    >>> from mindspore import nn
+    >>> from graphaudit.evidence import AuditRequest, EvidenceSet
+    >>> from graphaudit.reference import write_safetensors
+    >>> folder = tempfile.mkdtemp()
+    >>> w, b, x = np.ones((2, 3), np.float32), np.zeros(2, np.float32), np.ones((1, 3), np.float32)
+    >>> write_safetensors(os.path.join(folder, "weights.safetensors"), {"weight": w, "bias": b})
+    >>> np.savez(os.path.join(folder, "inputs.npz"), **{"0": x})
+    >>> np.savez(os.path.join(folder, "activations.npz"), **{"#0/output.0": x @ w.T, "#0/input.0": x})
+    >>> with open(os.path.join(folder, "manifest.json"), "w") as f:
+    ...     _ = f.write('{"graphaudit_reference": 1, "calls": [{"path": "", "call": 0}], "ties": []}')
+    >>> have = EvidenceSet(AuditRequest(nn.Dense(3, 2), options={"reference": folder}))
+    >>> [(c.port, c.diverges) for c in have.need(ReferenceOutputs).comparison.calls]
+    [('', False)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from graphaudit.errors import InputError
+from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Requirement
+from graphaudit.evidence.network import NetworkGraph
+from graphaudit.evidence.reference import ReferenceWeights
+
+if TYPE_CHECKING:
+    from graphaudit.capture.reference.compare import Comparison
+
+__all__ = ["ReferenceOutputs"]
+
+
+@dataclass(frozen=True)
+class ReferenceOutputs(Evidence):
+    """Every compared cell call of the port, run with the original's weights on the original's batch."""
+
+    title = "the port's outputs against the original's (its weights loaded, its batch)"
+    requirement = Requirement(
+        "pass reference= a folder graphaudit.reference.dump wrote (the original's weights and outputs)",
+        "give --reference FOLDER, written by python -m graphaudit.reference",
+    )
+    needs = (ReferenceWeights, NetworkGraph)
+
+    comparison: Comparison
+    source: str
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> ReferenceOutputs | Missing:
+        from mindspore import Tensor
+
+        from graphaudit.capture.reference.compare import compare_outputs, pair_cells
+
+        weights = have.need(ReferenceWeights)
+        original = weights.original
+        if original is None or original.activations is None:
+            return Missing(
+                f"{weights.label} holds the original's weights only, not what it computes: dump the original "
+                "with python -m graphaudit.reference (or graphaudit.reference.dump) and pass that folder"
+            )
+        apart = _not_one_to_one(weights)
+        if apart:
+            return Missing(
+                f"the port's parameters and the original's weights do not pair one to one ({apart}; GA630-GA632 "
+                "say where), so the original's weights cannot be loaded into the port to compare outputs"
+            )
+        activations = original.activations
+        batch = tuple(Tensor(a) for a in activations.inputs)
+        if request.inputs is not None:
+            _same_batch(request.inputs, activations.inputs, weights.source)
+            batch = tuple(request.inputs)
+        network = have.need(NetworkGraph)
+        graph = network.graph
+        parameters = network.structure.parameters
+        loads = []
+        for pair in weights.mapping.pairs:
+            value = np.asarray(original.tensors[pair.reference])
+            loads.append(
+                (parameters[weights.port_nodes[pair.port]], value.T if pair.layout == "transposed" else value)
+            )
+        cells = {graph.nodes[node]["path"]: cell for node, cell in network.structure.cells.items()}
+        modules = sorted({path for path, _ in activations.calls})
+        owners = [
+            (pair.port.rpartition(".")[0], pair.reference.rpartition(".")[0])
+            for pair in weights.mapping.pairs
+        ]
+        pairs = pair_cells(list(cells), modules, owners)
+        try:
+            comparison = compare_outputs(request.net, batch, cells, loads, activations, pairs)
+        except Exception as err:  # the user's construct, on the original's weights: said, not raised
+            first = str(err).splitlines()[0] if str(err) else ""
+            return Missing(
+                f"the port's pass with the original's weights raised {type(err).__name__}: {first}"
+            )
+        return cls(comparison, weights.source)
+
+
+def _not_one_to_one(weights: ReferenceWeights) -> str:
+    """Why the original's weights cannot all be loaded into the port, or ``""``."""
+    tied = {name for tie in weights.reference_ties for name in tie}
+    paired = {pair.reference for pair in weights.mapping.pairs}
+    missing = [
+        n for n in weights.mapping.reference_only if not (n in tied and paired & set(_tie_of(weights, n)))
+    ]
+    added = [n for n in weights.mapping.port_only if n not in weights.frozen]
+    shaped = [p.port for p in weights.mapping.pairs if p.layout == "shape"]
+    said = []
+    if missing:
+        said.append(f"{len(missing)} of the original's weights unpaired")
+    if added:
+        said.append(f"{len(added)} trainable port parameters unpaired")
+    if shaped:
+        said.append(f"{len(shaped)} of other shapes")
+    return ", ".join(said)
+
+
+def _tie_of(weights: ReferenceWeights, name: str) -> tuple[str, ...]:
+    return next((tie for tie in weights.reference_ties if name in tie), ())
+
+
+def _same_batch(given: tuple[object, ...], dumped: list[np.ndarray], source: str) -> None:
+    """Refuse ``inputs=`` that are not the batch the original was dumped on: its outputs would be another's."""
+    from graphaudit.capture.network.values import tensor_values
+
+    tensors = [t for t in given if hasattr(t, "asnumpy")]
+    if len(tensors) == len(dumped) and all(
+        tuple(t.shape) == a.shape and np.allclose(tensor_values(t), a, rtol=1e-6, atol=1e-6)
+        for t, a in zip(tensors, dumped)
+    ):
+        return
+    shapes = [tuple(t.shape) for t in tensors]
+    raise InputError(
+        f"inputs= ({shapes}) is not the batch the original was dumped on ({[a.shape for a in dumped]}, in "
+        f"{source}/inputs.npz): its outputs are another batch's. Leave inputs= out (the dump's batch is used) "
+        "or dump the original again on this batch."
+    )
