@@ -38,14 +38,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import networkx as nx
+import numpy as np
 
 from graphaudit import graph as g
+from graphaudit.checks._shared import regions
 from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks._shared.outputs import (
     ACTIVATION_CELLS,
+    NORMALISATIONS,
     PASS_THROUGH_CELLS,
     SHAPE_ONLY_OPS,
     describe_node,
+    origins,
     output_activation,
 )
 
@@ -157,15 +161,83 @@ def _loss_from_graph(loss_graph: nx.MultiDiGraph, start: str = "input:0") -> tup
                 if expects is None:
                     continue
                 return expects, ", then ".join([*names, label])
-            if attrs["kind"] == g.OP and (op_type in SHAPE_ONLY_OPS or op_type in _RANGE_KEEPING_OPS):
-                frontier.append((target, applied, names))
-            elif attrs["kind"] == g.OP and op_type in _LOSS_PREP_OPS and len(applied) < 2:
-                frontier.append((target, (*applied, _LOSS_PREP_OPS[op_type]), (*names, label)))
-            elif attrs["kind"] == g.CALL and op_type in ACTIVATION_CELLS and len(applied) < 2:
-                frontier.append((target, (*applied, ACTIVATION_CELLS[op_type]), (*names, label)))
-            elif attrs["kind"] == g.CALL and op_type in PASS_THROUGH_CELLS:
-                frontier.append((target, applied, names))
+            step = _step(attrs, op_type, label, applied, names)
+            if step is not None:
+                frontier.append((target, *step))
     return None
+
+
+def _step(
+    attrs: dict[str, Any], op_type: str, label: str, applied: tuple[str, ...], names: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """``(applied, names)`` after a node that hands the loss's input on (``None``: it does not)."""
+    if attrs["kind"] == g.OP and (op_type in SHAPE_ONLY_OPS or op_type in _RANGE_KEEPING_OPS):
+        return applied, names
+    if attrs["kind"] == g.OP and op_type in _LOSS_PREP_OPS and len(applied) < 2:
+        return (*applied, _LOSS_PREP_OPS[op_type]), (*names, label)
+    if attrs["kind"] == g.CALL and op_type in ACTIVATION_CELLS and len(applied) < 2:
+        return (*applied, ACTIVATION_CELLS[op_type]), (*names, label)
+    if attrs["kind"] == g.CALL and op_type in PASS_THROUGH_CELLS:
+        return applied, names
+    return None
+
+
+def _named(attrs: dict[str, Any]) -> tuple[str, str, str | None]:
+    """``(op_type, label, native)`` of a loss graph's op or call node: *native* is its own expectation."""
+    if attrs["kind"] == g.OP:
+        return attrs["op_type"], attrs["op"], LOSS_OPS.get(attrs["op_type"])
+    where = f" at '{attrs['path']}'" if attrs.get("path") else ""
+    return attrs["class_name"], f"a {attrs['class_name']} cell{where}", LOSS_CLASSES.get(attrs["class_name"])
+
+
+_Carried = tuple[np.ndarray, tuple[str, ...], tuple[str, ...]]  # origins, applied, names
+
+
+def _parts_reaching(
+    loss_graph: nx.MultiDiGraph, start: str, codes: np.ndarray
+) -> list[tuple[set[int], str, str]]:
+    """``(origins, expects, chain)`` for each loss operation given part of *start* as its first argument.
+
+    *codes* are the origins of *start*'s tensor (see :func:`~graphaudit.checks._shared.outputs.origins`);
+    they are carried, element by element, through the index-moving operations of the loss
+    (a detection loss's reshapes, concat, slices and transposes) and the operations that hand
+    its input on; *origins* are those that reach the loss operation.
+    """
+    values: dict[tuple[str, int], _Carried] = {(start, 0): (codes, (), ())}
+    reached: list[tuple[set[int], str, str]] = []
+    nodes = [n for n, d in loss_graph.nodes(data=True) if d["kind"] in (g.OP, g.CALL)]
+    for node in sorted(nodes, key=lambda n: loss_graph.nodes[n].get("order", 0)):
+        inputs: dict[int, _Carried] = {}
+        for source, _, data in loss_graph.in_edges(node, data=True):
+            if data["kind"] == g.FLOWS and (source, data["src_slot"]) in values:
+                inputs[data["dst_slot"]] = values[(source, data["src_slot"])]
+        if not inputs:
+            continue
+        attrs = loss_graph.nodes[node]
+        op_type, label, native = _named(attrs)
+        if native is not None:
+            if 0 in inputs and (expects := _PREPARED.get((inputs[0][1], native))) is not None:
+                made = {int(c) for c in np.unique(inputs[0][0]) if c >= 0}
+                reached.append((made, expects, ", then ".join([*inputs[0][2], label])))
+            continue  # a loss operation: what it returns is a loss, not the input
+        applied, names = inputs[min(inputs)][1:]
+        shapes = {
+            d["src_slot"]: list(g.shape_of(d))
+            for _, _, d in loss_graph.out_edges(node, data=True)
+            if d["kind"] == g.FLOWS
+        }
+        if attrs.get("layout"):
+            carried = [inputs[i][0] if i in inputs else None for i in range(max(inputs) + 1)]
+            outs = regions.carry(attrs["layout"], carried) or []
+        elif 0 in inputs and (step := _step(attrs, op_type, label, applied, names)) is not None:
+            applied, names = step
+            outs = [regions.reshaped(inputs[0][0], shapes[0])] if 0 in shapes else []
+        else:
+            continue
+        for slot, out in enumerate(outs):
+            if out is not None:
+                values[(node, slot)] = (out, applied, names)
+    return reached
 
 
 def loss_expectation(
@@ -221,6 +293,7 @@ class Pairing:
     evidence: str
     loss_name: str
     source: str = "output:0"  # where the loss's input comes from: the output, or a node inside
+    part: bool = False  # the activation made only the part of the output that this loss operation reads
 
     @property
     def nodes(self) -> tuple[str, ...]:
@@ -238,10 +311,46 @@ def _pairings(ctx: AuditContext) -> list[Pairing]:
             continue
         activation, node = output_activation(ctx.graph, source)
         expects, evidence = loss_expectation(loss.loss_fn, loss.graph, f"input:{index}")
-        if index and expects is None:
-            continue  # a further tensor of the first argument that no loss operation reads
-        found.append(Pairing(activation, node, expects, evidence, loss.name, source))
+        whole = Pairing(activation, node, expects, evidence, loss.name, source)
+        if not index or expects is not None:  # else a further tensor that no loss operation reads whole
+            found.append(whole)
+        found.extend(
+            p
+            for p in _part_pairings(ctx.graph, loss, index, whole)
+            if (p.activation_node, p.expects) != (whole.activation_node, whole.expects)
+        )
     return found
+
+
+def _part_pairings(graph: nx.MultiDiGraph, loss: Any, index: int, whole: Pairing) -> list[Pairing]:
+    """The pairings of the normalised parts of an output with the loss operations that read them.
+
+    A detection head returns its box and class branches concatenated; its loss slices the
+    class part out (after reshapes, a concat of the levels, a transpose) and gives it to a
+    ``BCEWithLogitsLoss``. Only an output with a normalised part (a sigmoid, a softmax)
+    that is not the whole of it, or whose loss operation the plain walk did not find, has any.
+    """
+    if whole.expects is not None and whole.activation in NORMALISATIONS:
+        return []  # every part is made by that activation: the whole output's pairing says it
+    made = origins(graph, whole.source) if loss.graph is not None else None
+    if made is None:
+        return []
+    codes, parts = made
+    present = {int(c) for c in np.unique(codes) if c >= 0}
+    if not any(parts[c][0] in NORMALISATIONS for c in present) or (len(present) == 1 and whole.expects):
+        return []
+    module = type(loss.loss_fn).__module__ or ""
+    name = f"nn.{loss.name}" if module.startswith("mindspore.") else loss.name
+    found = []
+    for reached, expects, chain in _parts_reaching(loss.graph, f"input:{index}", codes):
+        for code in sorted(reached):
+            activation, node = parts[code]
+            if activation in NORMALISATIONS:
+                evidence = (
+                    f"{name} {_OWN_ACTIVATION[expects]}: it passes that part of its input through {chain}"
+                )
+                found.append(Pairing(activation, node, expects, evidence, loss.name, whole.source, part=True))
+    return list(dict.fromkeys(found))
 
 
 def pairings(ctx: AuditContext) -> list[Pairing]:
@@ -261,10 +370,15 @@ class Flagged:
     where: str  # where each flagged output is made: ``fc (Dense)``, or ``a, b and c``
     nodes: tuple[str, ...]
     count: int
+    part: bool = False  # the activations make only the parts of the outputs that the loss reads
 
     @property
     def output(self) -> str:
         """The sentence's start: ``The network's output is`` or ``The network's 3 outputs ... are each``."""
+        if self.part:
+            if self.count == 1:
+                return "Part of the network's output is"
+            return f"Part of each of the network's {self.count} outputs given to the loss is"
         if self.count == 1:
             return "The network's output is"
         return f"The network's {self.count} outputs given to the loss are each"
@@ -276,4 +390,6 @@ def flagged(ctx: AuditContext, found: list[Pairing], default: str = "its input")
         return []
     wheres = [describe_node(ctx.graph, p.activation_node) if p.activation_node else default for p in found]
     nodes = tuple(dict.fromkeys(n for p in found for n in p.nodes))
-    return [Flagged(found[0], listing(list(dict.fromkeys(wheres))), nodes, len(found))]
+    part = any(p.part for p in found)
+    count = len(dict.fromkeys(p.source for p in found)) if part else len(found)
+    return [Flagged(found[0], listing(list(dict.fromkeys(wheres))), nodes, count, part)]
