@@ -14,6 +14,13 @@ Two questions, answered from the traced graphs:
   ``ops.binary_cross_entropy_with_logits``, or applies ``ops.sigmoid`` and then
   ``ops.binary_cross_entropy``, expects logits.
 
+An output put together from parts (a detection head's ``ops.concat`` of a box branch and
+a class branch) is also paired part by part: which node made each element
+(:func:`~graphaudit.checks._shared.outputs.origins`) is carried through the loss graph's
+index-moving operations (:mod:`~graphaudit.checks._shared.regions`) to the loss operations
+that read it, so a sigmoid on the class branch of a head whose loss slices the class part
+out for ``BCEWithLogitsLoss`` is paired with that loss (``Pairing.part``).
+
 Every GA4xx finding names as its subject the class name of the loss cell
 (``type(loss_fn).__name__``, e.g. ``BCEWithLogitsLoss`` or a custom ``MaskedBCE``): the
 loss is the one object each of these findings is about, whether it came as ``loss_fn=``,

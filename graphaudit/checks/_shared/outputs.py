@@ -7,6 +7,9 @@ the values, and says ``"sigmoid"``, ``"softmax"``, ``"log_softmax"``, ``"none"``
 logits: a MindSpore layer such as ``Dense``/``Conv2d`` or an affine operation) or
 ``"unknown"`` (what made the values is not visible: a user-written leaf cell, an operation
 the tracer cannot see, or a bounded operation such as ``exp`` or ``tanh``).
+:func:`output_parts` / :func:`origins` tell an output put together from parts (an
+``ops.concat`` of a box and a class branch) part by part, following the ``layout`` the
+tracer records on index-moving operations.
 
 Example:
     >>> import graphaudit, numpy as np
@@ -30,6 +33,7 @@ from graphaudit.checks._shared import regions
 __all__ = [
     "ACTIVATIONS",
     "ACTIVATION_CELLS",
+    "NORMALISATIONS",
     "PASS_THROUGH_CELLS",
     "SHAPE_ONLY_OPS",
     "describe_node",
