@@ -37,6 +37,7 @@ import json
 from typing import Any, Final
 
 import numpy as np
+from mindspore import Tensor
 
 __all__ = ["LAYOUT_OPS", "encode_key", "layout_of"]
 
@@ -157,8 +158,6 @@ def layout_of(op_type: str, args: tuple[Any, ...], kwargs: dict[str, Any], outpu
     *args* / *kwargs* are the call's arguments (the data tensor first), *outputs* its output
     tensors. Every layout is checked against the shapes it has to produce.
     """
-    from mindspore import Tensor
-
     if op_type not in LAYOUT_OPS or not outputs or not args:
         return None
     outs = [_shape(t) for t in outputs]

@@ -10,7 +10,8 @@ Two questions, answered from the traced graphs:
   ``CrossEntropyLoss``, ``SoftmaxCrossEntropyWithLogits``), ``"log-probabilities"``
   (``NLLLoss``) or ``None``. Built-in loss classes of ``mindspore.nn`` / ``mindspore.mint.nn``
   are known by class; any other loss cell by the operations that consume its first input
-  in the loss graph (:class:`~graphaudit.evidence.loss.LossTrace`), so a custom cell that calls
+  in the loss graph (:class:`~graphaudit.evidence.loss.LossTrace`,
+  :mod:`~graphaudit.checks._shared.lossreads`), so a custom cell that calls
   ``ops.binary_cross_entropy_with_logits``, or applies ``ops.sigmoid`` and then
   ``ops.binary_cross_entropy``, expects logits.
 
@@ -47,18 +48,9 @@ from typing import TYPE_CHECKING, Any, Final
 import networkx as nx
 import numpy as np
 
-from graphaudit import graph as g
-from graphaudit.checks._shared import regions
 from graphaudit.checks._shared.grouping import listing
-from graphaudit.checks._shared.outputs import (
-    ACTIVATION_CELLS,
-    NORMALISATIONS,
-    PASS_THROUGH_CELLS,
-    SHAPE_ONLY_OPS,
-    describe_node,
-    origins,
-    output_activation,
-)
+from graphaudit.checks._shared.lossreads import LOSS_CLASSES, loss_from_graph, parts_reaching
+from graphaudit.checks._shared.outputs import NORMALISATIONS, describe_node, origins, output_activation
 
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
@@ -76,50 +68,6 @@ __all__ = [
 
 EXPECTATIONS: Final = ("logits-sigmoid", "probabilities", "logits-softmax", "log-probabilities")
 
-# Losses known by class (looked up along the MRO, only for classes defined by MindSpore).
-LOSS_CLASSES: Final = {
-    "BCEWithLogitsLoss": "logits-sigmoid",
-    "BCELoss": "probabilities",
-    "CrossEntropyLoss": "logits-softmax",
-    "SoftmaxCrossEntropyWithLogits": "logits-softmax",
-    "NLLLoss": "log-probabilities",
-}
-# The same losses seen as operations inside a custom loss cell (op_type as recorded on
-# MindSpore 2.10: ``ops.binary_cross_entropy_with_logits`` and
-# ``mint.nn.functional.binary_cross_entropy_with_logits`` give
-# ``binarycrossentropywithlogits``, the ``ops.BCEWithLogitsLoss`` primitive
-# ``bcewithlogitsloss``...).
-LOSS_OPS: Final = {
-    "binarycrossentropywithlogits": "logits-sigmoid",
-    "bcewithlogitsloss": "logits-sigmoid",
-    "binarycrossentropy": "probabilities",
-    "crossentropy": "logits-softmax",
-    "softmaxcrossentropywithlogits": "logits-softmax",
-    "sparsesoftmaxcrossentropywithlogits": "logits-softmax",
-    "nllloss": "log-probabilities",
-}
-# Transformations a custom loss may apply to its input before the loss operation, and
-# what the input then has to be: (applied, what the loss operation expects) -> expectation.
-_LOSS_PREP_OPS: Final = {
-    "sigmoid": "sigmoid",
-    "softmax": "softmax",
-    "softmaxext": "softmax",
-    "logsoftmax": "log_softmax",
-    "logsoftmaxext": "log_softmax",
-    "log": "log",
-}
-_RANGE_KEEPING_OPS: Final = frozenset({"clamp", "clip", "clipbyvalue"})
-_PREPARED: Final = {
-    ((), "logits-sigmoid"): "logits-sigmoid",
-    ((), "probabilities"): "probabilities",
-    ((), "logits-softmax"): "logits-softmax",
-    ((), "log-probabilities"): "log-probabilities",
-    (("sigmoid",), "probabilities"): "logits-sigmoid",
-    (("log_softmax",), "log-probabilities"): "logits-softmax",
-    (("softmax", "log"), "log-probabilities"): "logits-softmax",
-    (("log",), "log-probabilities"): "probabilities",
-}
-
 
 def _builtin_loss(loss_fn: Any) -> tuple[str, str] | None:
     for cls in type(loss_fn).__mro__:
@@ -136,115 +84,6 @@ _OWN_ACTIVATION = {
     "logits-softmax": "applies its own log-softmax to its input",
     "log-probabilities": "expects log-probabilities (the output of a LogSoftmax) as its input",
 }
-
-
-def _loss_from_graph(loss_graph: nx.MultiDiGraph, start: str = "input:0") -> tuple[str, str] | None:
-    """Follow *start* (an input: the logits) forward to the first loss operation that consumes it."""
-    if start not in loss_graph:
-        return None
-    frontier: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [(start, (), ())]
-    seen: set[str] = set()
-    while frontier:
-        node, applied, names = frontier.pop(0)
-        targets = sorted(
-            {t for _, t, d in loss_graph.out_edges(node, data=True) if d["kind"] == g.FLOWS},
-            key=lambda t: loss_graph.nodes[t].get("order", 0),
-        )
-        for target in targets:
-            if target in seen:
-                continue
-            seen.add(target)
-            attrs = loss_graph.nodes[target]
-            if attrs["kind"] == g.OP:
-                op_type, label = attrs["op_type"], attrs["op"]
-                native = LOSS_OPS.get(op_type)
-            elif attrs["kind"] == g.CALL:
-                op_type, label = attrs["class_name"], f"a {attrs['class_name']} cell"
-                native = LOSS_CLASSES.get(op_type)
-            else:
-                continue
-            if native is not None:
-                expects = _PREPARED.get((applied, native))
-                if expects is None:
-                    continue
-                return expects, ", then ".join([*names, label])
-            step = _step(attrs, op_type, label, applied, names)
-            if step is not None:
-                frontier.append((target, *step))
-    return None
-
-
-def _step(
-    attrs: dict[str, Any], op_type: str, label: str, applied: tuple[str, ...], names: tuple[str, ...]
-) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """``(applied, names)`` after a node that hands the loss's input on (``None``: it does not)."""
-    if attrs["kind"] == g.OP and (op_type in SHAPE_ONLY_OPS or op_type in _RANGE_KEEPING_OPS):
-        return applied, names
-    if attrs["kind"] == g.OP and op_type in _LOSS_PREP_OPS and len(applied) < 2:
-        return (*applied, _LOSS_PREP_OPS[op_type]), (*names, label)
-    if attrs["kind"] == g.CALL and op_type in ACTIVATION_CELLS and len(applied) < 2:
-        return (*applied, ACTIVATION_CELLS[op_type]), (*names, label)
-    if attrs["kind"] == g.CALL and op_type in PASS_THROUGH_CELLS:
-        return applied, names
-    return None
-
-
-def _named(attrs: dict[str, Any]) -> tuple[str, str, str | None]:
-    """``(op_type, label, native)`` of a loss graph's op or call node: *native* is its own expectation."""
-    if attrs["kind"] == g.OP:
-        return attrs["op_type"], attrs["op"], LOSS_OPS.get(attrs["op_type"])
-    where = f" at '{attrs['path']}'" if attrs.get("path") else ""
-    return attrs["class_name"], f"a {attrs['class_name']} cell{where}", LOSS_CLASSES.get(attrs["class_name"])
-
-
-_Carried = tuple[np.ndarray, tuple[str, ...], tuple[str, ...]]  # origins, applied, names
-
-
-def _parts_reaching(
-    loss_graph: nx.MultiDiGraph, start: str, codes: np.ndarray
-) -> list[tuple[set[int], str, str]]:
-    """``(origins, expects, chain)`` for each loss operation given part of *start* as its first argument.
-
-    *codes* are the origins of *start*'s tensor (see :func:`~graphaudit.checks._shared.outputs.origins`);
-    they are carried, element by element, through the index-moving operations of the loss
-    (a detection loss's reshapes, concat, slices and transposes) and the operations that hand
-    its input on; *origins* are those that reach the loss operation.
-    """
-    values: dict[tuple[str, int], _Carried] = {(start, 0): (codes, (), ())}
-    reached: list[tuple[set[int], str, str]] = []
-    nodes = [n for n, d in loss_graph.nodes(data=True) if d["kind"] in (g.OP, g.CALL)]
-    for node in sorted(nodes, key=lambda n: loss_graph.nodes[n].get("order", 0)):
-        inputs: dict[int, _Carried] = {}
-        for source, _, data in loss_graph.in_edges(node, data=True):
-            if data["kind"] == g.FLOWS and (source, data["src_slot"]) in values:
-                inputs[data["dst_slot"]] = values[(source, data["src_slot"])]
-        if not inputs:
-            continue
-        attrs = loss_graph.nodes[node]
-        op_type, label, native = _named(attrs)
-        if native is not None:
-            if 0 in inputs and (expects := _PREPARED.get((inputs[0][1], native))) is not None:
-                made = {int(c) for c in np.unique(inputs[0][0]) if c >= 0}
-                reached.append((made, expects, ", then ".join([*inputs[0][2], label])))
-            continue  # a loss operation: what it returns is a loss, not the input
-        applied, names = inputs[min(inputs)][1:]
-        shapes = {
-            d["src_slot"]: list(g.shape_of(d))
-            for _, _, d in loss_graph.out_edges(node, data=True)
-            if d["kind"] == g.FLOWS
-        }
-        if attrs.get("layout"):
-            carried = [inputs[i][0] if i in inputs else None for i in range(max(inputs) + 1)]
-            outs = regions.carry(attrs["layout"], carried) or []
-        elif 0 in inputs and (step := _step(attrs, op_type, label, applied, names)) is not None:
-            applied, names = step
-            outs = [regions.reshaped(inputs[0][0], shapes[0])] if 0 in shapes else []
-        else:
-            continue
-        for slot, out in enumerate(outs):
-            if out is not None:
-                values[(node, slot)] = (out, applied, names)
-    return reached
 
 
 def loss_expectation(
@@ -281,7 +120,7 @@ def loss_expectation(
         return expects, f"{name} {_OWN_ACTIVATION[expects]}"
     builtin_module = (type(loss_fn).__module__ or "").startswith("mindspore.")
     name = f"nn.{type(loss_fn).__name__}" if builtin_module else type(loss_fn).__name__
-    found = _loss_from_graph(loss_graph, start) if loss_graph is not None else None
+    found = loss_from_graph(loss_graph, start) if loss_graph is not None else None
     if found is not None:
         expects, chain = found
         return expects, f"{name} {_OWN_ACTIVATION[expects]}: it passes its input through {chain}"
@@ -349,7 +188,7 @@ def _part_pairings(graph: nx.MultiDiGraph, loss: Any, index: int, whole: Pairing
     module = type(loss.loss_fn).__module__ or ""
     name = f"nn.{loss.name}" if module.startswith("mindspore.") else loss.name
     found = []
-    for reached, expects, chain in _parts_reaching(loss.graph, f"input:{index}", codes):
+    for reached, expects, chain in parts_reaching(loss.graph, f"input:{index}", codes):
         for code in sorted(reached):
             activation, node = parts[code]
             if activation in NORMALISATIONS:

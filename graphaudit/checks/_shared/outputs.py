@@ -203,10 +203,14 @@ def output_activation(graph: nx.MultiDiGraph, start: str = "output:0") -> tuple[
         return "unknown", None
     node = _data_producer(graph, start) if graph.nodes[start]["kind"] == g.OUTPUT else start
     seen: set[str] = set()
+    told = False  # the parts are told once, at the first index-moving operation of the walk
     while node is not None and node not in seen:
         seen.add(node)
-        if graph.nodes[node].get("layout"):
-            return _joined(graph, start, node)
+        if not told and graph.nodes[node].get("layout"):
+            told = True
+            joined = _joined(graph, start, node)
+            if joined is not None:
+                return joined
         made = _made_by(graph, node)
         if made is not None:
             return made
@@ -214,21 +218,17 @@ def output_activation(graph: nx.MultiDiGraph, start: str = "output:0") -> tuple[
     return "unknown", None
 
 
-def _joined(graph: nx.MultiDiGraph, start: str, node: str) -> tuple[str, str | None]:
-    """The activation of an output that an index-moving operation (*node*) put together."""
+def _joined(graph: nx.MultiDiGraph, start: str, node: str) -> tuple[str, str | None] | None:
+    """The activation of an output that index-moving operations (the first: *node*) put together.
+
+    ``None`` when no part of it is normalised: the walk then goes on as through any
+    shape-only operation, and stops at the first node that makes values (a concat: logits).
+    """
     parts = output_parts(graph, start)
     activations = {a for a, _ in parts or ()} & NORMALISATIONS
     if parts and activations and len({a for a, _ in parts}) == 1:
         return parts[0]
-    if activations:
-        return "unknown", node  # only part of it is normalised: see output_parts()
-    # No normalisation in it: as before layouts were recorded, the walk goes on through
-    # shape-only operations and stops at the first that makes values (a concat: logits).
-    made = _made_by(graph, node)
-    if made is not None:
-        return made
-    producer = _data_producer(graph, node)
-    return output_activation(graph, producer) if producer is not None else ("unknown", None)
+    return ("unknown", node) if activations else None  # only part of it is normalised: see output_parts()
 
 
 def _data_edge(graph: nx.MultiDiGraph, node: str) -> tuple[str, int, list[int]] | None:
