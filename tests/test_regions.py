@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 import pytest
-from mindspore import Tensor, nn, ops
+from mindspore import Parameter, Tensor, nn, ops
 
 import graphaudit
 from graphaudit import graph as g
@@ -110,3 +110,24 @@ def test_the_tracer_records_layouts_and_the_parts_are_followed_through_them():
     assert output_parts(graph, "output:0") == [("none", "call:box#1")]
     assert output_parts(graph, "output:1") == [("sigmoid", "call:cls.1#1")]
     assert output_activation(graph, "output:1") == ("sigmoid", "call:cls.1#1")
+
+
+class WithAConstant(nn.Cell):
+    """A sigmoid's output joined with a parameter: a part the tracer sees no maker of."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Dense(4, 3, activation="sigmoid")
+        self.bias = Parameter(Tensor(np.zeros((2, 1), np.float32)), name="bias")
+
+    def construct(self, x):
+        return ops.concat((self.fc(x), self.bias), 1)
+
+
+def test_a_part_made_where_the_tracer_does_not_see_is_not_known():
+    from graphaudit.checks._shared.outputs import output_activation, output_parts
+
+    graph = graphaudit.to_networkx(WithAConstant(), inputs=numbered(2, 4))
+    assert output_parts(graph) == [("sigmoid", "call:fc.activation#1"), ("unknown", None)]
+    activation, node = output_activation(graph)
+    assert activation == "unknown" and graph.nodes[node]["op_type"] == "concat"  # not "a sigmoid" as a whole

@@ -310,7 +310,8 @@ def output_parts(graph: nx.MultiDiGraph, start: str = "output:0") -> list[tuple[
 
     One for an output made whole by one node; several for an output put together by
     index-moving operations (a detection head's ``ops.concat`` of a box and a class
-    branch). ``None`` when it cannot be told.
+    branch); ``("unknown", None)`` for a part made where the tracer does not see. ``None``
+    when it cannot be told.
 
     Example:
         >>> import graphaudit, numpy as np
@@ -331,5 +332,6 @@ def output_parts(graph: nx.MultiDiGraph, start: str = "output:0") -> list[tuple[
     if found is None:
         return None
     codes, parts = found
-    present = [int(c) for c in dict.fromkeys(codes.ravel().tolist()) if c >= 0]
-    return [parts[c] for c in present]
+    # An element made where the tracer does not see is a part of its own: not known.
+    values, first = np.unique(codes, return_index=True)
+    return [parts[c] if c >= 0 else ("unknown", None) for c in values[np.argsort(first)].tolist()]
