@@ -371,3 +371,74 @@ def test_a_loss_that_cannot_be_traced_is_a_check_not_run_with_the_reason():
     assert set(GA4) <= set(report.skipped) and not set(GA4) & set(report.checks_run)
     reason = report.skipped["GA401"]
     assert "could not be traced" in reason and "NeedsImages" in reason
+
+
+# -- a part of the output: a detection head's branches, sliced again by its loss (issue 41) --------
+Y_PARTS = Tensor(np.concatenate([RNG.random((4, 2)), RNG.integers(0, 2, (4, 3))], 1).astype(np.float32))
+
+
+class TwoBranches(nn.Cell):
+    """A box branch (2 values) and a class branch (3 scores), concatenated: ``(boxes | classes)``."""
+
+    def __init__(self, box=None, cls=None) -> None:
+        super().__init__()
+        self.box = nn.SequentialCell([nn.Dense(6, 2)] + ([box] if box else []))
+        self.cls = nn.SequentialCell([nn.Dense(6, 3)] + ([cls] if cls else []))
+
+    def construct(self, x):
+        return ops.concat((self.box(x), self.cls(x)), 1)
+
+
+class DetectionLoss(nn.Cell):
+    """Splits the head's output, moves the class part around, and gives it to BCE-with-logits."""
+
+    def construct(self, pred, target):
+        boxes, scores = ops.split(pred.view(4, 5, 1), (2, 3), 1)
+        scores = scores.squeeze(-1).transpose(1, 0)
+        cls = ops.binary_cross_entropy_with_logits(
+            scores, target[:, 2:].transpose(1, 0), _ones(scores), _ones(scores)
+        )
+        return ops.mse_loss(boxes.squeeze(-1), target[:, :2]) + cls
+
+
+def test_ga401_sigmoid_on_the_part_a_custom_loss_gives_to_bce_with_logits():
+    net = TwoBranches(cls=nn.Sigmoid())
+    report = graphaudit.audit(nn.WithLossCell(net, DetectionLoss()), inputs=(X, Y_PARTS))
+    finding = only(report, "GA401")
+    assert finding.subject == "DetectionLoss" and ga4(report) == [("GA401", "DetectionLoss")]
+    assert finding.nodes == ("call:cls.1#1", "output:0")
+    assert finding.message.startswith(
+        "Part of the network's output is made by a sigmoid (the Sigmoid cell at 'cls.1')"
+    )
+    assert "ops.binary_cross_entropy_with_logits" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("net", "loss", "labels"),
+    [
+        (TwoBranches(), DetectionLoss(), Y_PARTS),  # logits in the class part
+        (TwoBranches(box=nn.Sigmoid()), DetectionLoss(), Y_PARTS),  # the loss regresses that part
+        # a concat of probabilities is probabilities, for BCELoss (not "logits": no GA402)
+        (TwoBranches(nn.Sigmoid(), nn.Sigmoid()), nn.BCELoss(), Tensor(np.ones((4, 5), np.float32))),
+        (TwoBranches(), nn.BCEWithLogitsLoss(), Tensor(np.ones((4, 5), np.float32))),
+    ],
+)
+def test_parts_paired_right_are_silent(net, loss, labels):
+    report = graphaudit.audit(nn.WithLossCell(net, loss), inputs=(X, labels))
+    assert set(GA4) <= set(report.checks_run)
+    assert ga4(report) == [], str(report)
+
+
+def test_a_concat_of_sigmoids_is_a_sigmoid_and_a_mixed_one_is_told_by_its_parts():
+    from graphaudit.checks._shared.outputs import output_parts
+
+    both = graphaudit.to_networkx(TwoBranches(nn.Sigmoid(), nn.Sigmoid()), inputs=X)
+    assert output_activation(both) == ("sigmoid", "call:box.1#1")
+    mixed = graphaudit.to_networkx(TwoBranches(cls=nn.Sigmoid()), inputs=X)
+    assert output_activation(mixed) == ("unknown", "op:/concat#1")
+    assert output_parts(mixed) == [("none", "call:box.0#1"), ("sigmoid", "call:cls.1#1")]
+    report = graphaudit.audit(
+        TwoBranches(nn.Sigmoid(), nn.Sigmoid()), inputs=X, label=Y_PARTS, loss_fn=nn.BCEWithLogitsLoss()
+    )
+    finding = only(report, "GA401")  # the whole output: each of its parts is a sigmoid's
+    assert finding.message.startswith("The network's output is made by a sigmoid")

@@ -62,6 +62,27 @@ def test_good_sample_is_silent(check_id):
     assert not others, f"other checks fired on {check_id}'s good sample: {others}"
 
 
+# More cases of a check, each in the format of bad.py / good.py: samples/<ID>/bad_<case>.py, good_<case>.py.
+CASES = sorted(
+    p.relative_to(SAMPLES) for p in SAMPLES.glob("GA*/*.py") if p.stem.startswith(("bad_", "good_"))
+)
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_each_further_case_fires_or_is_silent_as_its_name_says(case):
+    check_id, which = case.parent.name, case.stem
+    module, _, report = audited(check_id, which)
+    assert check_id in report.checks_run, report.skipped.get(check_id)
+    loud = [f for f in report.findings if f.severity != "info"]
+    if which.startswith("good_"):
+        assert not loud, f"{case} is not silent:\n{report}"
+        return
+    found = report.by_check(check_id)
+    assert found, f"{check_id} did not fire on {case}:\n{report}"
+    assert module.SUBJECT in {s for f in found for s in (f.subject, *f.subjects)}
+    assert all(node in report.graph for f in found for node in f.nodes)
+
+
 def test_every_sample_folder_belongs_to_a_check():
     folders = {p.name for p in SAMPLES.iterdir() if p.is_dir() and p.name.startswith("GA")}
     assert folders <= set(CHECKS), folders - set(CHECKS)

@@ -201,7 +201,21 @@ def _yolo_frozen_with_decay(yolo: Any) -> Any:
     return setup
 
 
+def _yolo_sigmoid_on(branch: str) -> Callable[[Any], Any]:
+    """A sigmoid appended to each level's box (``cv2``) or class (``cv3``) branch of the head."""
+
+    def inject(yolo: Any) -> Any:
+        net = yolo.build_network()
+        for level in getattr(net.model.model[22], branch):  # a SequentialCell per level
+            level.append(nn.Sigmoid())
+        return yolo.build(net)
+
+    return inject
+
+
 YOLO_BUGS: dict[str, tuple[Callable[[Any], Any], str, str]] = {
+    # YOLOv8Loss gives the class part of each level, sliced out of the head's concat, to BCEWithLogitsLoss
+    "sigmoid-on-the-class-branch": (_yolo_sigmoid_on("cv3"), "GA401", "YOLOv8Loss"),
     "head-class-branch-left-out-of-the-optimizer": (_yolo_left_out, "GA201", "model.model.22.cv3"),
     "bottlenecks-shared-by-[block]*n": (_yolo_shared_bottlenecks, "GA101", "model.model.4.m.0"),
     "weight-initialised-to-zeros": (_yolo_zero_weight, "GA601", "model.model.4.cv1.conv.weight"),
@@ -219,6 +233,17 @@ def test_yolov8_injected_bugs_are_found_and_named(yolo, bug):
     inject, check_id, subject = YOLO_BUGS[bug]
     report = audit_yolo(inject(yolo))
     assert (check_id, subject) in problems(report), str(report)
+
+
+def test_yolov8_sigmoid_on_the_class_branch_is_named_and_on_the_box_branch_is_not_ga401(yolo):
+    found = audit_yolo(_yolo_sigmoid_on("cv3")(yolo)).by_check("GA401")
+    assert len(found) == 1 and found[0].subject == "YOLOv8Loss"
+    sigmoids = [f"model.model.22.cv3.{level}.3" for level in range(3)]
+    assert all(f"'{path}'" in found[0].message for path in sigmoids), found[0].message
+    assert "BCEWithLogitsLoss" in found[0].message
+    # the box branch's values are decoded by the loss (DFL: a softmax, then a regression), not given to BCE
+    report = audit_yolo(_yolo_sigmoid_on("cv2")(yolo))
+    assert not report.by_check("GA401"), str(report)
 
 
 # -- mindocr: CRNN, NetWithLossWrapper in TrainOneStepWrapper ---------------------------------------

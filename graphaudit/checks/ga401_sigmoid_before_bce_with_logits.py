@@ -21,7 +21,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         a sigmoid (``nn.Sigmoid``, ``nn.Dense(activation="sigmoid")``, ``ops.sigmoid``) while
         the loss expects logits: ``nn.BCEWithLogitsLoss``, or a custom loss cell that calls
         ``ops.binary_cross_entropy_with_logits`` (or applies a sigmoid and then a binary
-        cross-entropy). The subject is the class name of the loss cell.
+        cross-entropy). It also follows the loss's own traced graph, element by element, from
+        each output it is given to the operation that consumes it: a detection head that
+        concatenates a box branch and a class branch, and a zoo loss (mindyolo's
+        ``YOLOv8Loss``) that reshapes, concatenates, slices and transposes the class part
+        before its ``BCEWithLogitsLoss``, is reported when a sigmoid made that part, and not
+        when the sigmoid is on a part the loss decodes otherwise. The subject is the class
+        name of the loss cell.
 
     Why is this bad:
         The loss squashes the sigmoid's output a second time: ``sigmoid(sigmoid(z))`` lies in

@@ -36,6 +36,10 @@ Node kinds
     ``ops.cat``, ``ops.sigmoid``, ``x.reshape``...). Attributes: ``op`` (as called, e.g.
     ``Tensor.__add__``, ``ops.sigmoid``, ``Prim.Sigmoid``), ``op_type`` (normalised
     snake case, e.g. ``add``, ``sigmoid``), ``scope`` (path of the enclosing call), ``order``.
+    An operation that only moves values (``ops.concat``, ``x[...]``, ``ops.split``,
+    ``x.transpose``, ``x.view``...) also has ``layout`` when its arguments could be read:
+    JSON telling where each element of its outputs comes from in its inputs (see
+    :mod:`graphaudit.capture.network.layout`).
 ``input`` / ``output``
     The tensors passed to the network and the tensors it returned, in flattened order.
     Attributes: ``index``, ``shape``, ``dtype``.

@@ -22,6 +22,7 @@ import networkx as nx
 from mindspore import Parameter, Tensor, nn
 
 from graphaudit import graph as g
+from graphaudit.capture.network.layout import LAYOUT_OPS, layout_of
 from graphaudit.capture.network.structure import Structure
 
 __all__ = ["Tracer", "describe_tensor", "flatten_tensors", "op_type_of"]
@@ -286,6 +287,10 @@ class Tracer:
             op_type=op_name,
             scope=scope_path,
         )
+        if op_name in LAYOUT_OPS:
+            layout = layout_of(op_name, args, kwargs, outputs)
+            if layout is not None:
+                self.graph.nodes[node]["layout"] = layout
         self._consume(node, (args, kwargs))
         for slot, tensor in enumerate(outputs):
             if not isinstance(tensor, Parameter):

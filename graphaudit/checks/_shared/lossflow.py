@@ -10,9 +10,17 @@ Two questions, answered from the traced graphs:
   ``CrossEntropyLoss``, ``SoftmaxCrossEntropyWithLogits``), ``"log-probabilities"``
   (``NLLLoss``) or ``None``. Built-in loss classes of ``mindspore.nn`` / ``mindspore.mint.nn``
   are known by class; any other loss cell by the operations that consume its first input
-  in the loss graph (:class:`~graphaudit.evidence.loss.LossTrace`), so a custom cell that calls
+  in the loss graph (:class:`~graphaudit.evidence.loss.LossTrace`,
+  :mod:`~graphaudit.checks._shared.lossreads`), so a custom cell that calls
   ``ops.binary_cross_entropy_with_logits``, or applies ``ops.sigmoid`` and then
   ``ops.binary_cross_entropy``, expects logits.
+
+An output put together from parts (a detection head's ``ops.concat`` of a box branch and
+a class branch) is also paired part by part: which node made each element
+(:func:`~graphaudit.checks._shared.outputs.origins`) is carried through the loss graph's
+index-moving operations (:mod:`~graphaudit.checks._shared.regions`) to the loss operations
+that read it, so a sigmoid on the class branch of a head whose loss slices the class part
+out for ``BCEWithLogitsLoss`` is paired with that loss (``Pairing.part``).
 
 Every GA4xx finding names as its subject the class name of the loss cell
 (``type(loss_fn).__name__``, e.g. ``BCEWithLogitsLoss`` or a custom ``MaskedBCE``): the
@@ -38,16 +46,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import networkx as nx
+import numpy as np
 
-from graphaudit import graph as g
 from graphaudit.checks._shared.grouping import listing
-from graphaudit.checks._shared.outputs import (
-    ACTIVATION_CELLS,
-    PASS_THROUGH_CELLS,
-    SHAPE_ONLY_OPS,
-    describe_node,
-    output_activation,
-)
+from graphaudit.checks._shared.lossreads import LOSS_CLASSES, loss_from_graph, parts_reaching
+from graphaudit.checks._shared.outputs import NORMALISATIONS, describe_node, origins, output_activation
 
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
@@ -65,50 +68,6 @@ __all__ = [
 
 EXPECTATIONS: Final = ("logits-sigmoid", "probabilities", "logits-softmax", "log-probabilities")
 
-# Losses known by class (looked up along the MRO, only for classes defined by MindSpore).
-LOSS_CLASSES: Final = {
-    "BCEWithLogitsLoss": "logits-sigmoid",
-    "BCELoss": "probabilities",
-    "CrossEntropyLoss": "logits-softmax",
-    "SoftmaxCrossEntropyWithLogits": "logits-softmax",
-    "NLLLoss": "log-probabilities",
-}
-# The same losses seen as operations inside a custom loss cell (op_type as recorded on
-# MindSpore 2.10: ``ops.binary_cross_entropy_with_logits`` and
-# ``mint.nn.functional.binary_cross_entropy_with_logits`` give
-# ``binarycrossentropywithlogits``, the ``ops.BCEWithLogitsLoss`` primitive
-# ``bcewithlogitsloss``...).
-LOSS_OPS: Final = {
-    "binarycrossentropywithlogits": "logits-sigmoid",
-    "bcewithlogitsloss": "logits-sigmoid",
-    "binarycrossentropy": "probabilities",
-    "crossentropy": "logits-softmax",
-    "softmaxcrossentropywithlogits": "logits-softmax",
-    "sparsesoftmaxcrossentropywithlogits": "logits-softmax",
-    "nllloss": "log-probabilities",
-}
-# Transformations a custom loss may apply to its input before the loss operation, and
-# what the input then has to be: (applied, what the loss operation expects) -> expectation.
-_LOSS_PREP_OPS: Final = {
-    "sigmoid": "sigmoid",
-    "softmax": "softmax",
-    "softmaxext": "softmax",
-    "logsoftmax": "log_softmax",
-    "logsoftmaxext": "log_softmax",
-    "log": "log",
-}
-_RANGE_KEEPING_OPS: Final = frozenset({"clamp", "clip", "clipbyvalue"})
-_PREPARED: Final = {
-    ((), "logits-sigmoid"): "logits-sigmoid",
-    ((), "probabilities"): "probabilities",
-    ((), "logits-softmax"): "logits-softmax",
-    ((), "log-probabilities"): "log-probabilities",
-    (("sigmoid",), "probabilities"): "logits-sigmoid",
-    (("log_softmax",), "log-probabilities"): "logits-softmax",
-    (("softmax", "log"), "log-probabilities"): "logits-softmax",
-    (("log",), "log-probabilities"): "probabilities",
-}
-
 
 def _builtin_loss(loss_fn: Any) -> tuple[str, str] | None:
     for cls in type(loss_fn).__mro__:
@@ -125,47 +84,6 @@ _OWN_ACTIVATION = {
     "logits-softmax": "applies its own log-softmax to its input",
     "log-probabilities": "expects log-probabilities (the output of a LogSoftmax) as its input",
 }
-
-
-def _loss_from_graph(loss_graph: nx.MultiDiGraph, start: str = "input:0") -> tuple[str, str] | None:
-    """Follow *start* (an input: the logits) forward to the first loss operation that consumes it."""
-    if start not in loss_graph:
-        return None
-    frontier: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [(start, (), ())]
-    seen: set[str] = set()
-    while frontier:
-        node, applied, names = frontier.pop(0)
-        targets = sorted(
-            {t for _, t, d in loss_graph.out_edges(node, data=True) if d["kind"] == g.FLOWS},
-            key=lambda t: loss_graph.nodes[t].get("order", 0),
-        )
-        for target in targets:
-            if target in seen:
-                continue
-            seen.add(target)
-            attrs = loss_graph.nodes[target]
-            if attrs["kind"] == g.OP:
-                op_type, label = attrs["op_type"], attrs["op"]
-                native = LOSS_OPS.get(op_type)
-            elif attrs["kind"] == g.CALL:
-                op_type, label = attrs["class_name"], f"a {attrs['class_name']} cell"
-                native = LOSS_CLASSES.get(op_type)
-            else:
-                continue
-            if native is not None:
-                expects = _PREPARED.get((applied, native))
-                if expects is None:
-                    continue
-                return expects, ", then ".join([*names, label])
-            if attrs["kind"] == g.OP and (op_type in SHAPE_ONLY_OPS or op_type in _RANGE_KEEPING_OPS):
-                frontier.append((target, applied, names))
-            elif attrs["kind"] == g.OP and op_type in _LOSS_PREP_OPS and len(applied) < 2:
-                frontier.append((target, (*applied, _LOSS_PREP_OPS[op_type]), (*names, label)))
-            elif attrs["kind"] == g.CALL and op_type in ACTIVATION_CELLS and len(applied) < 2:
-                frontier.append((target, (*applied, ACTIVATION_CELLS[op_type]), (*names, label)))
-            elif attrs["kind"] == g.CALL and op_type in PASS_THROUGH_CELLS:
-                frontier.append((target, applied, names))
-    return None
 
 
 def loss_expectation(
@@ -202,7 +120,7 @@ def loss_expectation(
         return expects, f"{name} {_OWN_ACTIVATION[expects]}"
     builtin_module = (type(loss_fn).__module__ or "").startswith("mindspore.")
     name = f"nn.{type(loss_fn).__name__}" if builtin_module else type(loss_fn).__name__
-    found = _loss_from_graph(loss_graph, start) if loss_graph is not None else None
+    found = loss_from_graph(loss_graph, start) if loss_graph is not None else None
     if found is not None:
         expects, chain = found
         return expects, f"{name} {_OWN_ACTIVATION[expects]}: it passes its input through {chain}"
@@ -221,6 +139,7 @@ class Pairing:
     evidence: str
     loss_name: str
     source: str = "output:0"  # where the loss's input comes from: the output, or a node inside
+    part: bool = False  # the activation made only the part of the output that this loss operation reads
 
     @property
     def nodes(self) -> tuple[str, ...]:
@@ -238,10 +157,46 @@ def _pairings(ctx: AuditContext) -> list[Pairing]:
             continue
         activation, node = output_activation(ctx.graph, source)
         expects, evidence = loss_expectation(loss.loss_fn, loss.graph, f"input:{index}")
-        if index and expects is None:
-            continue  # a further tensor of the first argument that no loss operation reads
-        found.append(Pairing(activation, node, expects, evidence, loss.name, source))
+        whole = Pairing(activation, node, expects, evidence, loss.name, source)
+        if not index or expects is not None:  # else a further tensor that no loss operation reads whole
+            found.append(whole)
+        found.extend(
+            p
+            for p in _part_pairings(ctx.graph, loss, index, whole)
+            if (p.activation_node, p.expects) != (whole.activation_node, whole.expects)
+        )
     return found
+
+
+def _part_pairings(graph: nx.MultiDiGraph, loss: Any, index: int, whole: Pairing) -> list[Pairing]:
+    """The pairings of the normalised parts of an output with the loss operations that read them.
+
+    A detection head returns its box and class branches concatenated; its loss slices the
+    class part out (after reshapes, a concat of the levels, a transpose) and gives it to a
+    ``BCEWithLogitsLoss``. Only an output with a normalised part (a sigmoid, a softmax)
+    that is not the whole of it, or whose loss operation the plain walk did not find, has any.
+    """
+    if whole.expects is not None and whole.activation in NORMALISATIONS:
+        return []  # every part is made by that activation: the whole output's pairing says it
+    made = origins(graph, whole.source) if loss.graph is not None else None
+    if made is None:
+        return []
+    codes, parts = made
+    present = {int(c) for c in np.unique(codes) if c >= 0}
+    if not any(parts[c][0] in NORMALISATIONS for c in present) or (len(present) == 1 and whole.expects):
+        return []
+    module = type(loss.loss_fn).__module__ or ""
+    name = f"nn.{loss.name}" if module.startswith("mindspore.") else loss.name
+    found = []
+    for reached, expects, chain in parts_reaching(loss.graph, f"input:{index}", codes):
+        for code in sorted(reached):
+            activation, node = parts[code]
+            if activation in NORMALISATIONS:
+                evidence = (
+                    f"{name} {_OWN_ACTIVATION[expects]}: it passes that part of its input through {chain}"
+                )
+                found.append(Pairing(activation, node, expects, evidence, loss.name, whole.source, part=True))
+    return list(dict.fromkeys(found))
 
 
 def pairings(ctx: AuditContext) -> list[Pairing]:
@@ -261,10 +216,15 @@ class Flagged:
     where: str  # where each flagged output is made: ``fc (Dense)``, or ``a, b and c``
     nodes: tuple[str, ...]
     count: int
+    part: bool = False  # the activations make only the parts of the outputs that the loss reads
 
     @property
     def output(self) -> str:
         """The sentence's start: ``The network's output is`` or ``The network's 3 outputs ... are each``."""
+        if self.part:
+            if self.count == 1:
+                return "Part of the network's output is"
+            return f"Part of each of the network's {self.count} outputs given to the loss is"
         if self.count == 1:
             return "The network's output is"
         return f"The network's {self.count} outputs given to the loss are each"
@@ -276,4 +236,6 @@ def flagged(ctx: AuditContext, found: list[Pairing], default: str = "its input")
         return []
     wheres = [describe_node(ctx.graph, p.activation_node) if p.activation_node else default for p in found]
     nodes = tuple(dict.fromkeys(n for p in found for n in p.nodes))
-    return [Flagged(found[0], listing(list(dict.fromkeys(wheres))), nodes, len(found))]
+    part = any(p.part for p in found)
+    count = len(dict.fromkeys(p.source for p in found)) if part else len(found)
+    return [Flagged(found[0], listing(list(dict.fromkeys(wheres))), nodes, count, part)]
