@@ -134,3 +134,85 @@ def test_a_reference_map_file_corrects_the_mapping(tmp_path):
     request = AuditRequest(Renamed(), options={"reference": ref, "reference_map": str(path)})
     pairs = EvidenceSet(request).need(ReferenceWeights).mapping.to_dict()["pairs"]
     assert pairs[0] == {"port": "a.weight", "reference": "second.weight", "how": "given", "layout": "same"}
+
+
+def test_a_batchnorm_paired_by_order_pairs_each_statistic_with_its_own():
+    # MindSpore lists moving_mean, moving_variance, gamma, beta; PyTorch weight, bias, running_*;
+    # a .safetensors file sorts bias before weight: all four of one shape, so order alone would swap them
+    port = {
+        "features.0.weight": (8, 3, 3, 3),
+        "features.1.moving_mean": (8,),
+        "features.1.moving_variance": (8,),
+        "features.1.gamma": (8,),
+        "features.1.beta": (8,),
+    }
+    ref = ["features.0.0.weight", "features.0.1.bias", "features.0.1.running_mean"]
+    ref += ["features.0.1.running_var", "features.0.1.weight"]
+    shapes = {name: (8, 3, 3, 3) if name.endswith("0.weight") else (8,) for name in ref}
+    mapping = map_parameters(port, shapes, reference_ordered=False)
+    assert {p.port: p.reference for p in mapping.pairs} == {
+        "features.0.weight": "features.0.0.weight",
+        "features.1.moving_mean": "features.0.1.running_mean",
+        "features.1.moving_variance": "features.0.1.running_var",
+        "features.1.gamma": "features.0.1.weight",
+        "features.1.beta": "features.0.1.bias",
+    }
+
+
+def test_a_prefix_is_not_taken_from_a_few_names_that_share_only_a_tail():
+    # mindcv's features.5.layers.{0,1,3,4} are torchvision's features.3.conv.{0.0,0.1,1.0,1.1}: the
+    # BatchNorm "1" of both shares the tail "1.running_mean" with the wrong one, conv.1.1
+    port = {"features.5.layers.0.weight": (48, 8, 1, 1), "features.5.layers.1.moving_mean": (48,)}
+    port |= {"features.5.layers.1.moving_variance": (48,), "features.5.layers.3.weight": (48, 1, 3, 3)}
+    port |= {"features.5.layers.4.moving_mean": (48,), "features.5.layers.4.moving_variance": (48,)}
+    ref = {"features.3.conv.0.0.weight": (48, 8, 1, 1), "features.3.conv.0.1.running_mean": (48,)}
+    ref |= {"features.3.conv.0.1.running_var": (48,), "features.3.conv.1.0.weight": (48, 1, 3, 3)}
+    ref |= {"features.3.conv.1.1.running_mean": (48,), "features.3.conv.1.1.running_var": (48,)}
+    mapping = map_parameters(port, ref)
+    pairs = {p.port: (p.reference, p.how) for p in mapping.pairs}
+    assert pairs["features.5.layers.1.moving_mean"] == ("features.3.conv.0.1.running_mean", "order")
+    assert pairs["features.5.layers.4.moving_variance"] == ("features.3.conv.1.1.running_var", "order")
+    assert all(p.layout == "same" for p in mapping.pairs)
+
+
+def test_a_tied_head_met_first_pairs_through_the_name_the_file_keeps():
+    # save_pretrained keeps the embedding's name of a tie; the port's walk meets lm_head first
+    port = {"lm_head.weight": (32, 8), "body.weight": (8, 8)}
+    ref = {"embed.weight": (32, 8), "body.weight": (8, 8)}
+    mapping = map_parameters(
+        port, ref, aliases={"lm_head.weight": ("lm_head.weight", "embed.embedding_table")}
+    )
+    assert [(p.port, p.reference, p.how) for p in mapping.pairs] == [
+        ("lm_head.weight", "embed.weight", "alias"),
+        ("body.weight", "body.weight", "name"),
+    ]
+    assert mapping.port_only == mapping.reference_only == ()
+
+
+def test_parameters_are_in_module_order_and_a_ports_buffers_are_no_missing_weights():
+    from graphaudit.evidence import AuditRequest, EvidenceSet
+    from graphaudit.evidence.reference import ReferenceWeights
+
+    class Head(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.block = nn.SequentialCell([nn.Dense(4, 4), nn.Dense(4, 4)])
+            self.out = nn.Dense(4, 2)
+            self.register_buffer("logits_bias", Tensor(np.zeros((1, 2), np.float32)))
+
+        def construct(self, x):
+            return self.out(self.block(x)) + self.logits_bias
+
+    ref = {
+        "block.0.weight": np.zeros((4, 4)),
+        "block.0.bias": np.zeros(4),
+        "block.1.weight": np.zeros((4, 4)),
+    }
+    ref |= {"block.1.bias": np.zeros(4), "out.weight": np.zeros((2, 4)), "out.bias": np.zeros(2)}
+    ref["logits_bias"] = np.zeros((1, 2), np.float32)  # a float buffer (BART's final_logits_bias)
+    weights = EvidenceSet(AuditRequest(Head(), options={"reference": ref})).need(ReferenceWeights)
+    order = ["block.0.weight", "block.0.bias", "block.1.weight", "block.1.bias", "out.weight", "out.bias"]
+    assert list(weights.port_shapes) == order  # depth first, as PyTorch lists them; the walk is breadth first
+    assert "logits_bias" in weights.buffers
+    report = graphaudit.audit(Head(), reference=ref, select=PORT_CHECKS)
+    assert not report.findings

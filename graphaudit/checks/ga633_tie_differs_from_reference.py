@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import listing
+from graphaudit.checks._shared.reference import ANOTHER_MODEL
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.findings import Finding
@@ -48,6 +49,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     weights = ctx.need(ReferenceWeights)
+    if weights.matched_fraction() < ANOTHER_MODEL:
+        return  # GA634: against another model's file, the pairs the order pass finds are chance
     port_of = {pair.reference: pair.port for pair in weights.mapping.pairs}
     for tie in weights.reference_ties:
         ports = sorted({port_of[name] for name in tie if name in port_of})

@@ -74,6 +74,43 @@ def _reference_map(name: str, value: Any) -> dict[str, str]:
     return dict(value)
 
 
+def _buffer_paths(net: Any) -> frozenset[str]:
+    """The paths of *net*'s buffers: tensors a cell registers (``register_buffer``) that are no Parameter."""
+    paths = set()
+    for path, cell in getattr(net, "cells_and_names", lambda: ())():
+        for name, value in getattr(cell, "_buffers", {}).items():
+            if value is not None:
+                paths.add(f"{path}.{name}" if path else name)
+    return frozenset(paths)
+
+
+def _in_module_order(graph: Any) -> list[str]:
+    """The parameter nodes in the order PyTorch lists a module's (a cell's own, then each child's, depth first).
+
+    The graph's nodes come in the walk's order, breadth first (a model's last conv and head
+    before its first block's weights); the mapping's pass by order needs the original's order.
+    """
+    roots = [n for n, a in g.nodes_of_kind(graph, g.CELL) if a.get("path") == ""]
+    order: list[str] = []
+    seen: set[str] = set()
+    stack = list(reversed(roots))
+    while stack:
+        cell = stack.pop()
+        if cell in seen:
+            continue
+        seen.add(cell)
+        children = []
+        for _, target, data in graph.out_edges(cell, data=True):
+            if data.get("kind") == g.OWNS and target not in seen:
+                seen.add(target)
+                order.append(target)
+            elif data.get("kind") == g.CONTAINS:
+                children.append(target)
+        stack.extend(reversed(children))
+    rest = [n for n, _ in g.nodes_of_kind(graph, g.PARAMETER) if n not in seen]
+    return order + rest
+
+
 @dataclass(frozen=True)
 class ReferenceWeights(Evidence):
     """The original's weights, their pairing with the port's parameters, and both sides' ties."""
@@ -143,20 +180,31 @@ class ReferenceWeights(Evidence):
         if not isinstance(given, Mapping):  # a request built without audit()'s door: parsed here
             given = _reference_map("reference_map", given)
         try:
-            return cls.of(reference, have.need(NetworkGraph).graph, given)
+            return cls.of(reference, have.need(NetworkGraph).graph, given, _buffer_paths(request.net))
         except GraphAuditError as err:
             raise cls.options[1].worded(err) from None
 
     @classmethod
-    def of(cls, reference: Reference, graph: Any, given: Mapping[str, str]) -> ReferenceWeights:
-        """The evidence of *reference* against the network of *graph* (``reference_map`` pairs in *given*)."""
+    def of(
+        cls,
+        reference: Reference,
+        graph: Any,
+        given: Mapping[str, str],
+        port_buffers: frozenset[str] = frozenset(),
+    ) -> ReferenceWeights:
+        """The evidence of *reference* against the network of *graph* (``reference_map`` pairs in *given*).
+
+        *port_buffers*: the paths of the port's buffers (``register_buffer``): the original's
+        tensors of those names are buffers on both sides (BART's ``final_logits_bias``), no weights.
+        """
         from graphaudit.capture.reference.mapping import map_parameters
 
         shapes: dict[str, Shape] = {}
         nodes: dict[str, str] = {}
         aliases: dict[str, tuple[str, ...]] = {}
         frozen = set()
-        for node, attrs in g.nodes_of_kind(graph, g.PARAMETER):
+        for node in _in_module_order(graph):
+            attrs = graph.nodes[node]
             if not attrs.get("registered", True):
                 continue
             path = attrs["path"]
@@ -166,7 +214,13 @@ class ReferenceWeights(Evidence):
             if not attrs.get("requires_grad", True):
                 frozen.add(path)
         _check_given(given, {p for paths in aliases.values() for p in paths}, reference)
-        buffers = tuple(n for n, a in reference.tensors.items() if not np.issubdtype(a.dtype, np.floating))
+        from graphaudit.capture.reference.mapping import canonical
+
+        buffers = tuple(
+            n
+            for n, a in reference.tensors.items()
+            if not np.issubdtype(a.dtype, np.floating) or canonical(n) in port_buffers
+        )
         weights = {n: tuple(a.shape) for n, a in reference.tensors.items() if n not in buffers}
         mapping = map_parameters(
             shapes,

@@ -144,10 +144,13 @@ def map_parameters(
             ref_name = by_canonical.get(canonical(path))
             if ref_name is not None and ref_name in refs and primary in shapes_of:
                 refs.pop(ref_name)
+                # the primary path may have no counterpart of its own (a head tied to the embedding,
+                # first met as lm_head.weight, in a file that keeps only the embedding's name)
+                ports.pop(primary, None)
                 pairs.append(
                     Pair(primary, ref_name, "alias", _layout(shapes_of[primary], reference[ref_name]))
                 )
-    for port_prefix, ref_prefix in _prefixes(list(ports), list(refs)):
+    for port_prefix, ref_prefix in _prefixes(ports, refs):
         by_canonical = {canonical(name): name for name in refs}
         for name in list(ports):
             if name.startswith(port_prefix):
@@ -162,21 +165,31 @@ def map_parameters(
     return ParameterMapping(tuple(pairs), tuple(ports), tuple(refs))
 
 
-def _prefixes(ports: list[str], refs: list[str]) -> list[tuple[str, str]]:
-    """The prefix rewrites ``(port prefix, reference prefix)`` that explain two names or more, best first."""
-    by_tail: dict[str, list[str]] = {}
+def _prefixes(ports: dict[str, Shape], refs: dict[str, Shape]) -> list[tuple[str, str]]:
+    """The prefix rewrites ``(port prefix, reference prefix)`` that explain two names or more, best first.
+
+    A name votes when the two shapes agree, and a rewrite must explain most of the port's names
+    below its prefix: a prefix that is really there renames all of them (``model.`` for
+    ``bert.``), while two layouts that only share a tail such as ``1.running_mean`` do not
+    (mindcv's ``features.5.layers.1`` is torchvision's ``features.3.conv.0.1``, not ``conv.1.1``).
+    """
+    by_tail: dict[str, list[tuple[str, str]]] = {}
     for ref in refs:
-        by_tail.setdefault(".".join(canonical(ref).split(".")[-2:]), []).append(canonical(ref))
+        by_tail.setdefault(".".join(canonical(ref).split(".")[-2:]), []).append((canonical(ref), ref))
     votes: Counter[tuple[str, str]] = Counter()
-    for name in ports:
+    for name, shape in ports.items():
         mine = canonical(name)
-        for ref in by_tail.get(".".join(mine.split(".")[-2:]), ()):
+        for ref, ref_name in by_tail.get(".".join(mine.split(".")[-2:]), ()):
             common = _common_tail(mine.split("."), ref.split("."))
-            if common >= 2:
-                port_prefix = ".".join(mine.split(".")[:-common])
-                ref_prefix = ".".join(ref.split(".")[:-common])
-                votes[(port_prefix + "." if port_prefix else "", ref_prefix + "." if ref_prefix else "")] += 1
-    return [rewrite for rewrite, count in votes.most_common() if count >= 2]
+            if common < 2 or _layout(shape, refs[ref_name]) != "same":
+                continue
+            port_prefix = ".".join(mine.split(".")[:-common])
+            ref_prefix = ".".join(ref.split(".")[:-common])
+            votes[(port_prefix + "." if port_prefix else "", ref_prefix + "." if ref_prefix else "")] += 1
+    below = Counter(prefix for prefix, _ in votes)
+    for prefix in below:
+        below[prefix] = sum(1 for name in ports if canonical(name).startswith(prefix))
+    return [rewrite for rewrite, count in votes.most_common() if count >= 2 and 2 * count > below[rewrite[0]]]
 
 
 def _common_tail(a: list[str], b: list[str]) -> int:
@@ -191,6 +204,31 @@ def _natural(name: str) -> list[object]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
+_LEAF_RANK = {"weight": 0, "bias": 1, "running_mean": 2, "running_var": 3}
+
+
+def _module_order(names: list[str]) -> list[str]:
+    """*names* with each module's own parameters in PyTorch's order: weight, bias, running statistics.
+
+    MindSpore's BatchNorm holds ``moving_mean, moving_variance, gamma, beta`` where PyTorch's holds
+    ``weight, bias, running_mean, running_var``, and a sorted file ``bias`` before ``weight``: all
+    of one shape, so pairing them in the order found would swap them silently.
+    """
+    ordered: list[str] = []
+    k = 0
+    while k < len(names):
+        head = names[k].rpartition(".")[0]
+        end = k
+        while end < len(names) and names[end].rpartition(".")[0] == head:
+            end += 1
+        group = names[k:end]
+        ordered += sorted(
+            group, key=lambda n: _LEAF_RANK.get(canonical(n).rpartition(".")[2], len(_LEAF_RANK))
+        )
+        k = end
+    return ordered
+
+
 def _by_order(
     port_names: list[str],
     ref_names: list[str],
@@ -200,6 +238,7 @@ def _by_order(
     """Port and reference names paired along the longest runs of equal shapes, in order."""
     if not port_names or not ref_names:
         return []
+    port_names, ref_names = _module_order(port_names), _module_order(ref_names)
 
     def signature(shape: Shape) -> Shape:
         shape = _squeezed(shape)
