@@ -218,11 +218,15 @@ def _transformed(check_id: str, which: str, form: str, folder: Path) -> graphaud
         source, names = _renamed_source(check_id, which)
         if not names:
             return "the sample's cells set no attribute of their own: there is nothing to rename"
-        path = folder / f"{which}.py"
+        path = folder / check_id / f"{which}.py"
+        path.parent.mkdir()
         path.write_text(source)
         for beside in (SAMPLES / check_id).iterdir():  # the files it reads (an original's weights)
             if beside.suffix != ".py" and beside.name != "__pycache__":
-                (folder / beside.name).symlink_to(beside, target_is_directory=beside.is_dir())
+                (path.parent / beside.name).symlink_to(beside, target_is_directory=beside.is_dir())
+        for other in SAMPLES.iterdir():  # another sample's files it reads (../GA630/original.safetensors)
+            if other.name != check_id and re.search(rf"[\"']{other.name}[\"']", source):
+                (folder / other.name).symlink_to(other, target_is_directory=True)
         return _audit(_load(check_id, which, path).build())
     kwargs = _wrapped(form, _load(check_id, which).build())
     return kwargs if isinstance(kwargs, str) else _audit(kwargs)

@@ -28,15 +28,15 @@ def test_a_prefix_that_differs_is_found_by_the_names_it_explains():
     ]
 
 
-def test_renamed_layers_pair_by_order_and_shape_and_the_user_can_say_the_rest():
+def test_renamed_layers_pair_by_their_lone_shapes_and_the_user_can_say_the_rest():
     port = {"blocks.0.w": (8, 4), "blocks.0.b": (8,), "blocks.1.w": (2, 8), "blocks.1.b": (2,)}
     ref = {"fc1.weight": (8, 4), "fc1.bias": (8,), "fc2.weight": (2, 8), "fc2.bias": (2,)}
     mapping = map_parameters(port, ref)
     assert [(p.port, p.reference, p.how) for p in mapping.pairs] == [
-        ("blocks.0.w", "fc1.weight", "order"),
-        ("blocks.0.b", "fc1.bias", "order"),
-        ("blocks.1.w", "fc2.weight", "order"),
-        ("blocks.1.b", "fc2.bias", "order"),
+        ("blocks.0.w", "fc1.weight", "signature"),
+        ("blocks.0.b", "fc1.bias", "signature"),
+        ("blocks.1.w", "fc2.weight", "signature"),
+        ("blocks.1.b", "fc2.bias", "signature"),
     ]
     swapped = map_parameters(port, ref, {"blocks.1.b": "fc1.bias"})
     assert swapped.pairs[-1] == type(swapped.pairs[0])("blocks.1.b", "fc1.bias", "given", "shape")

@@ -185,3 +185,15 @@ def test_a_weights_file_alone_says_the_outputs_are_not_compared():
     weights = str(Path(__file__).resolve().parent.parent / "samples" / "GA630" / "original.safetensors")
     report = graphaudit.audit(nn.Dense(2, 2), reference=weights, select=["GA64"])
     assert "holds the original's weights only" in report.skipped["GA640"]
+
+
+def test_an_output_of_another_shape_is_a_divergence():
+    from graphaudit.capture.reference.compare import CallFigures, Comparison, Figures
+
+    same = Figures.of(np.ones(3, np.float32), np.ones(3, np.float32))
+    calls = (
+        CallFigures("conv", "conv", 0, "float32", same, same),
+        CallFigures("pool", "pool", 0, "float32", None, same, "", "[(1, 4, 16, 16)] against [(1, 4, 15, 15)]"),
+    )
+    events = ((0, "input"), (0, "output"), (1, "input"), (1, "output"))
+    assert Comparison(calls, events, ()).first_divergence() == (calls[1], "output")

@@ -172,3 +172,29 @@ def test_the_fixtures_are_small_and_say_how_they_were_made():
         assert "" in np.load(folder / "outputs.npz").files
     assert total < 15_000_000
     assert len(PAIRS) >= 10
+
+
+#: ``pair -> GA640's finding`` on the pairs whose original was dumped (``<pair>/dump/``, by
+#: scripts/references/make_dumps.py): the port run with the original's weights and batch.
+DUMPED = {
+    # mindone's BertLMPredictionHead builds decoder = nn.Dense(..., has_bias=False) and then sets
+    # decoder.bias, which nn.Dense never adds: the prediction bias (cls.predictions.bias) is a
+    # parameter nothing reads (GA302 says so too); the original adds it to the logits
+    "bert": [("GA640", "cls.predictions.decoder")],
+    **{
+        pair: []
+        for pair in ("gpt2", "llama", "t5", "bart", "distilbert", "roberta", "vit", "opt", "gpt_neox")
+    },
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", sorted(DUMPED))
+def test_a_real_port_with_its_originals_weights_computes_what_the_original_computed(mindone_shims, pair):
+    model = ports.build(pair)
+    dump = ports.reference_file(pair, "weights").parent / "dump"
+    report = graphaudit.audit(
+        model, inputs=ports.inputs(pair, model), reference=str(dump), select=["GA63", "GA64"]
+    )
+    assert "GA640" in report.checks_run, report.skipped
+    assert [(f.check_id, f.subject) for f in report.findings] == DUMPED[pair], str(report)

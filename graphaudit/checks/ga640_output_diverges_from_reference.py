@@ -63,12 +63,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     where = first.port or ROOT
     by_path = g.cell_nodes_by_path(ctx.graph)
     if at == "output":
-        assert first.output is not None
         subject, node = where, by_path.get(first.port)
+        said = (
+            f"{first.output.text()} (largest value {first.output.scale:.3g})"
+            if first.output is not None
+            else f"a tensor of another shape ({first.shapes})"
+        )
         message = (
             f"With the original's weights and batch, {where} (the original's {first.reference or 'model'}) "
-            f"returns something else while its input agrees: {first.output.text()} "
-            f"(largest value {first.output.scale:.3g}); everything before it agreed."
+            f"returns something else while its input agrees: {said}; everything before it agreed."
         )
         fix = (
             f"Make {where} compute what the original's {first.reference or 'model'} computes: its layer kind, "

@@ -133,6 +133,8 @@ class Comparison:
             figures = call.input if at == "input" else call.output
             if figures is not None and figures.diverges(call.dtype):
                 return call, at
+            if at == "output" and call.output is None and call.shapes:
+                return call, at  # another shape: a padding, a stride, a layout of its own
         return None
 
 
@@ -168,7 +170,7 @@ def pair_cells(
             if candidate in known:
                 paired[cell] = candidate
                 break
-    return paired
+    return {cell: paired[cell] for cell in port_cells if cell in paired}
 
 
 def _first_same_shape(

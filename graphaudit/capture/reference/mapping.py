@@ -1,6 +1,6 @@
 """Which parameter of the port is which weight of the original.
 
-Three passes, each on what the one before left unmatched (the ``how`` of a :class:`Pair`):
+Four passes, each on what the ones before left unmatched (the ``how`` of a :class:`Pair`):
 
 1. ``"name"``: the same name once MindSpore's spellings are read as PyTorch's (the last part
    of a name: ``gamma``/``beta`` -> ``weight``/``bias``, ``moving_mean``/``moving_variance`` ->
@@ -8,7 +8,9 @@ Three passes, each on what the one before left unmatched (the ``how`` of a :clas
 2. ``"prefix"``: the same name below a prefix that differs (``model.`` against ``bert.``): the
    prefix pair that explains most names is applied, and the next, as ``load_param_into_net``
    does with a checkpoint's prefix;
-3. ``"order"``: the rest in module order, paired where their shapes agree (the longest runs
+3. ``"signature"``: a module renamed whole, alone on both sides in holding the same leaves of
+   the same shapes (``conv_1`` for ``conv``), then a lone weight whose shape no other has;
+4. ``"order"``: the rest in module order, paired where their shapes agree (the longest runs
    first, :class:`difflib.SequenceMatcher`); a weight stored transposed pairs too.
 
 A name pair whose shapes differ is kept, with its ``layout``: ``"transposed"`` (one is the
@@ -55,7 +57,7 @@ class Pair:
 
     port: str
     reference: str
-    how: str  # "given", "name", "alias", "prefix" or "order"
+    how: str  # "given", "name", "alias", "prefix", "signature" or "order"
     layout: str = "same"  # "same", "transposed" (a 2-D weight stored the other way) or "shape"
 
 
@@ -157,6 +159,8 @@ def map_parameters(
                 ref_name = by_canonical.get(ref_prefix + canonical(name)[len(port_prefix) :])
                 if ref_name is not None:
                     take(name, ref_name, "prefix")
+    for port_name, ref_name in _by_signature(ports, refs):
+        take(port_name, ref_name, "signature")
     ref_order = list(refs) if reference_ordered else sorted(refs, key=_natural)
     for port_name, ref_name in _by_order(list(ports), ref_order, ports, refs):
         take(port_name, ref_name, "order")
@@ -252,4 +256,44 @@ def _by_order(
     for block in matcher.get_matching_blocks():
         for k in range(block.size):
             found.append((port_names[block.a + k], ref_names[block.b + k]))
+    return found
+
+
+def _by_signature(ports: dict[str, Shape], refs: dict[str, Shape]) -> list[tuple[str, str]]:
+    """Modules renamed whole: one port module and one original module alone in having the same leaves and shapes.
+
+    A port that names its layers its own way (``conv_1`` for ``conv``, ``proj`` for ``fc``)
+    keeps what each layer holds; where that is unique on both sides, the names do not matter.
+    Then a lone weight whose shape no other unpaired weight has, on either side, pairs too.
+    """
+
+    def modules(shapes: dict[str, Shape]) -> dict[str, dict[str, str]]:
+        found: dict[str, dict[str, str]] = {}
+        for name in shapes:
+            module, _, leaf = canonical(name).rpartition(".")
+            found.setdefault(module, {})[leaf] = name
+        return found
+
+    def signature(group: dict[str, str], shapes: dict[str, Shape]) -> frozenset[tuple[str, Shape]]:
+        return frozenset((leaf, _squeezed(shapes[name])) for leaf, name in group.items())
+
+    port_modules, ref_modules = modules(ports), modules(refs)
+    port_signatures = Counter(signature(g, ports) for g in port_modules.values())
+    ref_by_signature: dict[frozenset[tuple[str, Shape]], list[dict[str, str]]] = {}
+    for group in ref_modules.values():
+        ref_by_signature.setdefault(signature(group, refs), []).append(group)
+    found = []
+    for group in port_modules.values():
+        mine = signature(group, ports)
+        theirs = ref_by_signature.get(mine, [])
+        if port_signatures[mine] == 1 and len(theirs) == 1:
+            found += [(name, theirs[0][leaf]) for leaf, name in group.items()]
+    paired_ports, paired_refs = {p for p, _ in found}, {r for _, r in found}
+    port_shapes = Counter(_squeezed(s) for n, s in ports.items() if n not in paired_ports)
+    ref_shapes = Counter(_squeezed(s) for n, s in refs.items() if n not in paired_refs)
+    lone_refs = {_squeezed(s): n for n, s in refs.items() if n not in paired_refs}
+    for name, shape in ports.items():
+        key = _squeezed(shape)
+        if name not in paired_ports and port_shapes[key] == 1 and ref_shapes[key] == 1:
+            found.append((name, lone_refs[key]))
     return found
