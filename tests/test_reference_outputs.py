@@ -1,7 +1,8 @@
 """GA640 on planted port bugs: each found at its cell, each faithful twin silent.
 
 The originals are PyTorch models (``scripts/references/make_planted.py``), dumped with their
-weights and every module's inputs and outputs into ``tests/references/planted/``. Each port
+weights and every module's inputs and outputs into ``tests/references/planted/``, and exported
+to ONNX beside them: every bug is found alike from either. Each port
 here is the faithful MindSpore port of one of them, or the same port with one bug planted: the
 kinds issue 35 lists. A bug that changes the structure (a layer or a bias dropped) is GA630's,
 and the output comparison is then not run, saying why.
@@ -129,23 +130,31 @@ PLANTED_BUGS = {
 PORTS = {"mlp": MLP, "cnn": CNN, "attention": TinyTransformer}
 
 
-def audit(net: nn.Cell, original: str) -> graphaudit.Report:
+#: How the original is given: the folder ``python -m graphaudit.reference`` dumps (its recorded
+#: outputs), or the ONNX file ``torch.onnx.export`` writes (run in onnxruntime on the batch).
+KINDS = ("dump", "onnx")
+
+
+def audit(net: nn.Cell, original: str, kind: str = "dump") -> graphaudit.Report:
     folder = PLANTED / original
     batch = Tensor(np.load(folder / "inputs.npz")["0"])
-    return graphaudit.audit(net, inputs=batch, reference=str(folder), select=["GA63", "GA64"])
+    reference = str(folder) if kind == "dump" else str(PLANTED / f"{original}.onnx")
+    return graphaudit.audit(net, inputs=batch, reference=reference, select=["GA63", "GA64"])
 
 
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("original", sorted(PORTS))
-def test_a_faithful_port_computes_what_its_original_computed(original):
-    report = audit(PORTS[original](), original)
+def test_a_faithful_port_computes_what_its_original_computed(original, kind):
+    report = audit(PORTS[original](), original, kind)
     assert "GA640" in report.checks_run, report.skipped
     assert report.ok and not report.findings, str(report)
 
 
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("bug", sorted(PLANTED_BUGS))
-def test_a_planted_port_bug_is_found_at_its_cell(bug):
+def test_a_planted_port_bug_is_found_at_its_cell(bug, kind):
     port, original, expected = PLANTED_BUGS[bug]
-    report = audit(port(bug), original)
+    report = audit(port(bug), original, kind)
     found = [(f.check_id, f.subject) for f in report.findings if f.severity != "info"]
     assert found == [expected], str(report)
     if expected[0] != "GA640":  # the structure differs: the outputs are not compared, and it says why
@@ -193,7 +202,23 @@ def test_an_output_of_another_shape_is_a_divergence():
     same = Figures.of(np.ones(3, np.float32), np.ones(3, np.float32))
     calls = (
         CallFigures("conv", "conv", 0, "float32", same, same),
-        CallFigures("pool", "pool", 0, "float32", None, same, "", "[(1, 4, 16, 16)] against [(1, 4, 15, 15)]"),
+        CallFigures(
+            "pool", "pool", 0, "float32", None, same, "", "[(1, 4, 16, 16)] against [(1, 4, 15, 15)]"
+        ),
     )
     events = ((0, "input"), (0, "output"), (1, "input"), (1, "output"))
     assert Comparison(calls, events, ()).first_divergence() == (calls[1], "output")
+
+
+def test_an_onnx_original_given_another_number_of_inputs_is_refused():
+    from graphaudit.capture.reference.onnx_run import run_onnx
+
+    with pytest.raises(
+        graphaudit.GraphAuditError, match=r"takes 1 inputs \(.+\), but the batch has 2 tensors"
+    ):
+        run_onnx(str(PLANTED / "mlp.onnx"), [np.ones((2, 8), np.float32), np.ones(2, np.float32)])
+
+
+def test_an_onnx_original_needs_the_batch():
+    report = graphaudit.audit(MLP(), reference=str(PLANTED / "mlp.onnx"), select=["GA64"])
+    assert "is run on the audit's batch: pass inputs=" in report.skipped["GA640"]

@@ -198,3 +198,23 @@ def test_a_real_port_with_its_originals_weights_computes_what_the_original_compu
     )
     assert "GA640" in report.checks_run, report.skipped
     assert [(f.check_id, f.subject) for f in report.findings] == DUMPED[pair], str(report)
+
+
+#: ``pair -> findings`` with the original given as its ONNX export, run in onnxruntime on the batch.
+ONNX_RUN = {
+    "bert": [("GA640", "cls.predictions.decoder")],  # the same bug as from the dump (DUMPED)
+    "vit": [],
+    "shufflenet_v2_x0_5": [("GA630", "classifier")],  # the head's bias: GA640 cannot load one to one
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", sorted(ONNX_RUN))
+def test_a_real_ports_onnx_original_run_in_onnxruntime_gives_the_same_findings(mindone_shims, pair):
+    model = ports.build(pair)
+    reference = str(ports.reference_file(pair, "onnx"))
+    report = graphaudit.audit(
+        model, inputs=ports.inputs(pair, model), reference=reference, select=["GA63", "GA64"]
+    )
+    assert [(f.check_id, f.subject) for f in report.findings] == ONNX_RUN[pair], str(report)
+    assert ("GA640" in report.checks_run) == (pair != "shufflenet_v2_x0_5"), report.skipped

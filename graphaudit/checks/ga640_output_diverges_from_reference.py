@@ -78,12 +78,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             "activation, axis, scale and constants."
         )
     else:
-        assert first.input is not None
         caller = first.caller or ""
         subject, node = caller or ROOT, by_path.get(caller)
+        said = first.input.text() if first.input is not None else f"of another shape: {first.input_shapes}"
         message = (
             f"With the original's weights and batch, {where} is given an input that differs "
-            f"({first.input.text()}) while everything before it agreed: the difference is made in "
+            f"({said}) while everything before it agreed: the difference is made in "
             f"{subject}'s construct, before it calls {where} (a reshape or flatten order, a residual, a scale, "
             "the order of its layers, an operation outside any cell)."
         )

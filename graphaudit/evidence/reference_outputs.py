@@ -25,11 +25,11 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphaudit.errors import InputError
+from graphaudit.errors import GraphAuditError, InputError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Requirement
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.reference import ReferenceWeights
@@ -58,35 +58,70 @@ class ReferenceOutputs(Evidence):
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> ReferenceOutputs | Missing:
         from mindspore import Tensor
 
-        from graphaudit.capture.reference.compare import compare_outputs, pair_cells
-
         weights = have.need(ReferenceWeights)
         original = weights.original
+        if original is not None and original.format == "onnx":
+            return cls._of_onnx(request, have, weights)
         if original is None or original.activations is None:
             return Missing(
                 f"{weights.label} holds the original's weights only, not what it computes: dump the original "
                 "with python -m graphaudit.reference (or graphaudit.reference.dump) and pass that folder"
-            )
-        apart = _not_one_to_one(weights)
-        if apart:
-            return Missing(
-                f"the port's parameters and the original's weights do not pair one to one ({apart}; GA630-GA632 "
-                "say where), so the original's weights cannot be loaded into the port to compare outputs"
             )
         activations = original.activations
         batch = tuple(Tensor(a) for a in activations.inputs)
         if request.inputs is not None:
             _same_batch(request.inputs, activations.inputs, weights.source)
             batch = tuple(request.inputs)
+        return cls._compared(request, have, weights, batch, activations)
+
+    @classmethod
+    def _of_onnx(
+        cls, request: AuditRequest, have: EvidenceSet, weights: ReferenceWeights
+    ) -> ReferenceOutputs | Missing:
+        """An ONNX original, run in onnxruntime on the audit's batch."""
+        from graphaudit.capture.network.values import tensor_values
+        from graphaudit.capture.reference.onnx_run import run_onnx
+
+        if request.inputs is None:
+            return Missing(f"{weights.label} is run on the audit's batch: pass inputs=")
+        arrays = [tensor_values(t) for t in request.inputs if hasattr(t, "asnumpy")]
+        try:
+            activations = run_onnx(weights.source, arrays)
+        except GraphAuditError:
+            raise
+        except Exception as err:  # onnxruntime's own refusal of the file: said, not raised
+            first = str(err).splitlines()[0] if str(err) else ""
+            return Missing(f"onnxruntime could not run {weights.label}: {type(err).__name__}: {first}")
+        return cls._compared(request, have, weights, tuple(request.inputs), activations)
+
+    @classmethod
+    def _compared(
+        cls,
+        request: AuditRequest,
+        have: EvidenceSet,
+        weights: ReferenceWeights,
+        batch: tuple,
+        activations: Any,
+    ) -> ReferenceOutputs | Missing:
+        from graphaudit.capture.reference.compare import compare_outputs, pair_cells
+
+        original = weights.original
+        assert original is not None
+        apart = _not_one_to_one(weights)
+        if apart:
+            return Missing(
+                f"the port's parameters and the original's weights do not pair one to one ({apart}; GA630-GA632 "
+                "say where), so the original's weights cannot be loaded into the port to compare outputs"
+            )
         network = have.need(NetworkGraph)
         graph = network.graph
         parameters = network.structure.parameters
         loads = []
         for pair in weights.mapping.pairs:
             value = np.asarray(original.tensors[pair.reference])
-            loads.append(
-                (parameters[weights.port_nodes[pair.port]], value.T if pair.layout == "transposed" else value)
-            )
+            if value.ndim == 2 and value.shape != weights.port_shapes[pair.port]:
+                value = value.T  # stored the other way round (GA632), or an ONNX MatMul's (in, out) operand
+            loads.append((parameters[weights.port_nodes[pair.port]], value))
         cells = {graph.nodes[node]["path"]: cell for node, cell in network.structure.cells.items()}
         modules = sorted({path for path, _ in activations.calls})
         owners = [

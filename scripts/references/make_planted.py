@@ -5,7 +5,8 @@ Run where torch is installed (never by the tests, which need no torch)::
     PYTHONPATH=. /path/to/torchenv/bin/python scripts/references/make_planted.py
 
 Each original is dumped by :func:`graphaudit.reference.dump` (its weights and every module's
-inputs and outputs on one batch, seeded) into ``tests/references/planted/<name>/``:
+inputs and outputs on one batch, seeded) into ``tests/references/planted/<name>/``, and
+exported by ``torch.onnx.export`` to ``tests/references/planted/<name>.onnx``:
 
 - ``mlp``: :class:`MLP`, Linear, ReLU, a square Linear, LayerNorm, Linear;
 - ``cnn``: :class:`CNN`, Conv2d, BatchNorm2d (trained-looking statistics), ReLU, MaxPool2d,
@@ -93,13 +94,27 @@ class TinyTransformer(nn.Module):
         return self.head(x)
 
 
+def write(name: str, model: nn.Module, batch: torch.Tensor) -> None:
+    """The dump of *model* on *batch*, and beside it ``<name>.onnx`` (the legacy exporter, weights unfolded)."""
+    dump(model, (batch,), str(OUT / name))
+    torch.onnx.export(
+        model.eval(),
+        (batch,),
+        str(OUT / f"{name}.onnx"),
+        opset_version=17,
+        dynamo=False,
+        do_constant_folding=False,  # folding fuses or transposes weights: keep the original's
+        training=torch.onnx.TrainingMode.PRESERVE,  # EVAL would fold BatchNorm into the conv
+    )
+
+
 def main() -> None:
     torch.manual_seed(0)
-    dump(MLP(), (torch.randn(2, 8),), str(OUT / "mlp"))
+    write("mlp", MLP(), torch.randn(2, 8))
     torch.manual_seed(0)
-    dump(CNN(), (torch.randn(2, 3, 8, 8),), str(OUT / "cnn"))
+    write("cnn", CNN(), torch.randn(2, 3, 8, 8))
     torch.manual_seed(0)
-    dump(TinyTransformer(), (torch.randint(0, 16, (2, 6), dtype=torch.int32),), str(OUT / "attention"))
+    write("attention", TinyTransformer(), torch.randint(0, 16, (2, 6), dtype=torch.int32))
 
 
 if __name__ == "__main__":

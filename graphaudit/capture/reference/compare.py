@@ -99,6 +99,7 @@ class CallFigures:
     input: Figures | None
     caller: str | None = None  # the cell whose construct made this call (None: the audit's own call)
     shapes: str = ""  # when the outputs could not be compared: both shapes
+    input_shapes: str = ""  # when the inputs could not be compared: both shapes
 
     @property
     def diverges(self) -> bool:
@@ -133,8 +134,8 @@ class Comparison:
             figures = call.input if at == "input" else call.output
             if figures is not None and figures.diverges(call.dtype):
                 return call, at
-            if at == "output" and call.output is None and call.shapes:
-                return call, at  # another shape: a padding, a stride, a layout of its own
+            if figures is None and (call.shapes if at == "output" else call.input_shapes):
+                return call, at  # another shape: a padding, a stride, a layout, a layer of its own
         return None
 
 
@@ -183,6 +184,10 @@ def _first_same_shape(
     return None
 
 
+def _shapes(mine: list[np.ndarray], theirs: list[np.ndarray]) -> str:
+    return f"{[a.shape for a in mine]} against {[b.shape for b in theirs]}"
+
+
 def compare_outputs(
     net: nn.Cell,
     inputs: tuple[Any, ...],
@@ -219,7 +224,8 @@ def compare_outputs(
             if module is None:
                 running.append((path, None))
                 return
-            given = _first_same_shape(values((args, kwargs)), activations.input(module, call))
+            mine, theirs = values((args, kwargs)), activations.input(module, call)
+            given = _first_same_shape(mine, theirs)
             records.append(
                 {
                     "port": path,
@@ -227,6 +233,7 @@ def compare_outputs(
                     "call": call,
                     "input": Figures.of(*given) if given is not None else None,
                     "caller": caller,
+                    "input_shapes": _shapes(mine, theirs) if given is None and mine and theirs else "",
                 }
             )
             running.append((path, len(records) - 1))
@@ -246,8 +253,8 @@ def compare_outputs(
             outputs = _first_same_shape(mine, theirs)
             entry["dtype"] = str(tensors[0].dtype).lower() if tensors else "float32"
             entry["output"] = Figures.of(*outputs) if outputs is not None else None
-            if outputs is None:
-                entry["shapes"] = f"{[a.shape for a in mine]} against {[b.shape for b in theirs]}"
+            if outputs is None and mine and theirs:
+                entry["shapes"] = _shapes(mine, theirs)
             events.append((index, "output"))
 
         return record
@@ -288,6 +295,7 @@ def compare_outputs(
             r["input"],
             r["caller"],
             r.get("shapes", ""),
+            r["input_shapes"],
         )
         for r in records
     )
