@@ -18,10 +18,10 @@ class Port(nn.Cell):
         self.bn = nn.BatchNorm2d(4)
         self.pool = nn.MaxPool2d(2, 2)
         self.fc = nn.Dense(4 * 4 * 4, 10)
-        self.relu = nn.ReLU()
+        self.act = nn.ReLU()
 
     def construct(self, x):
-        x = self.pool(self.relu(self.bn(self.conv(x))))
+        x = self.pool(self.act(self.bn(self.conv(x))))
         return self.fc(x.reshape(x.shape[0], -1))  # (N, C, H, W) flattened as PyTorch does
 
 

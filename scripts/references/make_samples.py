@@ -52,32 +52,14 @@ class TiedLM(torch.nn.Module):
         return self.head(torch.tanh(self.hidden(self.embed(ids))))
 
 
-class SmallCNN(torch.nn.Module):
-    """A trained-looking small CNN: conv, BatchNorm (running statistics set), ReLU, max-pool, flatten, Linear."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
-        self.bn = torch.nn.BatchNorm2d(4)
-        self.pool = torch.nn.MaxPool2d(2)
-        self.fc = torch.nn.Linear(4 * 4 * 4, 10)
-        with torch.no_grad():
-            self.bn.running_mean.uniform_(-0.5, 0.5)
-            self.bn.running_var.uniform_(0.5, 2.0)
-            self.bn.weight.uniform_(0.5, 1.5)
-            self.bn.bias.uniform_(-0.2, 0.2)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.pool(torch.relu(self.bn(self.conv(x))))
-        return self.fc(torch.flatten(x, 1))
-
-
 def ga640() -> None:
-    """``samples/GA640/original/``: :class:`SmallCNN` dumped by graphaudit.reference on a batch of 2 8x8 images."""
+    """``samples/GA640/original/``: make_planted's :class:`CNN` dumped by graphaudit.reference on 2 8x8 images."""
+    from make_planted import CNN
+
     from graphaudit.reference import dump
 
     torch.manual_seed(0)
-    model = SmallCNN()
+    model = CNN()
     x = torch.randn(2, 3, 8, 8)
     dump(model, (x,), str(ROOT / "samples/GA640/original"))
 
