@@ -236,11 +236,11 @@ def sweep_shims() -> Iterator[None]:
     ``ops.conv2d`` kernel, also inside ``mint.nn.Conv1d``/``Conv2d``), ``Tensor.fill_`` (a
     NumPy write), ``mint.stack``, ``mint.nonzero``, ``mint.normal``, ``mint.bitwise_xor`` and
     ``mint.log``/``expm1`` on integer tensors (cast to float32 first, as the Ascend kernel does),
-    and the encoder-decoders' (``transformer_sweep.more_shims``).
+    and the encoder-decoders' (``transformer_sweep_shims.py``).
     """
     import mindspore as ms
     import numpy as np
-    import transformer_sweep
+    import transformer_sweep_shims
     from mindspore import Tensor, mint, ops
     from zoo.shims import Patches, _number
 
@@ -260,7 +260,7 @@ def sweep_shims() -> Iterator[None]:
     _inplace("zero_", lambda t, **_: np.zeros(t.shape))
     _inplace("bitwise_or_", lambda t, other: t.asnumpy() | other.asnumpy())
     _inplace("bitwise_and_", lambda t, other: t.asnumpy() & other.asnumpy())
-    transformer_sweep.more_shims(patches, _inplace)  # the kernels the encoder-decoders call
+    transformer_sweep_shims.more_shims(patches, _inplace)  # the kernels the encoder-decoders call
 
     def _shape(size: Any) -> tuple[int, ...]:
         if len(size) == 1 and not isinstance(size[0], int):
