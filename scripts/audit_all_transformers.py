@@ -49,6 +49,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # zoo.shims: the MindSpore 2.10 shims of the zoo tests
+sys.path.insert(0, str(ROOT / "scripts"))  # transformer_sweep: the other kinds and recipes
+import transformer_sweep  # noqa: E402
 
 VOCAB, SEQ, BATCH, CLASSES = 128, 8, 2, 3
 DEFAULT_TIMEOUT = 300.0
@@ -233,10 +235,12 @@ def sweep_shims() -> Iterator[None]:
     ``one_hot`` (OneHotExt) and the ``conv1d``/``conv2d`` of ``mint`` (Conv2DExt, on the
     ``ops.conv2d`` kernel, also inside ``mint.nn.Conv1d``/``Conv2d``), ``Tensor.fill_`` (a
     NumPy write), ``mint.stack``, ``mint.nonzero``, ``mint.normal``, ``mint.bitwise_xor`` and
-    ``mint.log``/``expm1`` on integer tensors (cast to float32 first, as the Ascend kernel does).
+    ``mint.log``/``expm1`` on integer tensors (cast to float32 first, as the Ascend kernel does),
+    and the encoder-decoders' (``transformer_sweep_shims.py``).
     """
     import mindspore as ms
     import numpy as np
+    import transformer_sweep_shims
     from mindspore import Tensor, mint, ops
     from zoo.shims import Patches, _number
 
@@ -256,6 +260,7 @@ def sweep_shims() -> Iterator[None]:
     _inplace("zero_", lambda t, **_: np.zeros(t.shape))
     _inplace("bitwise_or_", lambda t, other: t.asnumpy() | other.asnumpy())
     _inplace("bitwise_and_", lambda t, other: t.asnumpy() & other.asnumpy())
+    transformer_sweep_shims.more_shims(patches, _inplace)  # the kernels the encoder-decoders call
 
     def _shape(size: Any) -> tuple[int, ...]:
         if len(size) == 1 and not isinstance(size[0], int):
@@ -371,11 +376,11 @@ def candidate_classes() -> list[str]:
     return causal + others
 
 
-def tiny_config(cls: Any) -> Any:
-    """The model's own config class at the tiny size."""
+def tiny_config(cls: Any, extra: dict[str, Any] | None = None) -> Any:
+    """The model's own config class at the tiny size (*extra*: more fields, set when the config has them)."""
     config_class = cls.config_class
     default = config_class()
-    wanted = {k: v for k, v in TINY.items() if hasattr(default, k)}
+    wanted = {k: v for k, v in {**TINY, **(extra or {})}.items() if hasattr(default, k)}
     if "head_dim" in wanted and "hidden_size" in wanted:
         wanted["head_dim"] = wanted["hidden_size"] // wanted.get("num_attention_heads", 4)
     layer_types = getattr(default, "layer_types", None)
@@ -418,12 +423,9 @@ def built_models(names: list[str] | None = None) -> Iterator[tuple[str, Any, Any
 _OUTPUT = tempfile.TemporaryDirectory(prefix="graphaudit-transformers-")
 
 
-def trainer_setup(name: str, model: Any) -> tuple[Any, tuple[Any, ...]]:
-    """mindone's Trainer: its optimizer, its wrapper, and one batch as it hands it to the wrapper."""
-    import mindspore as ms
-    import numpy as np
+def trainer_wrap(model: Any) -> tuple[Any, Any]:
+    """mindone's Trainer of *model* and its training wrapper (its optimizer inside), in training mode."""
     from mindone.transformers import Trainer, TrainingArguments
-    from mindspore import Tensor
 
     args = TrainingArguments(
         output_dir=_OUTPUT.name,
@@ -460,6 +462,16 @@ def trainer_setup(name: str, model: Any) -> tuple[Any, tuple[Any, ...]]:
         trainer.optimizer = optimizer_cls([g for g in groups if g["params"]], **kwargs)
     _, train_model = trainer._wrap_model(trainer.model)
     train_model.set_train(True)
+    return trainer, train_model
+
+
+def trainer_setup(name: str, model: Any) -> tuple[Any, Any, tuple[Any, ...]]:
+    """mindone's Trainer: its optimizer, its wrapper, and one batch as it hands it to the wrapper."""
+    import mindspore as ms
+    import numpy as np
+    from mindspore import Tensor
+
+    trainer, train_model = trainer_wrap(model)
     rng = np.random.default_rng(0)
     ids = rng.integers(1, VOCAB, (BATCH, SEQ)).astype(np.int32)
     labels = rng.integers(0, CLASSES, (BATCH,)).astype(np.int32) if name.endswith(KINDS[1]) else ids
@@ -470,8 +482,11 @@ def trainer_setup(name: str, model: Any) -> tuple[Any, tuple[Any, ...]]:
     return trainer, train_model, inputs
 
 
-def declared_tie(model: Any, config: Any) -> list[list[str]]:
-    """The word-embedding tie, as paths in the audited network, when the config ties and the model does."""
+def declared_tie(model: Any, config: Any, prefix: str = "network.model.") -> list[list[str]]:
+    """The word-embedding tie, as paths in the audited network, when the config ties and the model does.
+
+    *prefix* is the model's path in the audited network (the Trainer's wrapper: ``network.model.``).
+    """
     if not getattr(config, "tie_word_embeddings", False):
         return []
     try:
@@ -489,9 +504,7 @@ def declared_tie(model: Any, config: Any) -> list[list[str]]:
         return []  # the port does not tie: graphaudit's GA103 reports it (a real finding)
     head_name = next(n for n, p in head._params.items() if p is head_w)
     embed_name = next(n for n, p in embed._params.items() if p is embed_w)
-    return [
-        [f"network.model.{paths[id(head)]}.{head_name}", f"network.model.{paths[id(embed)]}.{embed_name}"]
-    ]
+    return [[f"{prefix}{paths[id(head)]}.{head_name}", f"{prefix}{paths[id(embed)]}.{embed_name}"]]
 
 
 def first_line(err: BaseException) -> str:
@@ -508,12 +521,20 @@ def _finding(finding: Any) -> dict[str, str]:
     }
 
 
-def audit_model(name: str) -> dict[str, Any]:
-    """Build, run and audit *name*; a JSON-able record of how far it got."""
+def audit_model(name: str, recipe: str = "trainer") -> dict[str, Any]:
+    """Build, run and audit *name* as *recipe* sets it up; a JSON-able record of how far it got.
+
+    The causal LMs' ``trainer`` recipe is here; every other kind and recipe is in
+    ``transformer_sweep.py`` (which calls :func:`audit_built` too).
+    """
     import mindspore as ms
 
     import graphaudit
 
+    if recipe != "trainer" or kind_of(name) != "causal":
+        import transformer_sweep
+
+        return transformer_sweep.audit_job(sys.modules[__name__], name, recipe)
     ms.set_context(mode=ms.PYNATIVE_MODE)
     record: dict[str, Any] = {"model": name, "status": None}
     with shims():
@@ -536,51 +557,79 @@ def audit_model(name: str) -> dict[str, Any]:
                 traceback=traceback.format_exc()[-2000:],
             )
             return record
-        # A construct may rename parameters (a sliced CellList: 40 mindone models): the names the
-        # model was built with are put back after this forward pass, so that the audit's own
-        # pass, which must put them back too, is seen if it does not.
-        names = {id(p): (p.name, p.requires_grad) for p in train_model.get_parameters()}
-        try:
-            model.set_train(True)
-            model(*inputs)
-            ms.runtime.synchronize()  # CPU kernels fail asynchronously: the forward pass fails here
-        except Exception as err:
-            record.update(
-                status="forward_failed", reason=first_line(err), traceback=traceback.format_exc()[-2000:]
-            )
-            return record
-        for param in train_model.get_parameters():
-            param.name = names[id(param)][0]
         tie = declared_tie(model, config)
         record["tie_declared"] = tie
         spec = graphaudit.Spec(shared_parameters=tie) if tie else None
-        before = {id(p): p.asnumpy().tobytes() for p in train_model.get_parameters()}
-        t0 = time.perf_counter()
-        try:
-            # The dependency probe (GA340-GA343) runs on the batch of 2: the causal LMs are
-            # recognised by their class name, and the attention mask is named when passed.
-            mask = {"mask_input": "attention_mask"} if "attention_mask" in mask_keys(model, inputs) else {}
-            report = graphaudit.audit(train_model, inputs=inputs, spec=spec, **mask)
-        except Exception as err:
-            record.update(status="crash", reason=first_line(err), traceback=traceback.format_exc()[-4000:])
-            return record
-        changed = [p.name for p in train_model.get_parameters() if p.asnumpy().tobytes() != before[id(p)]]
-        changed += [
-            f"{names[id(p)][0]} (renamed {p.name!r} or requires_grad changed)"
-            for p in train_model.get_parameters()
-            if (p.name, p.requires_grad) != names[id(p)]
-        ]
+        # The dependency probe (GA340-GA343) runs on the batch of 2: the causal LMs are
+        # recognised by their class name, and the attention mask is named when passed.
+        mask = {"mask_input": "attention_mask"} if "attention_mask" in mask_keys(model, inputs) else {}
+        return audit_built(record, model, train_model, inputs, lambda: model(*inputs), spec=spec, **mask)
+
+
+def kind_of(name: str) -> str:
+    """``causal`` for the classes :func:`candidate_classes` sweeps, else the kind ``transformer_sweep`` gives."""
+    import transformer_sweep
+
+    return transformer_sweep.kind_of(name)
+
+
+def audit_built(
+    record: dict[str, Any],
+    model: Any,
+    audited: Any,
+    inputs: tuple[Any, ...],
+    forward: Any,
+    **options: Any,
+) -> dict[str, Any]:
+    """Run *forward* (the model's own pass, without graphaudit), then audit *audited* on *inputs*.
+
+    *record* gets ``forward_failed`` (the model itself fails on this CPU), ``crash`` (graphaudit
+    raised) or ``ok`` with the findings, and ``changed_by_audit``: the weights, names or
+    ``requires_grad`` the audit left different (an audit must change nothing).
+    """
+    import mindspore as ms
+
+    import graphaudit
+
+    # A construct may rename parameters (a sliced CellList: 40 mindone models): the names the
+    # model was built with are put back after this forward pass, so that the audit's own
+    # pass, which must put them back too, is seen if it does not.
+    names = {id(p): (p.name, p.requires_grad) for p in audited.get_parameters()}
+    try:
+        model.set_train(True)
+        forward()
+        ms.runtime.synchronize()  # CPU kernels fail asynchronously: the forward pass fails here
+    except Exception as err:
         record.update(
-            status="ok",
-            audit_seconds=round(time.perf_counter() - t0, 1),
-            checks_run=len(report.checks_run),
-            changed_by_audit=changed,
-            errors=[_finding(f) for f in report.of_severity("error")],
-            warnings=[_finding(f) for f in report.of_severity("warning")],
-            infos=sorted({f.check_id for f in report.of_severity("info")}),
-            dependency=dependency_status(report),
+            status="forward_failed", reason=first_line(err), traceback=traceback.format_exc()[-2000:]
         )
         return record
+    for param in audited.get_parameters():
+        param.name = names[id(param)][0]
+    before = {id(p): p.asnumpy().tobytes() for p in audited.get_parameters()}
+    t0 = time.perf_counter()
+    try:
+        report = graphaudit.audit(audited, inputs=inputs, **options)
+    except Exception as err:
+        record.update(status="crash", reason=first_line(err), traceback=traceback.format_exc()[-4000:])
+        return record
+    changed = [p.name for p in audited.get_parameters() if p.asnumpy().tobytes() != before[id(p)]]
+    changed += [
+        f"{names[id(p)][0]} (renamed {p.name!r} or requires_grad changed)"
+        for p in audited.get_parameters()
+        if (p.name, p.requires_grad) != names[id(p)]
+    ]
+    record.update(
+        status="ok",
+        audit_seconds=round(time.perf_counter() - t0, 1),
+        checks_run=len(report.checks_run),
+        changed_by_audit=changed,
+        errors=[_finding(f) for f in report.of_severity("error")],
+        warnings=[_finding(f) for f in report.of_severity("warning")],
+        infos=sorted({f.check_id for f in report.of_severity("info")}),
+        dependency=dependency_status(report),
+    )
+    return record
 
 
 DEPENDENCY_CHECKS = ("GA340", "GA341", "GA342", "GA343")
@@ -616,8 +665,14 @@ def _worker(conn: Any) -> None:
             break
         if name is None:
             break
+        model, _, recipe = name.partition("@")  # a job: the class, and "@recipe" but for "trainer"
+        with contextlib.suppress(Exception):
+            # A kernel of the previous job may still fail (asynchronously): not in this job's record
+            import mindspore as ms
+
+            ms.runtime.synchronize()
         try:
-            result = audit_model(name)
+            result = audit_model(model, recipe or "trainer")
         except BaseException as err:
             result = {
                 "model": name,
@@ -671,13 +726,18 @@ class Worker:
         return {"model": name, "status": "crash", "reason": f"the worker process died (exit code {code})"}
 
 
+def job_name(model: str, recipe: str = "trainer") -> str:
+    """A job's name, its record's key: the class, with ``@recipe`` for every recipe but ``trainer``."""
+    return model if recipe == "trainer" else f"{model}@{recipe}"
+
+
 def load_results(path: Path) -> dict[str, dict[str, Any]]:
     latest: dict[str, dict[str, Any]] = {}
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 record = json.loads(line)
-                latest[record["model"]] = record
+                latest[job_name(record["model"], record.get("recipe") or "trainer")] = record
     return latest
 
 
@@ -699,6 +759,8 @@ def run_all(models: list[str], out: Path, *, workers: int, timeout: float, rerun
                     name = queue.pop(0)
                 start = time.perf_counter()
                 result = worker.run(name, timeout)
+                result["model"], _, recipe = name.partition("@")
+                result["recipe"] = recipe or "trainer"
                 result["wall_seconds"] = round(time.perf_counter() - start, 1)
                 with lock:
                     with results_path.open("a", encoding="utf-8") as file:
@@ -776,6 +838,7 @@ CLASSIFIED: dict[tuple[str, str], tuple[str, str]] = {
         "false alarm, fixed (16 -> 0)",
         "RWKV's numerator / denominator, a sum of exponentials: strictly positive",
     ),
+    **transformer_sweep.CLASSIFIED,  # issue 41: the encoder-decoders and encoder-only models
 }
 
 
@@ -841,12 +904,28 @@ def main() -> None:
     parser.add_argument(
         "--is-decoder", action="store_true", help="build every *ForCausalLM with config.is_decoder=True"
     )
+    parser.add_argument(
+        "--kinds", default="causal", help="causal (default), encoder-decoder, encoder: comma-separated"
+    )
+    parser.add_argument(
+        "--recipes", default="trainer", help="trainer (default), plain, onestep, spec: comma-separated"
+    )
     args = parser.parse_args()
     if args.is_decoder:
         os.environ[IS_DECODER] = "1"
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.summarize_only:
-        models = [m for m in args.models.split(",") if m] or candidate_classes()
+        import transformer_sweep
+
+        kinds, recipes = args.kinds.split(","), args.recipes.split(",")
+        unknown = sorted(set(kinds) - set(transformer_sweep.KINDS)) + sorted(
+            set(recipes) - set(transformer_sweep.RECIPES)
+        )
+        if unknown:
+            parser.error(f"unknown kinds or recipes: {', '.join(unknown)}")
+        models = transformer_sweep.jobs(
+            sys.modules[__name__], kinds, recipes, [m for m in args.models.split(",") if m]
+        )
         run_all(
             models,
             args.out,

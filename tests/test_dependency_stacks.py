@@ -19,7 +19,8 @@ from mindspore import Tensor, nn, ops
 from sample_audits import SAMPLES, audited, load
 
 import graphaudit
-from graphaudit.capture.dependency.plan import Change, Plan, Stack
+from graphaudit.capture.dependency.plan import Change, Plan, Region, Stack
+from graphaudit.capture.dependency.probe import _regions
 from graphaudit.errors import ArgumentError
 from graphaudit.evidence import EvidenceSet
 from graphaudit.evidence.dependency import DependencyProbe
@@ -193,9 +194,15 @@ def test_the_variants_change_each_stack_only_where_it_may_move():
     ).all()  # the encoder is never the future
     assert (future[2][0, :5] == target[0, :5]).all() and (future[2][0, 5:7] != target[0, 5:7]).all()
     assert (future[3][0, 5:7] != labels[0, 5:7]).all() and (future[2][1] == target[1]).all()
+    # the encoder's pads are no position of the decoder's output: all 8 are judged for sample 0
+    assert plan.judged_pads == () and _regions(plan, [0], False) == [Region((0,), tuple(range(8)))]
     pads = plan.variant([Change(0, "pads")])
     assert (pads[0][0, :3] != source[0, :3]).all() and (pads[0][0, 3:] == source[0, 3:]).all()
     assert (pads[2] == target).all() and (pads[3] == labels).all()  # the encoder's pads are not the decoder's
+    one_stack = Plan.of([target, mask[:, :8]], sequence=True, mask=1)
+    assert one_stack.judged_pads == (0, 1) and _regions(one_stack, [0], False) == [
+        Region((0,), (2, 3, 4, 5, 6, 7))
+    ]
     shifted = Plan.of(arrays, sequence=True, stack=Stack(source=3, side=(3,), shift=1))
     moved = shifted.variant([Change(0, "future")])[3][0] != labels[0]
     assert (
@@ -228,3 +235,25 @@ def test_an_encoder_decoder_given_no_decoder_input_is_not_run_with_the_reason():
     assert "GA341" not in report.checks_run and "GA342" not in report.checks_run
     assert "DecodesItsSource is an encoder-decoder and none of the inputs given" in report.skipped["GA341"]
     assert "GA340" in report.checks_run and dependency_findings(report) == []
+
+
+def test_a_right_padded_source_as_long_as_the_target_is_no_evidence_that_positions_are_ignored():
+    """Issue 41's sweep (Speech2Text): the encoder's padding is not the decoder's future.
+
+    The sound encoder-decoder, its source as long as its target and sample 0 right-padded (as
+    tokenizers pad): the padding changes the encoder's last position of sample 0, which the
+    GA342 probe read as the first cell that mixes the decoder's positions when it reused the
+    pass that also changes the padding.
+    """
+    net, (source, _, target) = seq2seq("good")
+    mask = np.ones((2, 8), np.int32)
+    mask[0, 6:] = 0
+    report = graphaudit.audit(
+        net,
+        inputs=(source[:, :8], Tensor(mask), target),
+        causal=True,
+        mask_input="attention_mask",
+        select=IDS,
+    )
+    assert dependency_findings(report) == [], str(report)
+    assert all(check in report.checks_run for check in IDS), report.skipped

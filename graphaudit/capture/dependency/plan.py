@@ -183,6 +183,15 @@ class Plan:
         self.pads = pads
 
     @property
+    def judged_pads(self) -> tuple[int, ...]:
+        """Sample 0's padded positions among the judged stack's: none when the mask is another stack's.
+
+        An encoder's padding is no position of the decoder: with two stacks and the encoder's
+        mask, every position of the decoder's output is real.
+        """
+        return self.pads if self.mask is not None and self._on_side(self.mask) else ()
+
+    @property
     def real(self) -> tuple[int, ...]:
         """The positions of sample 0 that are not padding."""
         return tuple(i for i in range(self.length) if i not in self.pads)

@@ -104,7 +104,7 @@ def _regions(plan: Plan, samples: range | list[int], past: bool) -> list[Region]
         if past:
             positions = list(range(plan.cut + 1))
         if sample == 0 and plan.mask is not None:
-            positions = [p for p in (positions or range(plan.length)) if p not in plan.pads]
+            positions = [p for p in (positions or range(plan.length)) if p not in plan.judged_pads]
         regions.append(Region((sample,), None if positions is None else tuple(positions)))
     return regions
 
@@ -240,9 +240,14 @@ def _positions(
     last, length = plan.batch - 1, plan.length
     outputs, calls = mixed
     mixing, mixing_calls = mixed
+    # The combined pass also changed sample 0's padding, which moves cells that mix no position
+    # of the sequence probed (an encoder's last position, its source right-padded): a finding
+    # made on it is confirmed on a pass that changes only sample 0's future.
+    confirmed = plan.mask is None
     if results["batch"].found:  # the other samples' changes reach the last one: reorder it alone
         outputs, calls = runner.run(plan.variant([Change(last, "roll")]))
         mixing, mixing_calls = runner.run(plan.variant([Change(0, "future")]))
+        confirmed = True
     after = [Region((last,), tuple(range(plan.cut, length)))]
     stays, effect = (
         relative(base, outputs, after, length),
@@ -250,15 +255,25 @@ def _positions(
     )
     bound = floor if stays > floor else tolerance()
     reaches_last = [Region((0,), (length - 1,))]
-    mixes = first_moving(base_calls, mixing_calls, reaches_last, length, bound)
     ordered = first_moving(base_calls, calls, after, length, bound)
     judged = runner.judged_path
-    if stays <= bound:  # the judged output itself does not see the order...
-        # ...and is reported when it mixes positions: a per-token output (an embedding judged
-        # because nothing later has the sequence's length) says nothing about order.
-        found = effect > bound and relative(base, mixing, reaches_last, length) > bound
+
+    def mixes_unseen(mixing: list[np.ndarray], mixing_calls: list[Call]) -> tuple[bool, int | None]:
+        """Whether the first cell that moves at sample 0's last position (in *mixing*) misses the order."""
+        mixes = first_moving(base_calls, mixing_calls, reaches_last, length, bound)
+        if stays <= bound:  # the judged output itself does not see the order...
+            # ...and is reported when it mixes positions: a per-token output (an embedding judged
+            # because nothing later has the sequence's length) says nothing about order.
+            return effect > bound and relative(base, mixing, reaches_last, length) > bound, mixes
+        return mixes is not None and (ordered is None or ordered > mixes), mixes
+
+    found, mixes = mixes_unseen(mixing, mixing_calls)
+    if found and not confirmed:
+        mixing, mixing_calls = runner.run(plan.variant([Change(0, "future")]))
+        found, mixes = mixes_unseen(mixing, mixing_calls)
+    if stays <= bound:
         return Dependence("positions", found, stays, bound, judged, judged if found else None, effect)
-    if mixes is None or (ordered is not None and ordered <= mixes):
+    if not found:
         return Dependence("positions", False, stays, bound, judged, None, effect)
     where = entry(base_calls, mixing_calls, reaches_last, length, bound) or base_calls[mixes].path
     return Dependence("positions", True, stays, bound, judged, where, effect)
