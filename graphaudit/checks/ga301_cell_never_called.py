@@ -8,6 +8,7 @@ from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.calls import mode_guard, never_called_cells
 from graphaudit.checks._shared.grouping import cell_group, pattern
+from graphaudit.checks._shared.selection import selected_at_run_time
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
@@ -68,8 +69,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             ),
             (None, node),
         )
-        causes.setdefault((*parent, mode_guard(ctx, node)), []).append(node)
-    for (_, _, guard), nodes in causes.items():
+        chosen = selected_at_run_time(ctx, node)
+        if chosen is not None:  # the members one loop or router picks from: one cause whatever their names
+            parent = (None, ctx.cell_path(node).rpartition(".")[0])
+        causes.setdefault((*parent, mode_guard(ctx, node), chosen), []).append(node)
+    for (_, _, guard, chosen), nodes in causes.items():
         group = cell_group(ctx, nodes)
         one, they = len(nodes) == 1, group.pronouns()
         classes = " and ".join(dict.fromkeys(ctx.graph.nodes[n]["class_name"] for n in nodes))
@@ -82,6 +86,19 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             if any(p.requires_grad for p in params)
             else f"and {they.subject} {'holds' if one else 'hold'} only frozen parameters (requires_grad=False), which are saved"
         )
+        if chosen is not None and guard is None:
+            how, where = chosen
+            yield ctx.finding(
+                "info",
+                group.subject,
+                f"{named} {they.be} called only when {how} (in {where}), and the traced forward pass did not "
+                f"call {they.object}; {they.possessive} parameters were not checked for wiring.",
+                f"Nothing to do: {group.listing()} {they.be} left out of some passes by design. To check "
+                f"{they.object} too, audit with a batch or a seed that calls {they.object}.",
+                nodes,
+                subjects=group.names,
+            )
+            continue
         if guard is not None:
             wanted, where = guard
             ran = "training" if not wanted else "inference"
