@@ -26,7 +26,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         one class, ``blocks.0.aux``, ``blocks.1.aux``..., or the items of one list) are one finding. A cell driven through another method than ``construct`` still has its
         sub-cells called, so it is not reported. A cell that its parent calls only under
         ``if self.training:`` (or ``if not self.training:``) while the pass ran in the other
-        mode — an auxiliary head, an inference-time decoder — is reported as info, saying so.
+        mode — an auxiliary head, an inference-time decoder — is reported as info, saying so;
+        so is a member of a container that the owner calls only as a random draw or the data
+        choose (LayerDrop's ``rand() < self.layerdrop``, a router's experts).
 
     Why is this bad:
         A layer defined in ``__init__`` and forgotten in ``construct`` (or a branch behind a
