@@ -151,6 +151,7 @@ def assert_clean(
     return report
 
 
+@checked_call
 def assert_matches_reference(
     net: Any,
     reference: Any,
@@ -162,9 +163,12 @@ def assert_matches_reference(
     """Fail unless the port *net* matches its original *reference* (the port checks, GA630-GA649).
 
     *reference* is what ``audit(reference=...)`` takes: the original's ``.safetensors``,
-    ``.pth``/``.bin`` (read without torch) or ``.onnx`` file, or a dict name -> array;
-    *reference_map* pairs names the mapping cannot find. *allow* as in :func:`assert_clean`.
-    Every port check must have run: one that could not is a failure too, with its reason.
+    ``.pth``/``.bin`` (read without torch) or ``.onnx`` file, a dict name -> array, or the
+    folder ``python -m graphaudit.reference`` dumped; *reference_map* pairs names the mapping
+    cannot find. *allow* as in :func:`assert_clean`. Every port check that the reference can
+    feed must have run: the weight checks always, the output comparison (GA640) for a dump
+    folder, and for an ONNX file given *inputs*. One that could not is a failure too, with its
+    reason.
 
     Raises:
         AssertionError: listing each difference with its message and fix, or the checks not run.
@@ -188,7 +192,11 @@ def assert_matches_reference(
     port_checks = sorted(c for c, check in all_checks().items() if check.family_key == "630-649")
     options = {"reference_map": reference_map} if reference_map is not None else {}
     report = audit(net, inputs=inputs, reference=reference, select=port_checks, **options)
-    not_run = {c: report.skipped[c] for c in port_checks if c in report.skipped}
+    outputs = isinstance(reference, (str, os.PathLike)) and (
+        os.path.isdir(reference) or (os.fspath(reference).lower().endswith(".onnx") and inputs is not None)
+    )
+    needed = [c for c in port_checks if outputs or c != "GA640"]  # weights alone say nothing of outputs
+    not_run = {c: report.skipped[c] for c in needed if c in report.skipped}
     if not_run:
         raise AssertionError(
             "graphaudit could not compare the port with its original: "

@@ -30,6 +30,8 @@ BOUNDED = [
 REFUSED = {
     "checkpoint": "/no/such.ckpt",
     "peers": ["/no/such/rank1.json"],
+    "reference": "/no/such/original.safetensors",
+    "reference_map": "/no/such/pairs.json",
 }
 #: Options that take every value of their type, and why (a new option must be in one of the tables).
 UNRANGED = {

@@ -87,6 +87,12 @@ LINES: dict[str, str | tuple[str, ...]] = {
     "GA604": ("self.backbone = Backbone(width)", "self.head = nn.Dense(width, classes)"),
     "GA605": 'return {"net": Classifier(), "inputs": image(), "checkpoint": path}',
     "GA606": ("self.backbone = Backbone(width)", "self.head = nn.Dense(width, classes)"),
+    "GA630": "self.fc1 = nn.Dense(8, 16, has_bias=False)  # the original's Linear has a bias",
+    "GA631": "self.mid = nn.Dense(16, 16)  # not in the original",
+    "GA632": "self.fc1 = InOutDense(8, 16)",
+    "GA633": "self.embed = nn.Embedding(32, 8)",
+    "GA634": 'return {"net": Mlp(), "inputs": x, "reference": str(ORIGINAL)}',  # the whole network
+    "GA640": 'return {"net": Port(), "inputs": x, "reference": str(ORIGINAL)}',  # its construct flattens
     "GA701": "self.drop = nn.Dropout(0.1)  # the first argument is keep_prob",
     "GA702": "self.drop = nn.Dropout(keep_prob=0.9)",
     "GA703": "net = MaskedMean()",
