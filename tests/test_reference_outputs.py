@@ -222,3 +222,14 @@ def test_an_onnx_original_given_another_number_of_inputs_is_refused():
 def test_an_onnx_original_needs_the_batch():
     report = graphaudit.audit(MLP(), reference=str(PLANTED / "mlp.onnx"), select=["GA64"])
     assert "is run on the audit's batch: pass inputs=" in report.skipped["GA640"]
+
+
+def test_an_onnx_export_that_folded_batchnorm_is_said_not_compared():
+    """torch.onnx.export's defaults fold BatchNorm into the conv: the file's weights are not the original's."""
+    batch = Tensor(np.load(PLANTED / "cnn" / "inputs.npz")["0"])
+    report = graphaudit.audit(
+        CNN(), inputs=batch, reference=str(PLANTED / "cnn_folded.onnx"), select=["GA63", "GA64"]
+    )
+    assert not report.findings  # no weight "missing" or "added": nothing compared
+    assert "folded them into the convolutions" in report.skipped["GA630"]
+    assert "TrainingMode.PRESERVE" in report.skipped["GA640"]

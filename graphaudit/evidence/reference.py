@@ -176,6 +176,18 @@ class ReferenceWeights(Evidence):
             reference = read_reference(value)
         except GraphAuditError as err:
             raise cls.options[0].worded(err) from err.__cause__
+        graph = have.need(NetworkGraph).graph
+        if reference.format == "onnx" and "BatchNormalization" not in reference.operations:
+            norms = [
+                a["path"] for _, a in g.nodes_of_kind(graph, g.CELL) if "BatchNorm" in a.get("class_name", "")
+            ]
+            if norms:
+                return Missing(
+                    f"{os.path.basename(reference.source)} has no BatchNormalization where the port has "
+                    f"{len(norms)} BatchNorm cells ({norms[0]}...): the exporter folded them into the convolutions "
+                    "(eval mode), so its weights are not the original's. Export again with "
+                    "training=torch.onnx.TrainingMode.PRESERVE and do_constant_folding=False"
+                )
         given = request.option("reference_map") or {}
         if not isinstance(given, Mapping):  # a request built without audit()'s door: parsed here
             given = _reference_map("reference_map", given)

@@ -6,7 +6,8 @@ Run where torch is installed (never by the tests, which need no torch)::
 
 Each original is dumped by :func:`graphaudit.reference.dump` (its weights and every module's
 inputs and outputs on one batch, seeded) into ``tests/references/planted/<name>/``, and
-exported by ``torch.onnx.export`` to ``tests/references/planted/<name>.onnx``:
+exported by ``torch.onnx.export`` to ``tests/references/planted/<name>.onnx`` (weights unfolded;
+``cnn_folded.onnx`` is the CNN exported with the defaults, its BatchNorm folded away):
 
 - ``mlp``: :class:`MLP`, Linear, ReLU, a square Linear, LayerNorm, Linear;
 - ``cnn``: :class:`CNN`, Conv2d, BatchNorm2d (trained-looking statistics), ReLU, MaxPool2d,
@@ -113,6 +114,8 @@ def main() -> None:
     write("mlp", MLP(), torch.randn(2, 8))
     torch.manual_seed(0)
     write("cnn", CNN(), torch.randn(2, 3, 8, 8))
+    torch.manual_seed(0)  # as a user exports by default: BatchNorm folded into the convolution
+    torch.onnx.export(CNN().eval(), (torch.randn(2, 3, 8, 8),), str(OUT / "cnn_folded.onnx"), dynamo=False)
     torch.manual_seed(0)
     write("attention", TinyTransformer(), torch.randint(0, 16, (2, 6), dtype=torch.int32))
 

@@ -48,6 +48,7 @@ class Reference:
     ordered: bool = True
     matmul_right: frozenset[str] = field(default_factory=frozenset)
     activations: Activations | None = None  # what each module computed on one batch, when recorded
+    operations: frozenset[str] = field(default_factory=frozenset)  # an ONNX graph's op types
 
 
 def read_reference(value: Any) -> Reference:
@@ -86,8 +87,8 @@ def read_reference(value: Any) -> Reference:
     if lower.endswith(".onnx"):
         from graphaudit.capture.reference.onnx_file import read_onnx_weights
 
-        tensors, right = read_onnx_weights(path)
-        return Reference(path, "onnx", tensors, matmul_right=right)
+        tensors, right, operations = read_onnx_weights(path)
+        return Reference(path, "onnx", tensors, matmul_right=right, operations=operations)
     if lower.endswith(_TORCH_SUFFIXES):
         from graphaudit.capture.reference.torch_pickle import read_torch_state
 

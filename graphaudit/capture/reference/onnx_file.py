@@ -17,8 +17,8 @@ from graphaudit.errors import ArgumentError
 __all__ = ["read_onnx_weights"]
 
 
-def read_onnx_weights(path: str) -> tuple[dict[str, np.ndarray], frozenset[str]]:
-    """``(name -> array, names consumed as a MatMul's right operand)`` of the ONNX file at *path*."""
+def read_onnx_weights(path: str) -> tuple[dict[str, np.ndarray], frozenset[str], frozenset[str]]:
+    """``(name -> array, names consumed as a MatMul's right operand, the graph's op types)`` of the file at *path*."""
     try:
         import onnx
         from onnx import numpy_helper
@@ -44,4 +44,4 @@ def read_onnx_weights(path: str) -> tuple[dict[str, np.ndarray], frozenset[str]]
                 )
         tensors[init.name] = numpy_helper.to_array(init, base_dir=folder)
     right = frozenset(n.input[1] for n in graph.node if n.op_type == "MatMul" and len(n.input) > 1)
-    return tensors, right & tensors.keys()
+    return tensors, right & tensors.keys(), frozenset(n.op_type for n in graph.node)
