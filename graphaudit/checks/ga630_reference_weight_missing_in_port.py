@@ -53,11 +53,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     weights = ctx.need(ReferenceWeights)
     if weights.matched_fraction() < ANOTHER_MODEL:
         return  # another model entirely: GA634's one finding, not one per weight
-    paired = {pair.reference for pair in weights.mapping.pairs}
-    tied_to_paired = {
-        name for tie in weights.reference_ties if paired & set(tie) for name in tie if name not in paired
-    }
-    missing = [n for n in weights.mapping.reference_only if n not in tied_to_paired]
+    missing = weights.missing()
     # One cause, one finding: the same parameter missing from every cell one loop built alike
     # (a Dense without bias in each block), or every layer missing under one cell of the port
     # (a stack cut short), is one finding.

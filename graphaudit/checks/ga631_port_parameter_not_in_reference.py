@@ -43,7 +43,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     weights = ctx.need(ReferenceWeights)
     if weights.matched_fraction() < ANOTHER_MODEL:
         return  # GA634
-    added = [weights.port_nodes[n] for n in weights.mapping.port_only if n not in weights.frozen]
+    added = [weights.port_nodes[n] for n in weights.added()]
     universe = list(weights.port_nodes.values())
     shapes = {pair.reference: weights.reference_shapes[pair.reference] for pair in weights.mapping.pairs}
     # One cause, one finding: the same layer added to every block one loop built is one finding.

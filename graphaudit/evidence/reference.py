@@ -155,6 +155,16 @@ class ReferenceWeights(Evidence):
         """How messages name the reference: its file's name, or "the dict given"."""
         return os.path.basename(self.source) if self.format != "arrays" else self.source
 
+    def missing(self) -> list[str]:
+        """The original's weights with no counterpart in the port, a tied copy of a paired weight aside."""
+        paired = {pair.reference for pair in self.mapping.pairs}
+        tied_to_paired = {name for tie in self.reference_ties if paired & set(tie) for name in tie}
+        return [n for n in self.mapping.reference_only if n not in tied_to_paired]
+
+    def added(self) -> list[str]:
+        """The port's trainable parameters with no counterpart in the original."""
+        return [n for n in self.mapping.port_only if n not in self.frozen]
+
     def matched_fraction(self) -> float:
         """The share of the original's weights that have a counterpart in the port."""
         weights = len(self.reference_shapes) - len(self.buffers)

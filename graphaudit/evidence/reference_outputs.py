@@ -141,12 +141,7 @@ class ReferenceOutputs(Evidence):
 
 def _not_one_to_one(weights: ReferenceWeights) -> str:
     """Why the original's weights cannot all be loaded into the port, or ``""``."""
-    tied = {name for tie in weights.reference_ties for name in tie}
-    paired = {pair.reference for pair in weights.mapping.pairs}
-    missing = [
-        n for n in weights.mapping.reference_only if not (n in tied and paired & set(_tie_of(weights, n)))
-    ]
-    added = [n for n in weights.mapping.port_only if n not in weights.frozen]
+    missing, added = weights.missing(), weights.added()
     shaped = [p.port for p in weights.mapping.pairs if p.layout == "shape"]
     said = []
     if missing:
@@ -156,10 +151,6 @@ def _not_one_to_one(weights: ReferenceWeights) -> str:
     if shaped:
         said.append(f"{len(shaped)} of other shapes")
     return ", ".join(said)
-
-
-def _tie_of(weights: ReferenceWeights, name: str) -> tuple[str, ...]:
-    return next((tie for tie in weights.reference_ties if name in tie), ())
 
 
 def _same_batch(given: tuple[object, ...], dumped: list[np.ndarray], source: str) -> None:
