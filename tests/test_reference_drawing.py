@@ -162,6 +162,29 @@ def test_the_svg_outlines_the_cell_ga640_names_and_colours_the_cells(bug):
 
 
 @needs_dot
+def test_the_structure_view_shades_each_cell_by_its_worst_call():
+    """Without inputs= the dump's batch is compared and the cells are drawn, not their calls."""
+    report = graphaudit.audit(MLP("swapped-activation"), reference=str(PLANTED / "mlp"), select=["GA64"])
+    classes = svg_classes(report._repr_svg_())
+    assert "ga-ref-first" in classes["ga-cell_3a_act"].split()
+    assert "ga-ref-agrees" in classes["ga-cell_3a_fc1"].split()
+    assert "ga-ref-diverges" in classes["ga-cell_3a_fc2"].split()
+
+
+@needs_dot
+def test_an_onnx_originals_comparison_is_drawn_alike():
+    report = audit(TinyTransformer("softmax-axis"), "attention", "onnx")
+    assert (
+        report.reference["format"] == "onnx"
+        and report.reference["first_divergence"]["cell"] == "attn.softmax"
+    )
+    classes = svg_classes(report._repr_svg_())
+    assert [i for i, c in classes.items() if "ga-ref-first" in c.split()] == [
+        "ga-call_3a_attn_2e_softmax_23_1"
+    ]
+
+
+@needs_dot
 def test_the_svg_greys_a_cell_without_an_original_and_shades_agreeing_ones_green():
     svg = audit(IdentityInserted(), "mlp")._repr_svg_()
     classes = svg_classes(svg)

@@ -163,15 +163,12 @@ CALL_COLUMNS = ("cell (call)", "original", "cosine", "max abs", "max rel", "inpu
 MAPPING_COLUMNS = ("port parameter", "original weight", "paired by", "layout")
 
 
-def _table(
-    kind: str, columns: Sequence[str], rows: Sequence[Sequence[str]], targets: Sequence[str] = ()
-) -> str:
+def _table(kind: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
     body = []
-    for i, row in enumerate(rows):
-        target = f' data-targets="{escape(targets[i])}"' if i < len(targets) and targets[i] else ""
+    for row in rows:
         first = ' class="ga-ref-first-row"' if kind == "calls" and row[-1] == "first" else ""
-        body.append(f"<tr{first}{target}>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
+        body.append(f"<tr{first}>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
     return (
         f'<table class="ga-ref-{kind}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     )
