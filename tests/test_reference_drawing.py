@@ -266,3 +266,13 @@ def test_a_real_pairs_table_and_drawing(pair, first):
     outlined = [i for i, c in classes.items() if "ga-ref-first" in c.split()]
     assert outlined == ([f"ga-call_3a_{first.replace('.', '_2e_')}_23_1"] if first else [])
     assert not first or sum("ga-ref-diverges" in c.split() for c in classes.values()) < len(rows)
+
+
+def test_a_port_output_that_is_not_finite_is_null_in_json_and_drawn_diverging():
+    from graphaudit.capture.reference.compare import CallFigures, Figures
+
+    nan = Figures.of(np.float32([np.nan, 1.0]), np.float32([1.0, 1.0]))
+    row = CallFigures("fc", "fc", 0, "float32", nan, None).to_dict()
+    json.dumps(row, allow_nan=False)  # valid JSON: no NaN literal
+    assert row["max_abs"] is None and row["diverges"] and row["compared"]
+    assert divergence_fill(float("nan")) == DIVERGE_FILLS[1]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Final
 
 from graphaudit.draw.tree import Tree
@@ -54,6 +55,10 @@ UNMATCHED_FONT: Final = "#6b6b6b"
 FIRST_WIDTH: Final = "4"
 CLUSTER_PALER: Final = 0.6  # how much of an open cluster's fill is white
 DECADES: Final = 4.0  # the span of each half of the scale, in powers of ten
+
+
+def _badness(shade: Shade) -> float:
+    return math.inf if shade.ratio is None or math.isnan(shade.ratio) else shade.ratio
 
 
 def _mix(a: str, b: str, t: float) -> str:
@@ -151,10 +156,16 @@ class Divergence:
             return UNMATCHED
         if call is not None:
             return self.calls.get((path, call))
-        found = [s for (p, _), s in self.calls.items() if p == path]
-        if not found:
-            return None
-        return max(found, key=lambda s: math.inf if s.ratio is None or math.isnan(s.ratio) else s.ratio)
+        return self._worst.get(path)
+
+    @cached_property
+    def _worst(self) -> dict[str, Shade]:
+        """Each cell's worst call (once for the drawing: a structure view asks for every cell)."""
+        worst: dict[str, Shade] = {}
+        for (path, _), shade in self.calls.items():
+            if path not in worst or _badness(shade) > _badness(worst[path]):
+                worst[path] = shade
+        return worst
 
     def is_first(self, path: str, call: int | None) -> bool:
         """Whether call *call* of *path* (``None``: any call) is where the port first parts from the original."""
