@@ -141,7 +141,11 @@ def reference_lines(section: dict[str, Any]) -> list[str]:
     if diverging:
         lines.append("  cell (call) <- original: cosine, max abs, max rel")
         for row in diverging[:TEXT_ROWS]:
-            mark = " (first)" if row["first"] else ""
+            mark = ""
+            if row["first"]:
+                mark = (
+                    " (first)" if first is None or first["at"] == "output" else " (first: its input differs)"
+                )
             figures = (
                 f"{_number(row['cosine'])}, {_number(row['max_abs'])}, {_number(row['max_rel'])}"
                 if row["compared"]
