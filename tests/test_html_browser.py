@@ -531,3 +531,34 @@ def test_a_large_network_opens_collapsed_and_expands_in_the_page(
         "after_nodes": after,
     }
     timings.write_text(json.dumps(found, indent=2))
+
+
+def test_a_ports_comparison_is_coloured_in_every_view_and_its_table_is_beside_the_graph(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    """The planted softmax-axis port against its original: the first view and a view laid out in the page."""
+    from test_reference_outputs import TinyTransformer
+    from test_reference_outputs import audit as audit_port
+
+    from graphaudit.report.render import divergence_of
+
+    report = audit_port(TinyTransformer("softmax-axis"), "attention")
+    open_report(browser, report, tmp_path / "port.html")
+    first = browser.execute_script(
+        f"return Array.from({APP}.querySelectorAll('.ga-canvas g.ga-ref-first')).map(g => g.id)"
+    )
+    assert first == ["ga-call_3a_attn_2e_softmax_23_1"]
+    side = browser.find_element(By.CSS_SELECTOR, ".ga-side .ga-reference")
+    assert side.is_displayed() and "First divergence: the output of attn.softmax (call 1)" in side.text
+    rows = browser.find_elements(By.CSS_SELECTOR, ".ga-reference table.ga-ref-calls tbody tr")
+    assert len(rows) == len(report.reference["cells"])
+    attn = "ga-call_3a_attn_23_1"
+    index = browser.execute_script(f"return String({EXPLORER}.model.items.findIndex(i => i.id === '{attn}'))")
+    toggle = browser.find_element(By.CSS_SELECTOR, f'.ga-toggle.ga-close[data-box="{index}"] circle')
+    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", toggle)
+    assert "laid out" in settle(browser)  # by Graphviz in the page, from the model's attribute lists
+    closed = browser.find_element(By.CSS_SELECTOR, f'g[id="{attn}"].node')
+    assert "ga-ref-diverges" in closed.get_attribute("class").split()
+    assert browser.execute_script(f"return {EXPLORER}.buildDot()") == python_dot(
+        report, browser, reference=divergence_of(report)
+    )

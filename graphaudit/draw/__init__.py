@@ -133,6 +133,7 @@ def _page(
         summary=summary,
         notes=notes,
         panels=panels,
+        reference=drawing.reference,
     )
 
 

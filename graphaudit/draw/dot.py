@@ -30,6 +30,7 @@ import networkx as nx
 
 from graphaudit.draw.build import build_tree
 from graphaudit.draw.collapse import ROLLUP_PREFIX, Plan, Run, choose_plan, runs_of
+from graphaudit.draw.divergence import Divergence, shaded
 from graphaudit.draw.legend import SHAPES, add_legend
 from graphaudit.draw.marks import Marks, Shown, mark_items, shown_items, targets
 from graphaudit.draw.style import (
@@ -80,6 +81,7 @@ class Drawing:
     marks: Marks | None = field(default=None, repr=False)
     runs: dict[str, Run] = field(default_factory=dict, repr=False)
     labels: bool | None = None  # edge_labels as asked
+    reference: Divergence | None = field(default=None, repr=False)  # a port's comparison, when drawn
 
 
 def findings_from_graph(graph: nx.MultiDiGraph) -> list[Finding]:
@@ -112,6 +114,8 @@ def _common(entry: Shown) -> Attrs:
             f"ga-sev-{entry.severity}",
             *(f"ga-check-{c}" for c in sorted(entry.checks)),
         ]
+    if entry.shade is not None:  # against the original: what the page's script and tests select
+        classes += entry.shade.classes(entry.first)
     lines = [clip(line) for line in entry.label]
     if entry.checks:  # on the last line when it fits there: one line less in height
         tag = "[" + " ".join(sorted(entry.checks)) + "]"
@@ -135,7 +139,8 @@ def cluster_attrs(entry: Shown) -> Attrs:
     color, width = PLAIN_BORDER, "1"
     if entry.severity:
         color, width = SEVERITY_COLORS[entry.severity], SEVERITY_WIDTHS[entry.severity]
-    return [*_common(entry), ("fillcolor", KIND_COLORS["cluster"]), ("color", color), ("penwidth", width)]
+    attrs = [*_common(entry), ("fillcolor", KIND_COLORS["cluster"]), ("color", color), ("penwidth", width)]
+    return attrs if entry.shade is None else shaded(attrs, entry.shade, entry.first, cluster=True)
 
 
 def node_attrs(entry: Shown) -> Attrs:
@@ -148,7 +153,7 @@ def node_attrs(entry: Shown) -> Attrs:
         attrs += [("color", SEVERITY_COLORS[severity]), ("penwidth", SEVERITY_WIDTHS[severity])]
     if entry.kind == "cell" and "never called" in " ".join(entry.label):
         attrs.append(("style", "rounded,filled,dashed"))
-    return attrs
+    return attrs if entry.shade is None else shaded(attrs, entry.shade, entry.first)
 
 
 def attr_text(entry: Shown) -> str:
@@ -280,8 +285,13 @@ def draw(
     title: str | None = None,
     loss: Loss | str | None = None,
     repeats: bool = False,
+    reference: Divergence | None = None,
 ) -> Drawing:
     """Everything :func:`to_dot` knows, plus where each finding is drawn.
+
+    *reference* (a port's comparison with its original, :class:`~graphaudit.draw.divergence.Divergence`)
+    colours each compared cell by its divergence, outlines the first diverging one and greys
+    the cells not compared; without it the drawing is what it always was.
 
     Example:
         >>> import graphaudit
@@ -306,7 +316,7 @@ def draw(
         rollup_threshold=rollup_threshold,
         repeats=repeats,
     )
-    marks = mark_items(tree, findings)
+    marks = mark_items(tree, findings, reference)
     shown = shown_items(tree, chosen, marks, runs)
     found, unplaced = targets(marks, chosen)
     heading = [f"{title or tree.title or 'network'} ({tree.view} view)", *chosen.notes]
@@ -318,6 +328,7 @@ def draw(
     source = dot.source[: -len("}\n")] + "".join(body(tree, chosen, shown, labels)) + "}\n"
     drawing = Drawing(source, list(findings), found, chosen, tree.view, unplaced, title or tree.title)
     drawing.tree, drawing.marks, drawing.runs, drawing.labels = tree, marks, runs, edge_labels
+    drawing.reference = reference
     return drawing
 
 
@@ -336,6 +347,7 @@ def to_dot(
     title: str | None = None,
     loss: Loss | str | None = None,
     repeats: bool = False,
+    reference: Divergence | None = None,
 ) -> str:
     """Graphviz DOT source drawing *graph*, with *findings* marked on their nodes.
 
@@ -348,7 +360,9 @@ def to_dot(
     *rollup_threshold* drawn nodes). Above *max_nodes* drawn nodes the depth is lowered
     until the drawing fits, and the title says so. The later calls of a cell called several
     times are one closed box each (their inside is the first call's); *repeats* opens them. *loss* (a :class:`~graphaudit.draw.tree.Loss`
-    or its class name) is drawn after the outputs, with the findings about it. Only *findings*
+    or its class name) is drawn after the outputs, with the findings about it. *reference*
+    (:class:`~graphaudit.draw.divergence.Divergence`) colours the cells by how far each is
+    from the original's module. Only *findings*
     are drawn: with none, the graph is drawn unmarked.
 
     Example:
@@ -361,7 +375,7 @@ def to_dot(
     """
     options = {"view": view, "depth": depth, "params": params, "rollup": rollup, "max_nodes": max_nodes}
     options |= {"rollup_threshold": rollup_threshold, "edge_labels": edge_labels, "legend": legend}
-    return draw(graph, findings, title=title, loss=loss, repeats=repeats, **options).dot
+    return draw(graph, findings, title=title, loss=loss, repeats=repeats, reference=reference, **options).dot
 
 
 def findings_json(drawing: Drawing) -> str:

@@ -26,6 +26,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from graphaudit.draw.divergence import AGREE_FILLS, DIVERGE_FILLS, UNMATCHED_FILL, Divergence
 from graphaudit.findings import SEVERITIES, Finding, plural
 
 __all__ = ["ASSETS", "Header", "Panel", "asset", "html_page", "inline_svg"]
@@ -148,6 +149,65 @@ def _tabs(panels: Sequence[Panel]) -> tuple[str, str]:
     return f'<nav class="ga-tabs">{buttons}</nav>', views
 
 
+# Written with the section, not into explorer.css: a page without a reference stays byte for byte as it was.
+REFERENCE_CSS = (
+    ".ga-app .ga-side > .ga-reference { flex: 0 1 auto; max-height: 40%; overflow: auto; margin-bottom: 8px; }"
+    " .ga-reference table { border-collapse: collapse; width: 100%; font-size: 12px; }"
+    " .ga-reference td, .ga-reference th { padding: 1px 4px; border-bottom: 1px solid #eef0f2; text-align: left; }"
+    " .ga-reference td:first-child { word-break: break-all; }"
+    " .ga-reference .ga-ref-first-row { outline: 2px solid #b45a91; }"
+    " .ga-ref-swatch { display: inline-block; width: 14px; height: 10px; border: 1px solid #9aa5b1; }"
+)
+#: The columns of the table of compared calls (:attr:`Divergence.rows`) and of the mapping.
+CALL_COLUMNS = ("cell (call)", "original", "cosine", "max abs", "max rel", "input", "")
+MAPPING_COLUMNS = ("port parameter", "original weight", "paired by", "layout")
+
+
+def _table(kind: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = []
+    for row in rows:
+        first = ' class="ga-ref-first-row"' if kind == "calls" and row[-1] == "first" else ""
+        body.append(f"<tr{first}>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
+    return (
+        f'<table class="ga-ref-{kind}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    )
+
+
+def reference_html(divergence: Divergence | None) -> str:
+    """The page's section on a port's comparison with its original: the scale, each compared call, the mapping.
+
+    Example:
+        >>> from graphaudit.draw.divergence import Shade
+        >>> part = reference_html(Divergence({}, rows=(("fc (1)", "fc", "0.5", "1", "2", "agrees", "first"),)))
+        >>> "<td>fc (1)</td>" in part, 'class="ga-ref-first-row"' in part, reference_html(None)
+        (True, True, '')
+    """
+    if divergence is None:
+        return ""
+    swatch = '<span class="ga-ref-swatch" style="background:{}"></span>'
+    scale = (
+        f"{swatch.format(AGREE_FILLS[0])} agrees {swatch.format(AGREE_FILLS[1])} at the tolerance "
+        f"{swatch.format(DIVERGE_FILLS[0])} {swatch.format(DIVERGE_FILLS[1])} diverges (10<sup>4</sup>&#215;) "
+        f"{swatch.format(UNMATCHED_FILL)} not compared; the first divergence has a double border"
+    )
+    notes = "".join(f'<p class="ga-note">{escape(n)}</p>' for n in divergence.notes)
+    calls = (
+        f"<details open><summary>{plural(len(divergence.rows), 'cell call')} compared</summary>"
+        f'<div class="ga-table-wrap">{_table("calls", CALL_COLUMNS, divergence.rows)}</div></details>'
+        if divergence.rows
+        else ""
+    )
+    mapping = (
+        f"<details><summary>mapping: {plural(len(divergence.mapping), 'pair')}</summary>"
+        f'<div class="ga-table-wrap">{_table("mapping", MAPPING_COLUMNS, divergence.mapping)}</div></details>'
+    )
+    return (
+        f'<section class="ga-reference"><style>{REFERENCE_CSS}</style><h2>Against the original</h2>'
+        f'<p class="ga-note">{scale}</p>{notes}{calls}{mapping}</section>'
+    )
+
+
 def html_page(
     model: str,
     svg: str,
@@ -158,12 +218,14 @@ def html_page(
     summary: str = "",
     notes: Sequence[str] = (),
     panels: Sequence[Panel] = (),
+    reference: Divergence | None = None,
 ) -> str:
     """The report page: the explorer's *model* (JSON text), the first view *svg*, the findings table.
 
     *targets* are the SVG ids showing each finding in *svg*; *summary* is :meth:`Header.text`
     (its first line the outcome, each further ``not run: ...`` line one check that did not run);
-    *panels* are more drawings (data pipelines), each in a tab.
+    *panels* are more drawings (data pipelines), each in a tab; *reference* (a port's
+    comparison with its original) adds a section with each compared call and the mapping.
 
     Example:
         >>> f = Finding("GA201", "trainable-not-in-optimizer", "error", "<b>", "m", "f", ("param:x",))
@@ -234,7 +296,7 @@ def html_page(
 {empty}
 </div>
 </section>
-<section class="ga-details"><h2>Details</h2><p class="ga-note">Click a box to see what it is; double-click it, or its &#8853; / &#8854;, to open or close it. Drag to pan, wheel to zoom.</p></section>
+{reference_html(reference)}<section class="ga-details"><h2>Details</h2><p class="ga-note">Click a box to see what it is; double-click it, or its &#8853; / &#8854;, to open or close it. Drag to pan, wheel to zoom.</p></section>
 <section class="ga-legend"><h2>Legend</h2><div class="ga-legend-body"></div></section>
 </aside>
 </div>

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 
 import graphviz
 
+from graphaudit.draw.divergence import AGREE_FILLS, DIVERGE_FILLS, UNMATCHED_FILL, UNMATCHED_FONT
 from graphaudit.draw.marks import Shown
 from graphaudit.draw.style import KIND_COLORS, PLAIN_BORDER, SEVERITY_COLORS, SEVERITY_FILLS, SEVERITY_WIDTHS
 from graphaudit.findings import SEVERITIES
@@ -120,5 +121,48 @@ def add_legend(dot: graphviz.Digraph, shown: Mapping[str, Shown], view: str) -> 
                         ("penwidth", SEVERITY_WIDTHS[severity]),
                     ],
                 )
+        for name, attrs in _reference_entries(shown):
+            keys.append(f"ga-legend-ref-{name}")
+            legend.node(keys[-1], _attributes=attrs)
         for above, below in zip(keys, keys[1:]):  # one column: each entry a rank below the last
             legend.edge(above, below, _attributes=[("style", "invis")])
+
+
+def _reference_entries(shown: Mapping[str, Shown]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The legend's entries for a port's comparison with its original: only those the drawing shows."""
+    shades = [e.shade for e in shown.values() if e.shade is not None]
+    entries: list[tuple[str, list[tuple[str, str]]]] = []
+    if any(s.ratio is not None and not s.diverges for s in shades):
+        entries.append(
+            ("agrees", [("label", "agrees with the original (green: closer)"), ("fillcolor", AGREE_FILLS[0])])
+        )
+    if any(s.ratio is not None and s.diverges for s in shades):
+        entries.append(
+            (
+                "diverges",
+                [("label", "diverges from the original (purple: further)"), ("fillcolor", DIVERGE_FILLS[1])],
+            )
+        )
+    if any(e.first for e in shown.values()):
+        entries.append(
+            (
+                "first",
+                [
+                    ("label", "first divergence from the original"),
+                    ("fillcolor", "#ffffff"),
+                    ("peripheries", "2"),
+                ],
+            )
+        )
+    if any(s.ratio is None for s in shades):
+        entries.append(
+            (
+                "unmatched",
+                [
+                    ("label", "not compared with the original"),
+                    ("fillcolor", UNMATCHED_FILL),
+                    ("fontcolor", UNMATCHED_FONT),
+                ],
+            )
+        )
+    return entries

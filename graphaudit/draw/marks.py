@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from graphaudit.draw.collapse import ROLLUP_KINDS, ROLLUP_PREFIX, Plan, Run
+from graphaudit.draw.divergence import Divergence, Shade, shades_of
 from graphaudit.draw.style import human_count, svg_id
 from graphaudit.draw.tree import Tree
 from graphaudit.findings import Finding, severity_rank
@@ -58,6 +59,9 @@ class Marks:
     items_of: list[list[str]]
     own: dict[str, list[int]] = field(default_factory=dict)
     below: dict[str, list[int]] = field(default_factory=dict)
+    shades: dict[str, tuple[Shade, bool]] = field(
+        default_factory=dict
+    )  # item -> (its shade, first divergence)
 
     def inside(self, key: str) -> list[int]:
         """The findings on *key* or anything inside it, in report order."""
@@ -78,14 +82,19 @@ class Shown:
     notes: list[str] = field(default_factory=list)
     why: str = ""  # why a parameter is drawn (Item.why), for the legend
     form: str = "node"  # "node", "box" (a closed cluster or a roll-up) or "cluster"
+    shade: Shade | None = None  # against the original (a reference's comparison), when compared
+    first: bool = False  # where the port first parts from the original
 
     @property
     def severity(self) -> str | None:
         return min(self.checks.values(), key=severity_rank) if self.checks else None
 
 
-def mark_items(tree: Tree, findings: list[Finding]) -> Marks:
+def mark_items(tree: Tree, findings: list[Finding], divergence: Divergence | None = None) -> Marks:
     """Put each of *findings* on the items that show its nodes (and on the loss box, for the loss).
+
+    With *divergence* (a port's comparison with its original), each cell or call item it
+    compared gets its shade (:mod:`graphaudit.draw.divergence`).
 
     Example:
         >>> import graphaudit
@@ -108,6 +117,8 @@ def mark_items(tree: Tree, findings: list[Finding]) -> Marks:
                 if not below or below[-1] != index:
                     below.append(index)
                 parent = tree.items[parent].parent
+    if divergence is not None:
+        marks.shades = shades_of(tree, divergence)
     return marks
 
 
@@ -150,6 +161,12 @@ def look(tree: Tree, marks: Marks, key: str, form: str, parent: str | None = Non
     entry = Shown(key, item.kind, list(item.label), list(item.tooltip), parent, why=item.why, form=form)
     entry.checks = _worst(marks.findings, found)
     entry.notes = _notes(marks.findings, found)
+    if key in marks.shades:
+        entry.shade, entry.first = marks.shades[key]
+        entry.tooltip += [
+            *entry.shade.lines,
+            *(["the first divergence from the original"] if entry.first else []),
+        ]
     if form == "box":
         entry.kind = "collapsed"
         inside = f"({descendants(tree, key)} nodes inside)"

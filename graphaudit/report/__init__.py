@@ -101,7 +101,10 @@ class Report:
     (``("Model", "TrainOneStepCell", "WithLossCell")``), outermost first. ``datasets`` holds
     the graphs of the data pipelines audited (``"train"``, ``"eval"``; see
     :mod:`graphaudit.graph.pipeline`; ``annotated(name)`` marks the findings whose subjects
-    name a node; empty when no pipeline was audited).
+    name a node; empty when no pipeline was audited). ``reference`` is the port's comparison
+    with the original it was ported from (``audit(..., reference=...)``; ``None`` without
+    one): the mapping and, when the outputs were compared, a row per cell call with its
+    figures (:func:`graphaudit.report.port.reference_section`).
     """
 
     findings: list[Finding]
@@ -113,6 +116,7 @@ class Report:
     unwrapped: tuple[str, ...] = ()
     datasets: dict[str, nx.MultiDiGraph] = field(default_factory=dict, repr=False, compare=False)
     suppressed: list[Suppressed] = field(default_factory=list)
+    reference: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.findings = sorted(self.findings, key=Finding.sort_key)
@@ -233,6 +237,8 @@ class Report:
             from graphaudit.graph.pipeline import pipeline_dict
 
             found["datasets"] = {name: pipeline_dict(graph) for name, graph in self.datasets.items()}
+        if self.reference is not None:  # only with reference=: other reports keep their keys
+            found["reference"] = self.reference
         return found
 
     @property
@@ -283,6 +289,10 @@ class Report:
                 )
                 for c in self.compiled
             ]
+        if self.reference is not None:
+            from graphaudit.report.port import reference_lines
+
+            lines += reference_lines(self.reference)
         if self.not_run and not not_run:
             how = _LIST_NOT_RUN[audience]
             lines.append(f"\nNOT RUN: {plural(len(self.not_run), 'check')} (what each needs: {how})")

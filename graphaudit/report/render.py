@@ -23,12 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
 from graphaudit.draw import Header, Loss, Panel, graph_html, graph_svg, render_graph
+from graphaudit.draw.divergence import Divergence, Shade
 from graphaudit.errors.arguments import check_path, checked_call
 
 if TYPE_CHECKING:  # the package face imports this module when a report is drawn: no import back
     from graphaudit.report import Report
 
 __all__ = [
+    "divergence_of",
     "header",
     "loss_of",
     "pipeline_panels",
@@ -118,9 +120,87 @@ def pipeline_panels(report: Report, timeout: float | None = 60.0) -> list[Panel]
     return panels
 
 
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.6f}" if 0.99 < value <= 1 else f"{value:.3g}"
+
+
+def _ratio(row: dict[str, Any]) -> float | None:
+    """A call's largest error over its dtype's tolerance; ``inf`` for tensors of other shapes, ``None`` for none."""
+    from graphaudit.capture.reference.compare import TOLERANCE
+
+    if not row["compared"]:
+        return float("inf") if row["shapes"] or row["first"] else None
+    if row["max_abs"] is None or row["scale"] is None:
+        return float("nan")  # a port output that is not finite
+    tolerance = TOLERANCE.get(row["dtype"], TOLERANCE["float32"]) * max(row["scale"], 1.1754944e-38)
+    return row["max_abs"] / tolerance
+
+
+def divergence_of(report: Report) -> Divergence | None:
+    """What the drawing shows of ``report.reference`` (a port's comparison with its original), or ``None``.
+
+    Example:
+        >>> import graphaudit
+        >>> from mindspore import nn
+        >>> divergence_of(graphaudit.audit(nn.Dense(3, 2))) is None
+        True
+    """
+    section = getattr(report, "reference", None)
+    if not section:
+        return None
+    rows = section.get("cells", [])
+    calls, table = {}, []
+    for row in rows:
+        name = row["port"] or "(root)"
+        original = row["reference"] or "(root)"
+        figures = f"cosine {_figure(row['cosine'])}, max abs {_figure(row['max_abs'])}, max rel {_figure(row['max_rel'])}"
+        if not row["compared"]:
+            figures = f"not comparable: {row['shapes'] or 'no tensor of one shape'}"
+        said = "diverges" if row["diverges"] or (row["first"] and not row["compared"]) else "agrees"
+        lines = (f"against the original's {original} (call {row['call'] + 1}): {figures}; {said}",)
+        calls[(row["port"], row["call"])] = Shade(_ratio(row), lines)
+        table.append(
+            (
+                f"{name} ({row['call'] + 1})",
+                original,
+                _figure(row["cosine"]),
+                _figure(row["max_abs"]),
+                _figure(row["max_rel"]),
+                "agrees" if row["input_agrees"] else "differs",
+                "first" if row["first"] else "",
+            )
+        )
+    mapping = section["mapping"]
+    pairs = [(p["port"], p["reference"], p["how"], p["layout"]) for p in mapping["pairs"]]
+    pairs += [(name, "-", "unmatched", "") for name in mapping["port_only"]]
+    pairs += [("-", name, "unmatched", "") for name in mapping["reference_only"]]
+    first = section.get("first_divergence")
+    notes = []
+    if first is not None:
+        notes.append(
+            f"First divergence: the {first['at']} of {first['port'] or '(root)'} (call {first['call'] + 1}), "
+            f"made in {first['cell'] or '(root)'}."
+        )
+    elif section["compared"]:
+        notes.append("Every compared cell call agrees with the original.")
+    if not section["compared"]:
+        notes.append(f"Outputs not compared: {section['not_compared']}.")
+    return Divergence(
+        calls,
+        (first["cell"], first["cell_call"]) if first is not None else None,
+        frozenset(section.get("unmatched_cells", ())),
+        tuple(table),
+        tuple(pairs),
+        tuple(notes),
+    )
+
+
 def _options(report: Report, options: dict[str, Any]) -> dict[str, Any]:
     options.setdefault("title", report.network or None)
     options.setdefault("loss", loss_of(report))
+    divergence = divergence_of(report)
+    if divergence is not None:  # only with a reference: other drawings are passed what they always were
+        options.setdefault("reference", divergence)
     return options
 
 

@@ -186,7 +186,24 @@ def run_checks(have: EvidenceSet, checks: Iterable[Check] | None = None) -> Repo
         structure=network.structure,
         unwrapped=have.request.unwrapped,
         datasets=pipeline_graphs(have),
+        reference=_reference(have, not_run),
     )
+
+
+def _reference(have: EvidenceSet, not_run: list[NotRun]) -> dict[str, Any] | None:
+    """The port's comparison with its original, from the evidence the checks made (none is made here)."""
+    from graphaudit.evidence.reference import ReferenceWeights
+    from graphaudit.evidence.reference_outputs import ReferenceOutputs
+
+    made = {type(e): e for e in have.produced()}
+    weights = made.get(ReferenceWeights)
+    if not isinstance(weights, ReferenceWeights):
+        return None
+    from graphaudit.report.port import reference_section
+
+    outputs = made.get(ReferenceOutputs)
+    why = next((n.reason for n in not_run if n.check_id == "GA640" and n.reason), None)
+    return reference_section(weights, outputs if isinstance(outputs, ReferenceOutputs) else None, why)
 
 
 _with_options_in_signature()

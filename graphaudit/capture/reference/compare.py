@@ -101,6 +101,10 @@ class Figures:
         tolerance = TOLERANCE.get(dtype, TOLERANCE["float32"])
         return not self.max_abs <= tolerance * max(self.scale, np.finfo(np.float32).tiny)
 
+    def to_dict(self) -> dict[str, float | None]:
+        """The figures as JSON-ready data (a NaN or an infinity, from a port output that is not finite, as None)."""
+        return {name: _finite(getattr(self, name)) for name in _FIGURES}
+
     def text(self) -> str:
         said = f"cosine {self.cosine:.6f}, max abs error {self.max_abs:.3g}, max rel error {self.max_rel:.3g}"
         if self.cosine > 0.99999 and abs(self.norm_ratio - 1) > 1e-3:
@@ -130,6 +134,24 @@ class CallFigures:
     def input_agrees(self) -> bool:
         return self.input is None or not self.input.diverges(self.dtype)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The call as JSON-ready data: both sides' names, its output's figures flat, its input's nested."""
+        output = self.output.to_dict() if self.output is not None else dict.fromkeys(_FIGURES)
+        return {
+            "port": self.port,
+            "reference": self.reference,
+            "call": self.call,
+            "dtype": self.dtype,
+            "compared": self.output is not None,
+            **output,
+            "diverges": self.diverges,
+            "input_agrees": self.input_agrees,
+            "input": self.input.to_dict() if self.input is not None else None,
+            "caller": self.caller,
+            "shapes": self.shapes,
+            "input_shapes": self.input_shapes,
+        }
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -158,6 +180,13 @@ class Comparison:
             if figures is None and (call.shapes if at == "output" else call.input_shapes):
                 return call, at  # another shape: a padding, a stride, a layout, a layer of its own
         return None
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+_FIGURES = ("cosine", "max_abs", "max_rel", "scale", "norm_ratio")
 
 
 def pair_cells(

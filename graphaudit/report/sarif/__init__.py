@@ -193,7 +193,24 @@ def _result(
     }
     if finding.check_id in rule_index:
         result["ruleIndex"] = rule_index[finding.check_id]
+    figures = _first_divergence(report) if finding.check_id == REFERENCE_OUTPUTS_CHECK else None
+    if figures is not None:  # msprobe's figures of the call GA640 found first, as data
+        result["properties"]["figures"] = figures
     return result
+
+
+#: The check whose result carries the figures of the first diverging cell call.
+REFERENCE_OUTPUTS_CHECK = "GA640"
+
+
+def _first_divergence(report: Report) -> dict[str, Any] | None:
+    """The row of ``report.reference`` of the call where the port first parts from its original."""
+    section = getattr(report, "reference", None) or {}
+    first = section.get("first_divergence")
+    if not first:
+        return None
+    row = next((r for r in section.get("cells", ()) if r.get("first")), None)
+    return {**first, **({"row": row} if row is not None else {})}
 
 
 def to_sarif(
@@ -264,6 +281,8 @@ def to_sarif(
             "notRun": [n.to_dict() for n in report.not_run],
         },
     }
+    if getattr(report, "reference", None) is not None:  # only with reference=: other logs keep their keys
+        run["properties"]["reference"] = report.reference
     if uris:
         run["artifacts"] = [
             {"location": {"uri": uri}, "roles": ["analysisTarget"]} for uri in dict.fromkeys(uris)
