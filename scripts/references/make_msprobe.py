@@ -10,7 +10,8 @@ batch are those of ``tests/references/planted/<name>/``), runs once under
 ``msprobe.pytorch.PrecisionDebugger`` at level ``L0`` (every module's forward), task
 ``tensor``: msprobe writes ``step0/proc<pid>/dump.json`` and ``dump_tensor_data/*.pt``, copied
 as they are into ``tests/references/planted/msprobe/<name>/``. The MLP is also dumped with
-task ``statistics`` (``msprobe/mlp_statistics/``: Max/Min/Mean/Norm only, no tensors).
+task ``statistics`` (``msprobe/mlp_statistics/``: Max/Min/Mean/Norm only, no tensors, so its
+state dict is written beside dump.json).
 msprobe records each module's parameters but not its buffers: the CNN's BatchNorm running
 statistics are in no dump, so its state dict is written beside dump.json
 (``original.safetensors``), as a user passes a dump with the original's weights.
@@ -65,17 +66,22 @@ def run(name: str, model: torch.nn.Module, batch: torch.Tensor, task: str = "ten
     return target
 
 
+def beside(folder: Path, model: torch.nn.Module) -> None:
+    """*model*'s state dict written beside the dump.json in *folder* (buffers included)."""
+    (rank,) = folder.glob("step0/*/dump.json")
+    state = {k: v.detach().numpy() for k, v in model.state_dict().items() if v.is_floating_point()}
+    write_safetensors(str(rank.parent / "original.safetensors"), state)
+
+
 def main() -> None:
     torch.manual_seed(0)
     run("mlp", MLP(), torch.randn(2, 8))
     torch.manual_seed(0)
-    run("mlp_statistics", MLP(), torch.randn(2, 8), task="statistics")
+    mlp = MLP()
+    beside(run("mlp_statistics", mlp, torch.randn(2, 8), task="statistics"), mlp)
     torch.manual_seed(0)
     cnn = CNN()
-    folder = run("cnn", cnn, torch.randn(2, 3, 8, 8))
-    (rank,) = folder.glob("step0/*/dump.json")
-    state = {k: v.detach().numpy() for k, v in cnn.state_dict().items() if v.is_floating_point()}
-    write_safetensors(str(rank.parent / "original.safetensors"), state)
+    beside(run("cnn", cnn, torch.randn(2, 3, 8, 8)), cnn)
     torch.manual_seed(0)
     run("attention", TinyTransformer(), torch.randint(0, 16, (2, 6), dtype=torch.int32))
 

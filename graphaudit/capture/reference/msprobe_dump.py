@@ -143,7 +143,10 @@ def _read_json(path: str) -> dict[str, Any]:
         with open(path, encoding="utf-8") as f:
             dump = json.load(f)
     except (OSError, ValueError) as err:
-        raise ArgumentError(f"reference= {path!r} cannot be read as msprobe's dump.json ({err}).") from err
+        raise ArgumentError(
+            f"reference= {path!r} cannot be read as msprobe's dump.json ({err}): copy it "
+            "again as msprobe wrote it, or pass the folder PrecisionDebugger wrote."
+        ) from err
     if not isinstance(dump, dict) or not isinstance(dump.get("data"), dict):
         raise ArgumentError(
             f'reference= {path!r} is not msprobe\'s dump.json (no "data" table of dumped calls): pass the '
