@@ -76,13 +76,25 @@ class ReferenceOutputs(Evidence):
             )
         activations = original.activations
         batch = tuple(Tensor(a) for a in activations.inputs)
-        if request.inputs is not None:
+        names = list(getattr(activations, "names", []))
+        keywords: dict[str, Any] = {}
+        if names:  # dumped by keyword: each array goes to the port's argument of its name
+            from graphaudit.capture.reference.batch_names import bind_by_name, check_given_by_name
+
+            if request.inputs is not None:
+                check_given_by_name(
+                    request.net, tuple(request.inputs), names, activations.inputs, weights.source
+                )
+                batch = tuple(request.inputs)
+            else:
+                batch, keywords = bind_by_name(request.net, names, activations.inputs, weights.source)
+        elif request.inputs is not None:
             if original.format == "msprobe":
                 _holds_first_input(request.inputs, activations.inputs, weights.source)
             else:
                 _same_batch(request.inputs, activations.inputs, weights.source)
             batch = tuple(request.inputs)
-        return cls._compared(request, have, weights, batch, activations)
+        return cls._compared(request, have, weights, batch, activations, keywords)
 
     @classmethod
     def _of_onnx(
@@ -112,6 +124,7 @@ class ReferenceOutputs(Evidence):
         weights: ReferenceWeights,
         batch: tuple,
         activations: Any,
+        keywords: dict[str, Any] | None = None,
     ) -> ReferenceOutputs | Missing:
         from graphaudit.capture.reference.compare import compare_outputs, pair_cells
 
@@ -140,7 +153,7 @@ class ReferenceOutputs(Evidence):
         ]
         pairs = pair_cells(list(cells), modules, owners)
         try:
-            comparison = compare_outputs(request.net, batch, cells, loads, activations, pairs)
+            comparison = compare_outputs(request.net, batch, cells, loads, activations, pairs, keywords)
         except Exception as err:  # the user's construct, on the original's weights: said, not raised
             first = str(err).splitlines()[0] if str(err) else ""
             return Missing(
