@@ -119,3 +119,13 @@ def test_npy_tensors_are_read_as_npy(tmp_path):
     again = read_reference(str(tmp_path))
     assert all(np.array_equal(again.tensors[k], reference.tensors[k]) for k in reference.tensors)
     assert np.array_equal(again.activations.output("norm", 0)[0], reference.activations.output("norm", 0)[0])
+
+
+def test_a_tied_weight_is_told_by_its_equal_values_and_a_constant_one_is_not():
+    """msprobe saves GPT-2's shared lm_head/wte weight once per module, and no storage to tell them one."""
+    reference = read_reference(str(PLANTED.parent / "gpt2" / "msprobe"))
+    assert reference.ties == (("transformer.wte.weight", "lm_head.weight"),)
+    from graphaudit.capture.reference.msprobe_dump import _equal_values
+
+    ones = {"a.weight": np.ones(4, np.float32), "b.weight": np.ones(4, np.float32)}
+    assert _equal_values(ones) == ()

@@ -14,7 +14,9 @@ task ``statistics`` (``msprobe/mlp_statistics/``: Max/Min/Mean/Norm only, no ten
 state dict is written beside dump.json).
 msprobe records each module's parameters but not its buffers: the CNN's BatchNorm running
 statistics are in no dump, so its state dict is written beside dump.json
-(``original.safetensors``), as a user passes a dump with the original's weights.
+(``original.safetensors``), as a user passes a dump with the original's weights. Two real pairs
+(``gpt2``, ``bert``: the transformers originals of ``tests/references/<pair>/``, built and fed
+as ``make_references.py`` does, called by keyword) are dumped into ``tests/references/<pair>/msprobe/``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -36,8 +39,8 @@ from scripts.references.make_planted import CNN, MLP, TinyTransformer  # noqa: E
 OUT = ROOT / "tests" / "references" / "planted" / "msprobe"
 
 
-def run(name: str, model: torch.nn.Module, batch: torch.Tensor, task: str = "tensor") -> Path:
-    """*model* run once on *batch* under msprobe; its step folder copied to ``OUT/name``."""
+def run(name: str, model: torch.nn.Module, batch: Any, task: str = "tensor", out: Path = OUT) -> Path:
+    """*model* run once on *batch* (a tensor, or a dict of keywords) under msprobe; copied to ``out/name``."""
     from msprobe.pytorch import PrecisionDebugger
 
     work = Path(tempfile.mkdtemp())
@@ -55,11 +58,11 @@ def run(name: str, model: torch.nn.Module, batch: torch.Tensor, task: str = "ten
     model.eval()
     debugger.start(model=model)
     with torch.no_grad():
-        model(batch)
+        model(**batch) if isinstance(batch, dict) else model(batch)
     debugger.stop()
     debugger.step()
     PrecisionDebugger._instance = None  # one debugger per process otherwise: the next dump is another's
-    target = OUT / name
+    target = out / name
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(work / "dump", target)
     shutil.rmtree(work)
@@ -84,6 +87,17 @@ def main() -> None:
     beside(run("cnn", cnn, torch.randn(2, 3, 8, 8)), cnn)
     torch.manual_seed(0)
     run("attention", TinyTransformer(), torch.randint(0, 16, (2, 6), dtype=torch.int32))
+    for pair in ("gpt2", "bert"):  # real pairs: the original of tests/references/<pair>/, as made there
+        from scripts.references.make_references import PAIRS, build_original, make_inputs
+
+        model = build_original(PAIRS[pair])
+        batch = {k: torch.from_numpy(v) for k, v in make_inputs(PAIRS[pair]).items()}
+        run(
+            "msprobe",
+            model,
+            {**batch, "use_cache": False} if pair == "gpt2" else batch,
+            out=ROOT / "tests" / "references" / pair,
+        )
 
 
 if __name__ == "__main__":

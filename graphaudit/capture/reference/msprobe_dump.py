@@ -217,9 +217,10 @@ def read_msprobe(path: str) -> Any:
                     )
         if not tensors:
             raise ArgumentError(
-                f"reference= {json_path!r} records no module parameters (an msprobe older than 8.x, or "
-                "data_mode without them): save the original's state dict beside dump.json and pass the folder again."
+                f"reference= {json_path!r} records no module parameters (an msprobe that leaves "
+                "them out): save the original's state dict beside dump.json and pass the folder again."
             )
+        ties = _equal_values(tensors)
     if task != "tensor":
         return Reference(json_path, "msprobe-statistics", tensors, ties, ordered=weights_file is None)
     files: dict[tuple[str, int, str], list[str]] = {}
@@ -238,6 +239,21 @@ def read_msprobe(path: str) -> Any:
     return Reference(
         json_path, "msprobe", tensors, ties, ordered=weights_file is None, activations=activations
     )
+
+
+def _equal_values(tensors: dict[str, np.ndarray]) -> tuple[tuple[str, ...], ...]:
+    """Parameters recorded under several modules with the very same values: one tied weight.
+
+    msprobe saves a shared parameter once per module that holds it and records no storage, so a
+    tie (GPT-2's lm_head and wte) shows only as equal values. A constant tensor (a fresh norm's
+    ones) says nothing: two of them are equal without being one.
+    """
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for name, array in tensors.items():
+        flat = array.reshape(-1)
+        if flat.size > 1 and np.issubdtype(array.dtype, np.floating) and not (flat == flat[0]).all():
+            groups.setdefault((array.shape, array.dtype.str, array.tobytes()), []).append(name)
+    return tuple(tuple(names) for names in groups.values() if len(names) > 1)
 
 
 def _file(data_dir: str, json_path: str, name: str) -> str:
