@@ -132,6 +132,7 @@ def _file(path: Path, data: bytes) -> Path:
 
 
 MSPROBE = Path(__file__).resolve().parent / "references" / "planted" / "msprobe"
+KEYWORDS_DUMP = MSPROBE.parent / "keywords"
 
 
 def _msprobe(tmp: Path, name: str = "mlp") -> Path:
@@ -835,6 +836,28 @@ CASES: list[Case] = [
         AE,
         "reference_map= pairs 'head.weight' with 'fc.wieght', which the dict given does not have",
         "did you mean 'fc.weight'?",
+    ),
+    Case(
+        "reference-map-toml-malformed",
+        '`audit(net, reference=..., reference_map="pairs.toml")`, a value that is not a name',
+        lambda t: graphaudit.audit(
+            Net(),
+            inputs=_x(),
+            reference=_original(),
+            reference_map=str(_file(t / "pairs.toml", b'[reference_map]\n"head.weight" = 3\n')),
+        ),
+        AT,
+        "reference_map= '{tmp}/pairs.toml': [reference_map] pairs 'head.weight' with a int, not an original's weight name",
+        '[reference_map] of "port.name" = "original.name"',
+    ),
+    Case(
+        "reference-dump-keyword-not-taken",
+        '`audit(net, reference="dump/")`, the original called with `attention_mask=`, the port\'s construct without it',
+        lambda t: graphaudit.audit(Net(), reference=str(KEYWORDS_DUMP)),
+        IE,
+        "the original was run with 'input_ids', 'attention_mask' (by keyword, in keywords), which Net.construct(x) "
+        "does not take",
+        "name the port's argument as the original's",
     ),
     Case(
         "reference-map-alone",

@@ -118,7 +118,8 @@ class ReferenceWeights(Evidence):
             "reference",
             "the original the network was ported from: its weights (.safetensors, a .pth/.bin state dict "
             "read without torch, an .onnx file, a dict name -> array: GA630-GA634), or the folder "
-            "python -m graphaudit.reference dumped (its weights and every module's outputs: GA640 too)",
+            "python -m graphaudit.reference dumped (its weights and every module's outputs: GA640 too), or an "
+            "msprobe dump (dump.json, level L0, task tensor)",
             flag="--reference",
             metavar="PATH",
             parse=_reference,
@@ -128,7 +129,7 @@ class ReferenceWeights(Evidence):
             "pairs of port parameter -> original weight names that the mapping cannot find by itself "
             "(a dict, the JSON the mapping is shown as, or a TOML file: a [reference_map] table or [[pairs]])",
             flag="--reference-map",
-            metavar="FILE.json|FILE.toml",
+            metavar="FILE",
             parse=_reference_map,
         ),
     )

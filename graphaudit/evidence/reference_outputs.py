@@ -83,11 +83,11 @@ class ReferenceOutputs(Evidence):
 
             if request.inputs is not None:
                 check_given_by_name(
-                    request.net, tuple(request.inputs), names, activations.inputs, weights.source
+                    request.net, tuple(request.inputs), names, activations.inputs, weights.label
                 )
                 batch = tuple(request.inputs)
             else:
-                batch, keywords = bind_by_name(request.net, names, activations.inputs, weights.source)
+                batch, keywords = bind_by_name(request.net, names, activations.inputs, weights.label)
         elif request.inputs is not None:
             if original.format == "msprobe":
                 _holds_first_input(request.inputs, activations.inputs, weights.source)

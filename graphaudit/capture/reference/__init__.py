@@ -69,7 +69,8 @@ def read_reference(value: Any) -> Reference:
     from graphaudit.capture.reference.msprobe_dump import is_msprobe_dump, read_msprobe
 
     if is_msprobe_dump(path):
-        return read_msprobe(path)
+        d = read_msprobe(path, _weights_of)
+        return Reference(d.source, d.format, d.tensors, d.ties, ordered=d.ordered, activations=d.activations)
     if os.path.isdir(path):
         from graphaudit.capture.reference.dump_folder import is_dump_folder, read_dump_folder
 
@@ -105,6 +106,12 @@ def read_reference(value: Any) -> Reference:
         f"reference= {path!r}: graphaudit reads .safetensors, .pth/.pt/.bin (a torch.save state dict) "
         "and .onnx files; name the file by what it holds."
     )
+
+
+def _weights_of(path: str) -> tuple[dict[str, np.ndarray], tuple[tuple[str, ...], ...]]:
+    """The weights and ties of the state dict file at *path* (one lying beside an msprobe dump)."""
+    weights = read_reference(path)
+    return weights.tensors, weights.ties
 
 
 def _same_objects(value: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:

@@ -12,7 +12,7 @@ msprobe's ``PrecisionDebugger`` at level ``L0`` (modules) or ``mix`` writes, und
 - ``dump_tensor_data/``: one file per tensor, ``<entry>.<input|output>.<i>.pt`` (``torch.save``
   of one tensor; read by :mod:`.torch_pickle`, no pickle's code run) or ``.npy``.
 
-:func:`read_msprobe` turns that into a :class:`~graphaudit.capture.reference.Reference`: the
+:func:`read_msprobe` reads what a :class:`~graphaudit.capture.reference.Reference` holds: the
 weights are the modules' ``parameters`` (or, when a weights file lies beside ``dump.json``, its
 state dict: msprobe records no buffers, so BatchNorm's running statistics need it), the
 activations :class:`MsprobeActivations` (what :class:`.dump_folder.Activations` gives) and the
@@ -32,7 +32,7 @@ import glob
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +40,7 @@ import numpy as np
 
 from graphaudit.errors import ArgumentError
 
-__all__ = ["DUMP_JSON", "MsprobeActivations", "find_dump_json", "parse_entry", "read_msprobe"]
+__all__ = ["DUMP_JSON", "MsprobeActivations", "MsprobeDump", "find_dump_json", "parse_entry", "read_msprobe"]
 
 DUMP_JSON = "dump.json"
 _ENTRY = re.compile(r"^(?:Module|Cell)\.(?P<path>.+)\.(?P<cls>[^.]+)\.(?:forward|construct)\.(?P<call>\d+)$")
@@ -165,10 +165,23 @@ def _weights_beside(folder: str) -> str | None:
     return os.path.join(folder, files[0]) if files else None
 
 
-def read_msprobe(path: str) -> Any:
-    """The :class:`~graphaudit.capture.reference.Reference` of the msprobe dump at *path*."""
-    from graphaudit.capture.reference import Reference, read_reference
+@dataclass(frozen=True)
+class MsprobeDump:
+    """What :func:`read_msprobe` found: the fields of a :class:`~graphaudit.capture.reference.Reference`."""
 
+    source: str
+    format: str  # "msprobe", or "msprobe-statistics" (no tensors: nothing to compare)
+    tensors: dict[str, np.ndarray]
+    ties: tuple[tuple[str, ...], ...]
+    ordered: bool
+    activations: MsprobeActivations | None
+
+
+WeightsReader = Callable[[str], tuple[dict[str, np.ndarray], tuple[tuple[str, ...], ...]]]
+
+
+def read_msprobe(path: str, read_weights: WeightsReader) -> MsprobeDump:
+    """The msprobe dump at *path*; *read_weights* reads a state dict file lying beside its dump.json."""
     json_path = find_dump_json(path)
     folder = os.path.dirname(json_path) or "."
     dump = _read_json(json_path)
@@ -189,8 +202,7 @@ def read_msprobe(path: str) -> Any:
     weights_file = _weights_beside(folder)
     tensors: dict[str, np.ndarray] = {}
     if weights_file is not None:
-        beside = read_reference(weights_file)
-        tensors, ties = beside.tensors, beside.ties
+        tensors, ties = read_weights(weights_file)
     else:
         ties = ()
         stateful = sorted(
@@ -222,7 +234,7 @@ def read_msprobe(path: str) -> Any:
             )
         ties = _equal_values(tensors)
     if task != "tensor":
-        return Reference(json_path, "msprobe-statistics", tensors, ties, ordered=weights_file is None)
+        return MsprobeDump(json_path, "msprobe-statistics", tensors, ties, weights_file is None, None)
     files: dict[tuple[str, int, str], list[str]] = {}
     for (module, call), _name, value in modules:
         for io, described in (
@@ -236,9 +248,7 @@ def read_msprobe(path: str) -> Any:
     first = _outermost(calls)
     batch = [_tensor(f) for f in files.get((*first, "input"), [])]
     activations = MsprobeActivations(json_path, calls, batch, files)
-    return Reference(
-        json_path, "msprobe", tensors, ties, ordered=weights_file is None, activations=activations
-    )
+    return MsprobeDump(json_path, "msprobe", tensors, ties, weights_file is None, activations)
 
 
 def _equal_values(tensors: dict[str, np.ndarray]) -> tuple[tuple[str, ...], ...]:
