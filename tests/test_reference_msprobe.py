@@ -129,3 +129,12 @@ def test_a_tied_weight_is_told_by_its_equal_values_and_a_constant_one_is_not():
 
     ones = {"a.weight": np.ones(4, np.float32), "b.weight": np.ones(4, np.float32)}
     assert _equal_values(ones) == ()
+
+
+def test_a_dump_json_copied_apart_reads_its_tensors_where_dump_data_dir_says(tmp_path):
+    (json_path,) = (MSPROBE / "mlp").glob("step0/*/dump.json")
+    dump = json.loads(json_path.read_text())
+    dump["dump_data_dir"] = str(json_path.parent / "dump_tensor_data")  # as msprobe writes it: absolute
+    (tmp_path / "dump.json").write_text(json.dumps(dump))
+    reference = read_reference(str(tmp_path))
+    assert sorted(reference.tensors) == sorted(read_reference(str(json_path)).tensors)

@@ -199,6 +199,11 @@ def read_msprobe(path: str, read_weights: WeightsReader) -> MsprobeDump:
             '(or reads the weights beside a "statistics" one).'
         )
     data_dir = os.path.join(folder, "dump_tensor_data")
+    recorded = dump.get("dump_data_dir")
+    if not os.path.isdir(data_dir) and isinstance(recorded, str) and os.path.isdir(recorded):
+        data_dir = (
+            recorded  # dump.json copied apart from its tensors, which are still where msprobe wrote them
+        )
     weights_file = _weights_beside(folder)
     tensors: dict[str, np.ndarray] = {}
     if weights_file is not None:
