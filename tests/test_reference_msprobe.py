@@ -138,3 +138,15 @@ def test_a_dump_json_copied_apart_reads_its_tensors_where_dump_data_dir_says(tmp
     (tmp_path / "dump.json").write_text(json.dumps(dump))
     reference = read_reference(str(tmp_path))
     assert sorted(reference.tensors) == sorted(read_reference(str(json_path)).tensors)
+
+
+def test_assert_matches_reference_needs_the_output_comparison_of_an_msprobe_dump():
+    from graphaudit.testing import assert_matches_reference
+
+    (json_path,) = (MSPROBE / "mlp").glob("step0/*/dump.json")
+    assert_matches_reference(MLP(), str(json_path))
+    with pytest.raises(AssertionError, match=r"GA640"):
+        assert_matches_reference(MLP("swapped-activation"), str(json_path))
+    (statistics,) = (MSPROBE / "mlp_statistics").glob("step0/*/dump.json")
+    with pytest.raises(AssertionError, match=r'is an msprobe "statistics" dump'):
+        assert_matches_reference(MLP(), str(statistics))
