@@ -164,10 +164,10 @@ def assert_matches_reference(
 
     *reference* is what ``audit(reference=...)`` takes: the original's ``.safetensors``,
     ``.pth``/``.bin`` (read without torch) or ``.onnx`` file, a dict name -> array, or the
-    folder ``python -m graphaudit.reference`` dumped; *reference_map* pairs names the mapping
-    cannot find. *allow* as in :func:`assert_clean`. Every port check that the reference can
-    feed must have run: the weight checks always, the output comparison (GA640) for a dump
-    folder, and for an ONNX file given *inputs*. One that could not is a failure too, with its
+    folder ``python -m graphaudit.reference`` dumped, or an msprobe dump (its folder or
+    ``dump.json``); *reference_map* pairs names the mapping cannot find. *allow* as in
+    :func:`assert_clean`. Every port check that the reference can feed must have run: the weight
+    checks always, the output comparison (GA640) for a dump, and for an ONNX file given *inputs*. One that could not is a failure too, with its
     reason.
 
     Raises:
@@ -193,7 +193,9 @@ def assert_matches_reference(
     options = {"reference_map": reference_map} if reference_map is not None else {}
     report = audit(net, inputs=inputs, reference=reference, select=port_checks, **options)
     outputs = isinstance(reference, (str, os.PathLike)) and (
-        os.path.isdir(reference) or (os.fspath(reference).lower().endswith(".onnx") and inputs is not None)
+        os.path.isdir(reference)
+        or os.path.basename(os.fspath(reference)) == "dump.json"  # msprobe's dump, given as its file
+        or (os.fspath(reference).lower().endswith(".onnx") and inputs is not None)
     )
     needed = [c for c in port_checks if outputs or c != "GA640"]  # weights alone say nothing of outputs
     not_run = {c: report.skipped[c] for c in needed if c in report.skipped}

@@ -131,6 +131,49 @@ def _file(path: Path, data: bytes) -> Path:
     return path
 
 
+MSPROBE = Path(__file__).resolve().parent / "references" / "planted" / "msprobe"
+KEYWORDS_DUMP = MSPROBE.parent / "keywords"
+
+
+def _msprobe(tmp: Path, name: str = "mlp") -> Path:
+    """A copy of msprobe's real dump of the planted *name* (one rank's folder), to break."""
+    import shutil
+
+    (rank,) = (MSPROBE / name).glob("step0/*/dump.json")
+    return Path(shutil.copytree(rank.parent, tmp / "dump"))
+
+
+def _msprobe_broken(tmp: Path, how: str) -> str:
+    folder = _msprobe(tmp)
+    data = folder / "dump_tensor_data"
+    if how == "json":
+        (folder / "dump.json").write_text('{"task": "tensor", "data": {', encoding="utf-8")
+    elif how == "missing":
+        (data / "Module.fc1.Linear.forward.0.parameters.weight.pt").unlink()
+    elif how == "code":  # a .pt whose pickle asks for os.system, as torch.save's zip lays it out
+        import zipfile
+
+        with zipfile.ZipFile(data / "Module.fc1.Linear.forward.0.parameters.weight.pt", "w") as z:
+            z.writestr("archive/data.pkl", b"cos\nsystem\n(S'echo owned'\ntR.")
+            z.writestr("archive/byteorder", b"little")
+    return str(folder)
+
+
+def _msprobe_without_weights(tmp: Path) -> str:
+    folder = _msprobe(tmp, "cnn")
+    (folder / "original.safetensors").unlink()
+    return str(folder)
+
+
+def _msprobe_two_ranks(tmp: Path) -> str:
+    import shutil
+
+    (rank,) = (MSPROBE / "mlp").glob("step0/*/dump.json")
+    for step in ("step0", "step1"):
+        shutil.copytree(rank.parent, tmp / "out" / step / "rank0")
+    return str(tmp / "out")
+
+
 def _original() -> dict[str, np.ndarray]:
     """The state dict of the PyTorch model Net was ported from: ``backbone`` and ``fc`` Linears."""
     return {
@@ -733,6 +776,48 @@ CASES: list[Case] = [
         "Leave inputs= out",
     ),
     Case(
+        "reference-msprobe-json-unreadable",
+        '`audit(net, reference="msprobe_dump/")`, its dump.json cut short',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), reference=_msprobe_broken(t, "json")),
+        AE,
+        "reference= '{tmp}/dump/dump.json' cannot be read as msprobe's dump.json",
+        "pass the folder PrecisionDebugger wrote",
+    ),
+    Case(
+        "reference-msprobe-tensor-missing",
+        '`audit(net, reference="msprobe_dump/")`, a file of dump_tensor_data/ missing',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), reference=_msprobe_broken(t, "missing")),
+        AE,
+        "reference= '{tmp}/dump/dump.json' names 'Module.fc1.Linear.forward.0.parameters.weight.pt', which is not in",
+        "copy the whole folder msprobe wrote",
+    ),
+    Case(
+        "reference-msprobe-pt-runs-code",
+        '`audit(net, reference="msprobe_dump/")`, a `.pt` whose pickle asks for `os.system`',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), reference=_msprobe_broken(t, "code")),
+        AE,
+        "reference= '{tmp}/dump/dump_tensor_data/Module.fc1.Linear.forward.0.parameters.weight.pt' asks to run "
+        "os.system",
+        "never runs a pickle's code",
+    ),
+    Case(
+        "reference-msprobe-several-steps",
+        '`audit(net, reference="msprobe_out/")`, dumps of two steps',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), reference=_msprobe_two_ranks(t)),
+        AE,
+        "reference= '{tmp}/out' holds several msprobe dumps (step0/rank0, step1/rank0)",
+        "pass the folder of the one to compare",
+    ),
+    Case(
+        "reference-msprobe-batchnorm-no-weights",
+        '`audit(net, reference="msprobe_dump/")`, a CNN\'s dump without the state dict beside it',
+        lambda t: graphaudit.audit(Net(), inputs=_x(), reference=_msprobe_without_weights(t)),
+        AE,
+        "reference= '{tmp}/dump/dump.json': the original's weights are not all in this msprobe dump (its "
+        "BatchNorm2d read running statistics msprobe does not record)",
+        "Save its state dict beside dump.json",
+    ),
+    Case(
         "reference-map-typo",
         '`audit(net, reference=..., reference_map={"head.weigth": "fc.weight"})`',
         lambda t: graphaudit.audit(
@@ -751,6 +836,28 @@ CASES: list[Case] = [
         AE,
         "reference_map= pairs 'head.weight' with 'fc.wieght', which the dict given does not have",
         "did you mean 'fc.weight'?",
+    ),
+    Case(
+        "reference-map-toml-malformed",
+        '`audit(net, reference=..., reference_map="pairs.toml")`, a value that is not a name',
+        lambda t: graphaudit.audit(
+            Net(),
+            inputs=_x(),
+            reference=_original(),
+            reference_map=str(_file(t / "pairs.toml", b'[reference_map]\n"head.weight" = 3\n')),
+        ),
+        AT,
+        "reference_map= '{tmp}/pairs.toml': [reference_map] pairs 'head.weight' with a int, not an original's weight name",
+        '[reference_map] of "port.name" = "original.name"',
+    ),
+    Case(
+        "reference-dump-keyword-not-taken",
+        '`audit(net, reference="dump/")`, the original called with `attention_mask=`, the port\'s construct without it',
+        lambda t: graphaudit.audit(Net(), reference=str(KEYWORDS_DUMP)),
+        IE,
+        "the original was run with 'input_ids', 'attention_mask' (by keyword, in keywords), which Net.construct(x) "
+        "does not take",
+        "name the port's argument as the original's",
     ),
     Case(
         "reference-map-alone",

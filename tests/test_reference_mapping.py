@@ -216,3 +216,75 @@ def test_parameters_are_in_module_order_and_a_ports_buffers_are_no_missing_weigh
     assert "logits_bias" in weights.buffers
     report = graphaudit.audit(Head(), reference=ref, select=PORT_CHECKS)
     assert not report.findings
+
+
+class _Renamed(nn.Cell):
+    """Two Dense cells whose original names are first and second, listed the other way round."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Dense(4, 4)
+        self.b = nn.Dense(4, 4)
+
+    def construct(self, x):
+        return self.b(self.a(x))
+
+
+_SWAPPED = {
+    "first.weight": np.zeros((4, 4)),
+    "first.bias": np.zeros(4),
+    "second.weight": np.zeros((4, 4)),
+    "second.bias": np.zeros(4),
+}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[reference_map]\n"a.weight" = "second.weight"\n"a.bias" = "second.bias"\n',
+        '[[pairs]]\nport = "a.weight"\nreference = "second.weight"\n'
+        '[[pairs]]\nport = "a.bias"\nreference = "second.bias"\nhow = "given"\n',
+        '"a.weight" = "second.weight"\n[reference_map]\n"a.bias" = "second.bias"\n',
+    ],
+    ids=["table", "pairs", "top-level-and-table"],
+)
+def test_a_toml_reference_map_pairs_as_the_json_one_does(tmp_path, text):
+    from graphaudit.evidence import AuditRequest, EvidenceSet
+    from graphaudit.evidence.reference import ReferenceWeights
+
+    path = tmp_path / "pairs.toml"
+    path.write_text(text)
+    request = AuditRequest(_Renamed(), options={"reference": _SWAPPED, "reference_map": str(path)})
+    pairs = EvidenceSet(request).need(ReferenceWeights).mapping.to_dict()["pairs"]
+    assert [(p["port"], p["reference"], p["how"]) for p in pairs[:2]] == [
+        ("a.weight", "second.weight", "given"),
+        ("a.bias", "second.bias", "given"),
+    ]
+    x = Tensor(np.ones((1, 4), np.float32))
+    report = graphaudit.audit(
+        _Renamed(), inputs=x, reference=_SWAPPED, reference_map=path, select=PORT_CHECKS
+    )
+    assert report.ok and not report.findings, str(report)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[reference_map\n", r"is not a readable TOML file"),
+        ('[reference_map]\n"a.weight" = 3\n', r"\[reference_map\] pairs 'a.weight' with a int"),
+        ('[[pairs]]\nport = "a.weight"\n', r"pair 1 of \"pairs\" is \{'port': 'a.weight'\}"),
+    ],
+    ids=["syntax", "not-a-name", "pair-without-reference"],
+)
+def test_a_malformed_toml_reference_map_is_refused_saying_what(tmp_path, text, message):
+    path = tmp_path / "pairs.toml"
+    path.write_text(text)
+    with pytest.raises(graphaudit.errors.ArgumentTypeError, match=message):
+        graphaudit.audit(_Renamed(), reference=_SWAPPED, reference_map=str(path), select=PORT_CHECKS)
+
+
+def test_a_json_pairs_entry_without_its_reference_is_refused(tmp_path):
+    path = tmp_path / "pairs.json"
+    path.write_text('{"pairs": [{"port": "a.weight"}]}')
+    with pytest.raises(graphaudit.errors.ArgumentTypeError, match=r"each names a port parameter"):
+        graphaudit.audit(_Renamed(), reference=_SWAPPED, reference_map=str(path), select=PORT_CHECKS)

@@ -200,6 +200,35 @@ def test_a_real_port_with_its_originals_weights_computes_what_the_original_compu
     assert [(f.check_id, f.subject) for f in report.findings] == DUMPED[pair], str(report)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", ["bert", "t5"])
+def test_without_inputs_a_keyword_dumps_batch_is_given_to_the_port_by_name(mindone_shims, pair):
+    """The dump's input_ids, attention_mask (and T5's decoder_input_ids) go to construct's parameters of those names."""
+    report = graphaudit.audit(
+        ports.build(pair),
+        reference=str(ports.reference_file(pair, "weights").parent / "dump"),
+        select=["GA63", "GA64"],
+    )
+    assert "GA640" in report.checks_run, report.skipped
+    assert [(f.check_id, f.subject) for f in report.findings] == DUMPED[pair], str(report)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", ["bert", "gpt2"])
+def test_a_real_ports_msprobe_dump_gives_the_same_findings_as_graphaudits_dump(mindone_shims, pair):
+    """msprobe's real L0 dump (``tests/references/<pair>/msprobe/``, scripts/references/make_msprobe.py).
+
+    Its weights are the modules' parameters (GPT-2's tied lm_head and wte told by their equal values).
+    """
+    model = ports.build(pair)
+    folder = ports.reference_file(pair, "weights").parent / "msprobe"
+    report = graphaudit.audit(
+        model, inputs=ports.inputs(pair, model), reference=str(folder), select=["GA63", "GA64"]
+    )
+    assert "GA640" in report.checks_run, report.skipped
+    assert [(f.check_id, f.subject) for f in report.findings] == DUMPED[pair], str(report)
+
+
 #: ``pair -> findings`` with the original given as its ONNX export, run in onnxruntime on the batch.
 ONNX_RUN = {
     "bert": [("GA640", "cls.predictions.decoder")],  # the same bug as from the dump (DUMPED)

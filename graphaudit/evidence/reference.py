@@ -55,21 +55,16 @@ def _reference(name: str, value: Any) -> Any:
 
 
 def _reference_map(name: str, value: Any) -> dict[str, str]:
-    if isinstance(value, (str, os.PathLike)) and os.fspath(value).endswith(".json"):
-        try:
-            with open(value, encoding="utf-8") as f:
-                value = json.load(f)
-        except (OSError, ValueError) as err:
-            raise ArgumentTypeError(
-                f"{name}= {os.fspath(value)!r} is not a readable JSON file: {err}"
-            ) from err
-        value = {p["port"]: p["reference"] for p in value["pairs"]} if "pairs" in value else value
+    from graphaudit.capture.reference.map_file import MAP_SUFFIXES, read_map_file
+
+    if isinstance(value, (str, os.PathLike)) and os.fspath(value).lower().endswith(MAP_SUFFIXES):
+        value = read_map_file(name, value)
     if not isinstance(value, Mapping) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in value.items()
     ):
         raise ArgumentTypeError(
             f"{name}= takes a dict port name -> original name (e.g. {{'head.dense.weight': 'classifier.weight'}}) "
-            f"or a .json file of one, got {type(value).__name__}"
+            f"or a .json or .toml file of one, got {type(value).__name__}"
         )
     return dict(value)
 
@@ -123,7 +118,8 @@ class ReferenceWeights(Evidence):
             "reference",
             "the original the network was ported from: its weights (.safetensors, a .pth/.bin state dict "
             "read without torch, an .onnx file, a dict name -> array: GA630-GA634), or the folder "
-            "python -m graphaudit.reference dumped (its weights and every module's outputs: GA640 too)",
+            "python -m graphaudit.reference dumped (its weights and every module's outputs: GA640 too), or an "
+            "msprobe dump (dump.json, level L0, task tensor)",
             flag="--reference",
             metavar="PATH",
             parse=_reference,
@@ -131,9 +127,9 @@ class ReferenceWeights(Evidence):
         Option(
             "reference_map",
             "pairs of port parameter -> original weight names that the mapping cannot find by itself "
-            "(a dict, or the JSON the mapping is shown as)",
+            "(a dict, the JSON the mapping is shown as, or a TOML file: a [reference_map] table or [[pairs]])",
             flag="--reference-map",
-            metavar="FILE.json",
+            metavar="FILE",
             parse=_reference_map,
         ),
     )

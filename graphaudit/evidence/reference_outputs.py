@@ -1,6 +1,7 @@
 """The port run with the original's weights, each cell's output set against the original's (GA640).
 
-``reference=`` a folder :func:`graphaudit.reference.dump` wrote holds, beside the original's
+``reference=`` a folder :func:`graphaudit.reference.dump` wrote (or msprobe's dump, level L0,
+task tensor: :mod:`graphaudit.capture.reference.msprobe_dump`) holds, beside the original's
 weights, what each of its modules computed on one batch. This evidence loads those weights
 into the port (restored bit for bit afterwards), runs it on that batch and compares every
 cell whose module is known (:mod:`graphaudit.capture.reference.compare`).
@@ -62,6 +63,12 @@ class ReferenceOutputs(Evidence):
         original = weights.original
         if original is not None and original.format == "onnx":
             return cls._of_onnx(request, have, weights)
+        if original is not None and original.format == "msprobe-statistics":
+            return Missing(
+                f'{weights.label} is an msprobe "statistics" dump: it holds each output\'s Max/Min/Mean/Norm, '
+                "not the output, and those cannot tell where a port's computation departs; dump the original "
+                'again with task "tensor" (level L0)'
+            )
         if original is None or original.activations is None:
             return Missing(
                 f"{weights.label} holds the original's weights only, not what it computes: dump the original "
@@ -69,10 +76,25 @@ class ReferenceOutputs(Evidence):
             )
         activations = original.activations
         batch = tuple(Tensor(a) for a in activations.inputs)
-        if request.inputs is not None:
-            _same_batch(request.inputs, activations.inputs, weights.source)
+        names = list(getattr(activations, "names", []))
+        keywords: dict[str, Any] = {}
+        if names:  # dumped by keyword: each array goes to the port's argument of its name
+            from graphaudit.capture.reference.batch_names import bind_by_name, check_given_by_name
+
+            if request.inputs is not None:
+                check_given_by_name(
+                    request.net, tuple(request.inputs), names, activations.inputs, weights.label
+                )
+                batch = tuple(request.inputs)
+            else:
+                batch, keywords = bind_by_name(request.net, names, activations.inputs, weights.label)
+        elif request.inputs is not None:
+            if original.format == "msprobe":
+                _holds_first_input(request.inputs, activations.inputs, weights.source)
+            else:
+                _same_batch(request.inputs, activations.inputs, weights.source)
             batch = tuple(request.inputs)
-        return cls._compared(request, have, weights, batch, activations)
+        return cls._compared(request, have, weights, batch, activations, keywords)
 
     @classmethod
     def _of_onnx(
@@ -102,6 +124,7 @@ class ReferenceOutputs(Evidence):
         weights: ReferenceWeights,
         batch: tuple,
         activations: Any,
+        keywords: dict[str, Any] | None = None,
     ) -> ReferenceOutputs | Missing:
         from graphaudit.capture.reference.compare import compare_outputs, pair_cells
 
@@ -130,7 +153,7 @@ class ReferenceOutputs(Evidence):
         ]
         pairs = pair_cells(list(cells), modules, owners)
         try:
-            comparison = compare_outputs(request.net, batch, cells, loads, activations, pairs)
+            comparison = compare_outputs(request.net, batch, cells, loads, activations, pairs, keywords)
         except Exception as err:  # the user's construct, on the original's weights: said, not raised
             first = str(err).splitlines()[0] if str(err) else ""
             return Missing(
@@ -168,4 +191,26 @@ def _same_batch(given: tuple[object, ...], dumped: list[np.ndarray], source: str
         f"inputs= ({shapes}) is not the batch the original was dumped on ({[a.shape for a in dumped]}, in "
         f"{source}/inputs.npz): its outputs are another batch's. Leave inputs= out (the dump's batch is used) "
         "or dump the original again on this batch."
+    )
+
+
+def _holds_first_input(given: tuple[object, ...], first: list[np.ndarray], source: str) -> None:
+    """Refuse ``inputs=`` that hold none of what msprobe's first recorded module was given.
+
+    msprobe does not record the model's own call, only its modules': the batch is known as far
+    as the first module's inputs go (the ids an embedding takes; an attention mask may be fed
+    only to later modules), so one of the given tensors must be the first of those.
+    """
+    from graphaudit.capture.network.values import tensor_values
+
+    tensors = [t for t in given if hasattr(t, "asnumpy")]
+    if not first or any(
+        tuple(t.shape) == first[0].shape and np.allclose(tensor_values(t), first[0], rtol=1e-6, atol=1e-6)
+        for t in tensors
+    ):
+        return
+    raise InputError(
+        f"inputs= ({[tuple(t.shape) for t in tensors]}) holds nothing the original's first module was given "
+        f"in the msprobe dump {source} ({first[0].shape}): its outputs are another batch's. Leave inputs= out "
+        "(the first module's inputs are used) or dump the original again on this batch."
     )

@@ -13,7 +13,9 @@ exported by ``torch.onnx.export`` to ``tests/references/planted/<name>.onnx`` (w
 - ``cnn``: :class:`CNN`, Conv2d, BatchNorm2d (trained-looking statistics), ReLU, MaxPool2d,
   flatten, Linear;
 - ``attention``: :class:`TinyTransformer`, an embedding scaled by sqrt(width), one pre-norm
-  block (self-attention with its softmax as a module, a residual) and a head.
+  block (self-attention with its softmax as a module, a residual) and a head;
+- ``keywords``: :class:`Keywords`, called by keyword (``input_ids=``, ``attention_mask=``) as a
+  transformers model is, its second parameter ``token_type_ids`` (dumped only, no ONNX).
 """
 
 from __future__ import annotations
@@ -95,6 +97,43 @@ class TinyTransformer(nn.Module):
         return self.head(x)
 
 
+class Keywords(nn.Module):
+    """Called by keyword as a transformers model is: ``model(input_ids=..., attention_mask=...)``.
+
+    Its second argument is ``token_type_ids``: a batch passed by position would put the mask there.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(16, 8)
+        self.types = nn.Embedding(2, 8)
+        self.norm = nn.LayerNorm(8)
+        self.head = nn.Linear(8, 4)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        x = self.embed(input_ids)
+        if token_type_ids is not None:
+            x = x + self.types(token_type_ids)
+        x = self.norm(x)
+        if attention_mask is not None:
+            x = x * attention_mask[..., None].to(x.dtype)
+        return self.head(x)
+
+
+def write_keywords() -> None:
+    """``keywords/``: :class:`Keywords` dumped on a dict batch (input_ids, attention_mask)."""
+    torch.manual_seed(0)
+    model = Keywords()
+    ids = torch.randint(0, 16, (2, 5), dtype=torch.int32)
+    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], dtype=torch.int32)
+    dump(model, {"input_ids": ids, "attention_mask": mask}, str(OUT / "keywords"))
+
+
 def write(name: str, model: nn.Module, batch: torch.Tensor) -> None:
     """The dump of *model* on *batch*, and beside it ``<name>.onnx`` (the legacy exporter, weights unfolded)."""
     dump(model, (batch,), str(OUT / name))
@@ -118,6 +157,7 @@ def main() -> None:
     torch.onnx.export(CNN().eval(), (torch.randn(2, 3, 8, 8),), str(OUT / "cnn_folded.onnx"), dynamo=False)
     torch.manual_seed(0)
     write("attention", TinyTransformer(), torch.randint(0, 16, (2, 6), dtype=torch.int32))
+    write_keywords()
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 :func:`read_reference` takes what ``reference=`` is given: a ``.safetensors`` file, a PyTorch
 state dict (``.pth``/``.pt``/``.bin``, read without torch and without running its pickle:
-:mod:`.torch_pickle`), an ONNX file (its initializers; needs the ``onnx`` package), or a dict
+:mod:`.torch_pickle`), a folder :func:`graphaudit.reference.dump` wrote (:mod:`.dump_folder`), an
+msprobe dump (``dump.json``: :mod:`.msprobe_dump`), an ONNX file (its initializers; needs the ``onnx`` package), or a dict
 ``name -> array`` (a state dict already in memory: NumPy arrays, torch tensors, MindSpore
 Parameters). :mod:`.mapping` matches its names with the port's parameters.
 
@@ -26,6 +27,7 @@ from graphaudit.errors import ArgumentError, ArgumentTypeError
 
 if TYPE_CHECKING:
     from graphaudit.capture.reference.dump_folder import Activations
+    from graphaudit.capture.reference.msprobe_dump import MsprobeActivations
 
 __all__ = ["Reference", "read_reference"]
 
@@ -47,7 +49,7 @@ class Reference:
     ties: tuple[tuple[str, ...], ...] = ()
     ordered: bool = True
     matmul_right: frozenset[str] = field(default_factory=frozenset)
-    activations: Activations | None = None  # what each module computed on one batch, when recorded
+    activations: Activations | MsprobeActivations | None = None  # each module's outputs on one batch
     operations: frozenset[str] = field(default_factory=frozenset)  # an ONNX graph's op types
 
 
@@ -64,13 +66,19 @@ def read_reference(value: Any) -> Reference:
             f"name -> array; got {type(value).__name__}"
         )
     path = os.fspath(value)
+    from graphaudit.capture.reference.msprobe_dump import is_msprobe_dump, read_msprobe
+
+    if is_msprobe_dump(path):
+        d = read_msprobe(path, _weights_of)
+        return Reference(d.source, d.format, d.tensors, d.ties, ordered=d.ordered, activations=d.activations)
     if os.path.isdir(path):
         from graphaudit.capture.reference.dump_folder import is_dump_folder, read_dump_folder
 
         if not is_dump_folder(path):
             raise ArgumentError(
-                f"reference= {path!r} is a folder without the manifest.json graphaudit.reference.dump writes: "
-                "pass the original's weights file, or dump the original with python -m graphaudit.reference."
+                f"reference= {path!r} is a folder without the manifest.json graphaudit.reference.dump writes "
+                "nor msprobe's dump.json: pass the original's weights file, or dump the original with python -m "
+                "graphaudit.reference (or msprobe's PrecisionDebugger, level L0, task tensor)."
             )
         tensors, ties, activations = read_dump_folder(path)
         return Reference(path, "dump", tensors, ties, ordered=False, activations=activations)
@@ -98,6 +106,12 @@ def read_reference(value: Any) -> Reference:
         f"reference= {path!r}: graphaudit reads .safetensors, .pth/.pt/.bin (a torch.save state dict) "
         "and .onnx files; name the file by what it holds."
     )
+
+
+def _weights_of(path: str) -> tuple[dict[str, np.ndarray], tuple[tuple[str, ...], ...]]:
+    """The weights and ties of the state dict file at *path* (one lying beside an msprobe dump)."""
+    weights = read_reference(path)
+    return weights.tensors, weights.ties
 
 
 def _same_objects(value: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:

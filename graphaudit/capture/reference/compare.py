@@ -245,8 +245,9 @@ def compare_outputs(
     loads: Sequence[tuple[Parameter, np.ndarray]],
     activations: Activations,
     pairs: dict[str, str],
+    keywords: dict[str, Any] | None = None,
 ) -> Comparison:
-    """Run *net* on *inputs* with *loads* written into its parameters; compare each call (see the module)."""
+    """Run *net* on *inputs* (and *keywords*) with *loads* written into its parameters; compare each call."""
     import mindspore as ms
 
     from graphaudit.capture.compilation.graph_mode import preserved_attributes
@@ -328,7 +329,7 @@ def compare_outputs(
                 handles.append(cell.register_forward_pre_hook(before(path), with_kwargs=True))
                 handles.append(cell.register_forward_hook(after(path), with_kwargs=True))
             with jit_disabled(), training_flags(net, False):
-                net(*inputs)
+                net(*inputs, **(keywords or {}))
                 synchronize()
         finally:
             for handle in handles:

@@ -37,13 +37,15 @@ __all__ = ["Activations", "read_dump_folder"]
 class Activations:
     """The original's recorded module calls, read one array at a time from ``activations.npz``.
 
-    ``calls``: ``(path, call)`` in the order the calls returned; ``inputs``: the batch.
+    ``calls``: ``(path, call)`` in the order the calls returned; ``inputs``: the batch;
+    ``names``: its names when the original was called with keywords (``input_ids=``...), else empty.
     """
 
     path: str
     calls: list[tuple[str, int]]
     inputs: list[np.ndarray]
     keys: dict[tuple[str, int, str], list[str]] = field(default_factory=dict)
+    names: list[str] = field(default_factory=list)
     _npz: Any = None
 
     def _tensors(self, path: str, call: int, io: str) -> list[np.ndarray]:
@@ -107,7 +109,15 @@ def read_dump_folder(path: str) -> tuple[dict[str, np.ndarray], tuple[tuple[str,
     for listed in keys.values():
         listed.sort(key=lambda k: parse_activation_key(k)[3])
     with np.load(os.path.join(path, INPUTS), allow_pickle=False) as batch:
-        ordered = sorted(batch.files, key=lambda k: int(k) if k.isdigit() else 0)
+        positional = all(k.isdigit() for k in batch.files)
+        ordered = sorted(batch.files, key=int) if positional else _by_manifest(batch.files, manifest)
         inputs = [batch[k] for k in ordered]
     calls = [(c["path"], int(c["call"])) for c in manifest.get("calls", [])]
-    return tensors, ties, Activations(archive, calls, inputs, keys)
+    names = [] if positional else ordered  # a batch by keyword: passed to the port by name
+    return tensors, ties, Activations(archive, calls, inputs, keys, names=names)
+
+
+def _by_manifest(files: list[str], manifest: dict[str, Any]) -> list[str]:
+    """The batch's names in the order the manifest lists them (the call's), any other after."""
+    listed = [i.get("name") for i in manifest.get("inputs", []) if isinstance(i, dict)]
+    return [n for n in listed if n in files] + [n for n in files if n not in listed]

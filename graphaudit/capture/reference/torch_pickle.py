@@ -26,7 +26,7 @@ import numpy as np
 
 from graphaudit.errors import ArgumentError
 
-__all__ = ["TorchState", "read_torch_state"]
+__all__ = ["TorchState", "read_torch_state", "read_torch_tensor"]
 
 _STORAGES = {
     "FloatStorage": np.float32,
@@ -135,6 +135,21 @@ class _TensorsOnly(pickle.Unpickler):
 
 def read_torch_state(path: str) -> TorchState:
     """The tensors of the ``torch.save`` zip at *path*, read with :class:`_TensorsOnly`."""
+    return _state_of(_load(path), path)
+
+
+def read_torch_tensor(path: str) -> np.ndarray:
+    """The one tensor ``torch.save(tensor, path)`` wrote (msprobe's ``.pt`` files), read alike."""
+    loaded = _load(path)
+    if not isinstance(loaded, np.ndarray):
+        raise ArgumentError(
+            f"reference= {path!r} holds a {type(loaded).__name__}, not the one tensor msprobe saves per file."
+        )
+    return np.asarray(loaded).view(np.ndarray)
+
+
+def _load(path: str) -> Any:
+    """What the pickle of *path* holds, its tensors rebuilt as NumPy arrays; nothing else run."""
     if not zipfile.is_zipfile(path):
         raise ArgumentError(
             f"reference= {path!r} is not a zip file as torch.save writes them since PyTorch 1.6 (an older "
@@ -167,7 +182,7 @@ def read_torch_state(path: str) -> TorchState:
             raise
         except Exception as err:  # a corrupt pickle: its own words
             raise ArgumentError(f"reference= {path!r}: its pickle is not readable ({err}).") from err
-    return _state_of(loaded, path)
+    return loaded
 
 
 def _state_of(loaded: Any, path: str) -> TorchState:
