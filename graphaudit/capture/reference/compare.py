@@ -74,25 +74,29 @@ class Figures:
         # In slices of _CHUNK elements: the float64 temporaries of one whole activation would be
         # several times its size (hundreds of MB for a CNN's first layers), more than the comparison
         # keeps of both models together; the sums stay float64, so the figures do not change.
-        dot = norm_a = norm_b = max_abs = scale = 0.0
+        dot = norm_a = norm_b = 0.0
+        largest_errors, largest_values = [], []  # per slice; np.max of them keeps a NaN, max() would not
         for start in range(0, a.size, _CHUNK):
             x, y = _float64(a, start), _float64(b, start)
             dot += float(x @ y)
             norm_a += float(x @ x)
             norm_b += float(y @ y)
-            max_abs = max(max_abs, float(np.abs(x - y).max()))
-            scale = max(scale, float(np.abs(y).max()))
+            largest_errors.append(np.abs(x - y).max())
+            largest_values.append(np.abs(y).max())
+        max_abs, scale = float(np.max(largest_errors)), float(np.max(largest_values))
         norms = float(np.sqrt(norm_a) * np.sqrt(norm_b))
         cosine = dot / norms if norms > 0 else (1.0 if max_abs == 0 else 0.0)
         # msprobe divides by |original| element by element; where the original is (nearly) zero,
         # after a ReLU, that is 1e38 and says nothing: those elements are left out of it here.
         max_rel = 0.0 if scale > 0 else float(max_abs > 0)
         if scale > 0:
+            relative = [max_rel]
             for start in range(0, a.size, _CHUNK):
                 x, y = _float64(a, start), _float64(b, start)
                 counted = np.abs(y) >= 1e-3 * scale
                 if counted.any():
-                    max_rel = max(max_rel, float(np.max(np.abs(x[counted] - y[counted]) / np.abs(y[counted]))))
+                    relative.append(np.max(np.abs(x[counted] - y[counted]) / np.abs(y[counted])))
+            max_rel = float(np.max(relative))
         ratio = float(np.sqrt(norm_a) / np.sqrt(norm_b)) if norm_b > 0 else 1.0
         return cls(cosine, max_abs, max_rel, scale, ratio)
 
