@@ -36,6 +36,8 @@ GROUPS = (
     "probe",
     "dependency_cnn",
     "dependency_decoder",
+    "reference_time",
+    "reference_memory",
     "watch_time",
     "watch_memory",
     "scale_time",
@@ -51,7 +53,7 @@ class Refused(SystemExit):
 
 # -- workers: one measurement each, in a fresh interpreter ------------------------------------
 def run_worker(name: str, params: dict[str, Any]) -> Any:
-    from benchmarks import dependency, llama, model, probe, scaling, startup, transformer, watch
+    from benchmarks import dependency, llama, model, probe, reference, scaling, startup, transformer, watch
 
     workers: dict[str, Callable[..., Any]] = {
         "model-time": model.time_model,
@@ -65,6 +67,8 @@ def run_worker(name: str, params: dict[str, Any]) -> Any:
         "startup": startup.time_startup,
         "probe-time": probe.time_probe,
         "dependency-time": dependency.time_dependency,
+        "reference-time": reference.time_reference,
+        "reference-memory": reference.memory_reference,
         "watch-time": watch.timed,
         "watch-memory": watch.memory,
         "torchview-time": torchview_anchor.time_torchview,
@@ -180,6 +184,8 @@ def measure(
     probe_steps: int = 5,
     dependency_size: int = 224,
     dependency_repeats: int = 9,
+    reference_repeats: int = 5,
+    reference_batches: tuple[int, ...] = (1, 4),
     watch_steps: int = 100,
     watch_size: int = 32,
     watch_repeats: int = 3,
@@ -268,6 +274,36 @@ def measure(
                 ),
             )
             for kind in ("cnn", "decoder")
+        ),
+        (
+            "reference_time",
+            "reference= time",
+            True,
+            lambda: {
+                route: worker(
+                    "reference-time",
+                    {
+                        "route": route,
+                        "repeats": reference_repeats,
+                        "model": probe_model,
+                        "size": dependency_size,
+                    },
+                )
+                for route in ("dump", "onnx")
+            },
+        ),
+        (
+            "reference_memory",
+            "reference= memory",
+            False,
+            lambda: [
+                worker(
+                    "reference-memory",
+                    {"phase": phase, "model": probe_model, "size": dependency_size, "batch": batch},
+                )
+                for batch in reference_batches
+                for phase in ("plain", "reference")
+            ],
         ),
         (
             "watch_time",

@@ -1,4 +1,4 @@
-"""The rows of the table for the LM, LLaMA-shaped, start-up, probe and dependency groups (7-11)."""
+"""The rows of the table for the LM, LLaMA-shaped, start-up, probe, dependency, watch and reference= groups (7-14)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ def extra_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     for kind in ("cnn", "decoder"):
         if f"dependency_{kind}" in results:
             out.extend(_dependency_rows(results[f"dependency_{kind}"]))
+    if "reference_time" in results:
+        out.extend(_reference_time_rows(results["reference_time"]))
+    if "reference_memory" in results:
+        out.extend(_reference_memory_rows(results["reference_memory"]))
     if "watch_time" in results and "watch_memory" in results:
         out.extend(_watch_rows(results["watch_time"], results["watch_memory"], results["meta"]))
     if "anchor" in results and "skipped" not in results["anchor"]:
@@ -229,6 +233,63 @@ def _startup_rows(s: dict[str, Any]) -> list[dict[str, Any]]:
                 missed_by=None if clean else failure,
                 note=f"mindspore imported: {'YES' if checked['mindspore_imported'] else 'no'}; "
                 f"{checked['modules']} modules; slowest imports: {slowest}",
+            )
+        )
+    return out
+
+
+def _difference(a: list[float], b: list[float]) -> tuple[float, float]:
+    """*a* minus *b*, of their medians and of their minimums."""
+    return statistics.median(a) - statistics.median(b), min(a) - min(b)
+
+
+def _reference_time_rows(by_route: dict[str, Any]) -> list[dict[str, Any]]:
+    """Row 14: what reference= adds to the audit, against one pass of the port and one run of the original."""
+    out = []
+    for route, r in by_route.items():
+        seconds = r["seconds"]
+        original = "onnxruntime" if route == "onnx" else "reading the dump"
+        baseline = (
+            statistics.median(seconds["forward"]) + statistics.median(seconds[original]),
+            min(seconds["forward"]) + min(seconds[original]),
+        )
+        shapes = " and ".join("x".join(map(str, shape)) for shape in r["input_shapes"])
+        said = "GA640 run" if r["ga640_run"] else f"GA640 not run: {r['not_run']}"
+        out.append(
+            make_row(
+                f"14 reference= ({route}), {r['model']}: extra audit time",
+                "reference_time",
+                "s",
+                _difference(seconds["audit + reference"], seconds["audit"]),
+                f"forward pass + {original}",
+                baseline,
+                TARGETS["reference"],
+                note=f"input {shapes}; {said}; findings: {', '.join(r['findings']) or 'none'}",
+            )
+        )
+    return out
+
+
+def _reference_memory_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Row 14: the extra peak RSS of reference=, against every activation of both models held at once."""
+    out = []
+    for batch in sorted({r["batch"] for r in runs}):
+        of = {r["phase"]: r for r in runs if r["batch"] == batch}
+        if {"plain", "reference"} - set(of):
+            continue
+        both = 2 * of["reference"]["activations_mib"]
+        extra = of["reference"]["peak_rise_mib"] - of["plain"]["peak_rise_mib"]
+        out.append(
+            make_row(
+                f"14 reference= (dump), {of['reference']['model']} batch {batch}: extra peak memory",
+                "reference_memory",
+                "MiB",
+                (extra, extra),
+                "every activation of both models",
+                (both, both),
+                TARGETS["reference_memory"],
+                note=f"the original's weights {of['reference']['weights_mib']:.0f} MiB (the port's are saved "
+                "to be restored)",
             )
         )
     return out

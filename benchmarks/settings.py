@@ -25,6 +25,8 @@ TARGETS = {
     "startup_s": 0.5,
     "probe_extra_steps": 0.6,  # probe=N <= N + 0.6 training steps: N steps and one traced forward pass
     "dependency": 2.0,
+    "reference": 1.2,  # issue 35: what reference= adds <= a pass of the port + a run of the original (+ mapping)
+    "reference_memory": 1.0,  # its extra peak RSS < every activation of both models at once (it streams)
     "watch_default": 1.03,  # issue 23: Model.train with Watch() / without
     "watch_every": 1.3,  # Watch(every=1) / without
     "watch_memory": 0.10,  # extra peak RSS of a watched training / the unwatched process's peak
