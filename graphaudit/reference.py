@@ -12,6 +12,10 @@ each call's tensor inputs and outputs in the order the calls return. The folder 
   shapes and dtypes, the modules in the order their calls returned, the tied weights;
 - ``weights.safetensors``: the state dict (a tied weight stored once, its other names in the
   manifest's ``ties``);
+- ``manifest.json``'s ``modules``: each module's class and the attributes that decide what it
+  computes (``eps``, ``momentum``, GELU's ``approximate``, Dropout's ``p``, a conv's or pool's
+  ``padding``, ``ceil_mode``, ``count_include_pad``...: :data:`ATTRIBUTES`), compared with the
+  port's cells by GA635-GA638;
 - ``inputs.npz``: the batch, ``"0"``, ``"1"``... (so an audit of another batch is refused);
 - ``activations.npz``: ``<module path>#<call>/<output|input>.<index>`` -> float32 array; the
   model itself is the path ``""``.
@@ -42,6 +46,7 @@ import numpy as np
 
 __all__ = [
     "ACTIVATIONS",
+    "ATTRIBUTES",
     "FORMAT",
     "INPUTS",
     "MANIFEST",
@@ -58,6 +63,34 @@ MANIFEST, WEIGHTS, INPUTS, ACTIVATIONS = (
     "weights.safetensors",
     "inputs.npz",
     "activations.npz",
+)
+
+#: The torch module attributes the dump records (those a module has): what decides what a
+#: normalisation, an activation, a dropout, a convolution, a pooling or a resize computes.
+ATTRIBUTES = (
+    "eps",
+    "momentum",
+    "affine",
+    "track_running_stats",
+    "normalized_shape",
+    "elementwise_affine",
+    "num_groups",
+    "approximate",
+    "p",
+    "negative_slope",
+    "dim",
+    "kernel_size",
+    "stride",
+    "padding",
+    "dilation",
+    "groups",
+    "padding_mode",
+    "ceil_mode",
+    "count_include_pad",
+    "output_size",
+    "mode",
+    "align_corners",
+    "scale_factor",
 )
 
 _SAFETENSORS_DTYPES = {
@@ -161,6 +194,28 @@ def _state(model: Any) -> tuple[dict[str, np.ndarray], list[list[str]]]:
     return arrays, list(ties.values())
 
 
+def _plain(value: Any) -> Any:
+    """*value* as JSON holds it (tuples as lists), or ``None`` when it is no number, string or flag."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (tuple, list)) and all(isinstance(v, (bool, int, float, str)) for v in value):
+        return list(value)
+    return None
+
+
+def module_attributes(model: Any) -> dict[str, dict[str, Any]]:
+    """Module path -> its class and the :data:`ATTRIBUTES` it has (a value JSON cannot hold is left out)."""
+    recorded = {}
+    for path, module in model.named_modules():
+        entry: dict[str, Any] = {"class": type(module).__name__}
+        for name in ATTRIBUTES:
+            raw = getattr(module, name, None) if hasattr(module, name) else ...
+            if raw is None or _plain(raw) is not None:  # None says something: BatchNorm's momentum=None
+                entry[name] = _plain(raw)
+        recorded[path] = entry
+    return recorded
+
+
 def dump(model: Any, inputs: Sequence[Any] | Mapping[str, Any], folder: str) -> dict[str, Any]:
     """Run the torch *model* once on *inputs* and write the folder ``reference=`` reads; returns the manifest.
 
@@ -221,6 +276,7 @@ def dump(model: Any, inputs: Sequence[Any] | Mapping[str, Any], folder: str) -> 
         "keywords": isinstance(inputs, Mapping),
         "calls": order,
         "ties": ties,
+        "modules": module_attributes(model),
     }
     with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1)

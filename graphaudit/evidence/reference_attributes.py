@@ -1,0 +1,134 @@
+"""The port's layer attributes set against the original's, where the reference records them (GA635-GA638).
+
+A folder :func:`graphaudit.reference.dump` wrote records each module's class and attributes
+(``manifest.json``'s ``modules``); an ONNX file records them on its nodes. A weights file
+(``.safetensors``, ``.pth``) records none: the checks are not run, and say what to pass.
+Cells are paired with modules as the output comparison pairs them
+(:func:`~graphaudit.capture.reference.compare.pair_cells`); each pair's attributes are compared
+in torch's conventions (:mod:`graphaudit.capture.reference.attributes`).
+
+Example:
+    >>> import json, os, tempfile, numpy as np
+    >>> from mindspore import nn
+    >>> from graphaudit.evidence import AuditRequest, EvidenceSet
+    >>> from graphaudit.reference import write_safetensors
+    >>> folder = tempfile.mkdtemp()
+    >>> write_safetensors(os.path.join(folder, "weights.safetensors"), {"0.weight": np.ones(3, np.float32),
+    ...     "0.bias": np.zeros(3, np.float32), "0.running_mean": np.zeros(3, np.float32),
+    ...     "0.running_var": np.ones(3, np.float32)})
+    >>> np.savez(os.path.join(folder, "activations.npz"), **{"#0/output.0": np.ones(2, np.float32)})
+    >>> np.savez(os.path.join(folder, "inputs.npz"), **{"0": np.ones(2, np.float32)})
+    >>> modules = {"": {"class": "Sequential"}, "0": {"class": "BatchNorm1d", "eps": 1e-5, "momentum": 0.1}}
+    >>> with open(os.path.join(folder, "manifest.json"), "w") as f:
+    ...     json.dump({"graphaudit_reference": 1, "calls": [], "ties": [], "modules": modules}, f)
+    >>> net = nn.SequentialCell([nn.BatchNorm1d(3, momentum=0.1)])
+    >>> found = EvidenceSet(AuditRequest(net, options={"reference": folder})).need(ReferenceAttributes)
+    >>> [(d.port, d.difference.attribute, d.difference.port) for d in found.differences]
+    [('0', 'momentum', 0.9)]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from graphaudit.errors import ArgumentError
+from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Requirement
+from graphaudit.evidence.network import NetworkGraph
+from graphaudit.evidence.reference import ReferenceWeights
+
+if TYPE_CHECKING:
+    from graphaudit.capture.reference.attributes import Difference, Layer
+
+__all__ = ["AttributeDifference", "ReferenceAttributes"]
+
+
+@dataclass(frozen=True)
+class AttributeDifference:
+    """One port cell whose attribute differs from its original module's."""
+
+    port: str  # the cell's path ("" for the network)
+    reference: str  # the module's path
+    node: str  # the cell's graph node
+    cell_class: str  # the port cell's class name
+    difference: Difference
+
+
+@dataclass(frozen=True)
+class ReferenceAttributes(Evidence):
+    """Every paired layer's attributes compared; what differs."""
+
+    title = "the port's layer attributes against the original's"
+    requirement = Requirement(
+        "pass reference= a folder graphaudit.reference.dump wrote, or the original's ONNX export",
+        "give --reference FOLDER (python -m graphaudit.reference) or --reference original.onnx",
+    )
+    needs = (ReferenceWeights, NetworkGraph)
+
+    differences: tuple[AttributeDifference, ...]
+    compared: int  # how many cell-module pairs had attributes on both sides
+    source: str
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> ReferenceAttributes | Missing:
+        from graphaudit.capture.reference.attributes import (
+            compare_layers,
+            onnx_layers,
+            port_layer,
+        )
+        from graphaudit.capture.reference.compare import pair_cells
+
+        weights = have.need(ReferenceWeights)
+        if weights.format == "dump":
+            layers = _dumped(weights.source)
+            if layers is None:
+                return Missing(
+                    f"{weights.label} predates attributes (its manifest.json has no 'modules'): dump the original "
+                    "again with python -m graphaudit.reference"
+                )
+        elif weights.format == "onnx":
+            layers = onnx_layers(weights.source)
+        else:
+            return Missing(
+                f"{weights.label} holds the original's weights only, not its layers' attributes (epsilon, momentum, "
+                "GELU's approximation, padding...): pass the folder python -m graphaudit.reference dumps, or an "
+                "ONNX export of the original"
+            )
+        network = have.need(NetworkGraph)
+        graph = network.graph
+        cells = {graph.nodes[node]["path"]: (node, cell) for node, cell in network.structure.cells.items()}
+        owners = [
+            (pair.port.rpartition(".")[0], pair.reference.rpartition(".")[0])
+            for pair in weights.mapping.pairs
+        ]
+        pairs = pair_cells(list(cells), sorted(layers), owners)
+        found = []
+        compared = 0
+        for path, module in pairs.items():
+            node, cell = cells[path]
+            mine: Layer | None = port_layer(cell)
+            theirs = layers.get(module)
+            if mine is None or theirs is None or mine.kind != theirs.kind:
+                continue
+            compared += 1
+            for difference in compare_layers(mine, theirs):
+                found.append(AttributeDifference(path, module, node, type(cell).__name__, difference))
+        return cls(tuple(found), compared, weights.source)
+
+
+def _dumped(folder: str) -> dict[str, Layer] | None:
+    """The layers a dump's manifest records, or ``None`` when it was written before it recorded them."""
+    from graphaudit.capture.reference.attributes import torch_layers
+    from graphaudit.reference import MANIFEST
+
+    try:
+        with open(os.path.join(folder, MANIFEST), encoding="utf-8") as f:
+            manifest = json.load(f)
+    except (OSError, ValueError) as err:
+        raise ArgumentError(f"reference= {folder!r}: its {MANIFEST} cannot be read ({err}).") from err
+    modules = manifest.get("modules") if isinstance(manifest, dict) else None
+    if not isinstance(modules, dict):
+        return None
+    return torch_layers(modules)
