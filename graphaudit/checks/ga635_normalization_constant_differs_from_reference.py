@@ -18,8 +18,8 @@ LARGE_EPS = 1e-3
 @register(
     "GA635",
     "normalization-constant-differs-from-reference",
-    severity="warning",
-    also=("error",),
+    severity="error",
+    also=("warning",),
     needs=(ReferenceAttributes,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
