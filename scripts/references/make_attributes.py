@@ -10,6 +10,8 @@ padded by 1, a BatchNorm (eps 1e-5, torch's momentum 0.1), the exact GELU, a max
 eps 1e-12 and a Dropout of rate 0.1. It is dumped by :func:`graphaudit.reference.dump` into
 ``samples/GA635/original/`` (its attributes in ``manifest.json``) and exported by
 ``torch.onnx.export`` to ``tests/references/planted/attributes.onnx`` (weights unfolded).
+:class:`Strided`, a conv of stride 2 padded by 1 on a 7x7 input, is dumped into
+``samples/GA638/original/`` (the case where MindSpore's ``"same"`` pads alike: an odd size).
 """
 
 from __future__ import annotations
@@ -45,6 +47,16 @@ class Original(nn.Module):
         return self.head(self.drop(self.norm(self.fc(x.flatten(1)))))
 
 
+class Strided(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, stride=2, padding=1)
+        self.fc = nn.Linear(4 * 4 * 4, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.conv(x).flatten(1))
+
+
 def main() -> None:
     torch.manual_seed(0)
     model, batch = Original(), torch.randn(2, 3, 8, 8)
@@ -58,6 +70,8 @@ def main() -> None:
         do_constant_folding=False,
         training=torch.onnx.TrainingMode.PRESERVE,
     )
+    torch.manual_seed(0)
+    dump(Strided(), (torch.randn(2, 3, 7, 7),), str(ROOT / "samples" / "GA638" / "original"))
 
 
 if __name__ == "__main__":

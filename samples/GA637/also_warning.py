@@ -1,12 +1,12 @@
-"""GA635 bad (a warning): a port of a small PyTorch CNN (original/) whose LayerNorm takes
-epsilon 1e-5, the common default, where the original's (BERT's) is 1e-12."""
+"""GA637 warning: a port of a small PyTorch CNN (../GA635/original/) whose Dropout drops 20 %
+where the original drops 10 %: another rate, not the keep-probability read as one (an error)."""
 
 from pathlib import Path
 
 import numpy as np
 from mindspore import Tensor, nn
 
-ORIGINAL = Path(__file__).resolve().parent / "original"
+ORIGINAL = Path(__file__).resolve().parent.parent / "GA635" / "original"  # one original for GA635-GA638
 
 
 class Port(nn.Cell):
@@ -21,8 +21,8 @@ class Port(nn.Cell):
         self.pool = nn.MaxPool2d(3, 2, pad_mode="pad", padding=1, ceil_mode=True)
         self.avg = nn.AvgPool2d(3, 1, pad_mode="pad", padding=1, count_include_pad=False)
         self.fc = nn.Dense(8 * 5 * 5, 16)
-        self.norm = nn.LayerNorm((16,), epsilon=1e-5)  # the original: eps=1e-12
-        self.drop = nn.Dropout(p=0.1)
+        self.norm = nn.LayerNorm((16,), epsilon=1e-12)
+        self.drop = nn.Dropout(p=0.2)  # the original: 0.1
         self.head = nn.Dense(16, 4)
 
     def construct(self, x):
@@ -30,7 +30,7 @@ class Port(nn.Cell):
         return self.head(self.drop(self.norm(self.fc(x.reshape(x.shape[0], -1)))))
 
 
-SUBJECT = "norm"
+SUBJECT = "drop"
 
 
 def build() -> dict:
