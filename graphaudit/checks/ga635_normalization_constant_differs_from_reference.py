@@ -21,6 +21,8 @@ LARGE_EPS = 1e-3
     severity="error",
     also=("warning",),
     needs=(ReferenceAttributes,),
+    confirms="GA709",  # GA709 guesses the convention from the number alone; the original's says it
+    keeps_message="both",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A BatchNorm's or LayerNorm's epsilon or momentum differs from the original's, or is in the other convention.

@@ -17,6 +17,8 @@ from graphaudit.findings import Finding
     severity="error",
     also=("warning",),
     needs=(ReferenceAttributes,),
+    confirms="GA701",  # GA701 guesses from a rate above half; the original's rate says it
+    keeps_message="both",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A Dropout drops another share than the original's, or its keep-probability was read as the rate.
