@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graphaudit.errors import ArgumentError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Requirement
@@ -103,7 +103,9 @@ class ReferenceAttributes(Evidence):
             (pair.port.rpartition(".")[0], pair.reference.rpartition(".")[0])
             for pair in weights.mapping.pairs
         ]
-        pairs = pair_cells(list(cells), sorted(layers), owners)
+        known = {""} | {".".join(m.split(".")[:end]) for m in layers for end in range(1, m.count(".") + 2)}
+        pairs = pair_cells(list(cells), sorted(known), owners)
+        pairs.update(_alone_of_their_kind(cells, layers, pairs))
         found = []
         compared = 0
         for path, module in pairs.items():
@@ -116,6 +118,35 @@ class ReferenceAttributes(Evidence):
             for difference in compare_layers(mine, theirs):
                 found.append(AttributeDifference(path, module, node, type(cell).__name__, difference))
         return cls(tuple(found), compared, weights.source)
+
+
+def _alone_of_their_kind(
+    cells: dict[str, tuple[str, Any]], layers: dict[str, Layer], pairs: dict[str, str]
+) -> dict[str, str]:
+    """Port layers without weights that no name paired (mindcv's ``max_pool``, torchvision's ``maxpool``),
+    paired with the original's unpaired layer of the same kind under the paired parent, when each is the
+    only one of its kind there: never a guess between two."""
+    from graphaudit.capture.reference.attributes import port_layer
+
+    taken = set(pairs.values())
+
+    def parent(path: str) -> str:
+        return path.rpartition(".")[0]
+
+    mine: dict[tuple[str, str], list[str]] = {}
+    for path, (_, cell) in cells.items():
+        layer = port_layer(cell) if path and path not in pairs else None
+        if layer is not None and parent(path) in pairs:
+            mine.setdefault((pairs[parent(path)], layer.kind), []).append(path)
+    theirs: dict[tuple[str, str], list[str]] = {}
+    for module, layer in layers.items():
+        if module and module not in taken:
+            theirs.setdefault((parent(module), layer.kind), []).append(module)
+    return {
+        paths[0]: theirs[key][0]
+        for key, paths in mine.items()
+        if len(paths) == 1 and len(theirs.get(key, ())) == 1
+    }
 
 
 def _dumped(folder: str) -> dict[str, Layer] | None:

@@ -264,12 +264,16 @@ def onnx_layers(path: str) -> dict[str, Layer]:
     import onnx
     from onnx import helper
 
-    from graphaudit.capture.reference.onnx_run import _module_of
+    from graphaudit.capture.reference.onnx_run import _wrapper
 
     graph = onnx.load(path, load_external_data=False).graph
+    scoped = [(node, _module_path(node.name)) for node in graph.node]
+    wrapper = _wrapper(scoped, {init.name for init in graph.initializer})  # Wrapper(model)'s "model."
     own: dict[str, list[Any]] = {}
-    for node in graph.node:
-        own.setdefault(_module_of(node.name), []).append(node)
+    for node, module in scoped:
+        if wrapper:
+            module = module[len(wrapper) + 1 :] if module != wrapper else ""
+        own.setdefault(module, []).append(node)
     found = {}
     for module, nodes in own.items():
         ops = [n.op_type for n in nodes if n.op_type not in ("Constant", "Identity", "Shape", "Cast")]
@@ -278,6 +282,27 @@ def onnx_layers(path: str) -> dict[str, Layer]:
         if layer is not None and module:
             found[module] = layer
     return found
+
+
+def _module_path(node_name: str) -> str:
+    """The module a node was traced in: the exporter's scopes, a called ``Sequential``'s children scoped
+    by their name from its parent (``/conv1/conv1.0/Conv`` is module ``conv1.0``, not ``conv1.conv1.0``).
+
+    Example:
+        >>> _module_path("/stage2/stage2.0/branch1/branch1.0/Conv"), _module_path("/encoder/layer.0/attention/Add")
+        ('stage2.0.branch1.0', 'encoder.layer.0.attention')
+        >>> _module_path("Add_3")
+        ''
+    """
+    if not node_name.startswith("/"):
+        return ""
+    parts: list[str] = []
+    for scope in (part for part in node_name.split("/")[1:-1] if part):
+        if parts and scope.startswith(parts[-1] + "."):
+            parts[-1] = scope  # the child of a Sequential: its name already holds the parent's
+        else:
+            parts.append(scope)
+    return ".".join(parts)
 
 
 def _onnx_pads(attrs: Mapping[str, Any], dims: int) -> Any:
