@@ -29,12 +29,9 @@ Example:
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graphaudit.errors import ArgumentError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Requirement
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.reference import ReferenceWeights
@@ -73,22 +70,20 @@ class ReferenceAttributes(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> ReferenceAttributes | Missing:
-        from graphaudit.capture.reference.attributes import (
-            compare_layers,
-            onnx_layers,
-            port_layer,
-        )
+        from graphaudit.capture.reference.attributes import compare_layers, dumped_layers, port_layer
         from graphaudit.capture.reference.compare import pair_cells
 
         weights = have.need(ReferenceWeights)
         if weights.format == "dump":
-            layers = _dumped(weights.source)
+            layers = dumped_layers(weights.source)
             if layers is None:
                 return Missing(
                     f"{weights.label} predates attributes (its manifest.json has no 'modules'): dump the original "
                     "again with python -m graphaudit.reference"
                 )
         elif weights.format == "onnx":
+            from graphaudit.capture.reference.onnx_attributes import onnx_layers
+
             layers = onnx_layers(weights.source)
         else:
             return Missing(
@@ -147,19 +142,3 @@ def _alone_of_their_kind(
         for key, paths in mine.items()
         if len(paths) == 1 and len(theirs.get(key, ())) == 1
     }
-
-
-def _dumped(folder: str) -> dict[str, Layer] | None:
-    """The layers a dump's manifest records, or ``None`` when it was written before it recorded them."""
-    from graphaudit.capture.reference.attributes import torch_layers
-    from graphaudit.reference import MANIFEST
-
-    try:
-        with open(os.path.join(folder, MANIFEST), encoding="utf-8") as f:
-            manifest = json.load(f)
-    except (OSError, ValueError) as err:
-        raise ArgumentError(f"reference= {folder!r}: its {MANIFEST} cannot be read ({err}).") from err
-    modules = manifest.get("modules") if isinstance(manifest, dict) else None
-    if not isinstance(modules, dict):
-        return None
-    return torch_layers(modules)
