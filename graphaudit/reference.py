@@ -12,6 +12,8 @@ each call's tensor inputs and outputs in the order the calls return. The folder 
   shapes and dtypes, the modules in the order their calls returned, the tied weights;
 - ``weights.safetensors``: the state dict (a tied weight stored once, its other names in the
   manifest's ``ties``);
+- with ``--weights-only`` (``activations=False``), no batch is run: the weights and the
+  attributes only, for the structure and attribute checks;
 - ``manifest.json``'s ``modules``: each module's class and the attributes that decide what it
   computes (``eps``, ``momentum``, GELU's ``approximate``, Dropout's ``p``, a conv's or pool's
   ``padding``, ``ceil_mode``, ``count_include_pad``...: :data:`ATTRIBUTES`), compared with the
@@ -216,19 +218,12 @@ def module_attributes(model: Any) -> dict[str, dict[str, Any]]:
     return recorded
 
 
-def dump(model: Any, inputs: Sequence[Any] | Mapping[str, Any], folder: str) -> dict[str, Any]:
-    """Run the torch *model* once on *inputs* and write the folder ``reference=`` reads; returns the manifest.
-
-    *inputs* are the forward call's arguments: a tuple (positional) or a dict (keywords), of
-    torch tensors or NumPy arrays. The model is put in ``eval()`` mode for the pass and back
-    in its own mode afterwards.
-    """
+def _record(
+    model: Any, names: list[str], tensors: list[Any], keywords: bool, folder: str
+) -> list[dict[str, Any]]:
+    """Run *model* once on the batch, every module's inputs and outputs streamed to the folder; the calls."""
     import torch
 
-    os.makedirs(folder, exist_ok=True)
-    names = list(inputs) if isinstance(inputs, Mapping) else [str(i) for i in range(len(inputs))]
-    values = list(inputs.values()) if isinstance(inputs, Mapping) else list(inputs)
-    tensors = [torch.from_numpy(np.asarray(v)) if isinstance(v, np.ndarray) else v for v in values]
     batch = _NpzWriter(os.path.join(folder, INPUTS))
     for name, tensor in zip(names, tensors):
         batch.add(name, _numpy(tensor))
@@ -254,7 +249,7 @@ def dump(model: Any, inputs: Sequence[Any] | Mapping[str, Any], folder: str) -> 
     try:
         model.eval()
         with torch.no_grad():
-            if isinstance(inputs, Mapping):
+            if keywords:
                 model(**dict(zip(names, tensors)))
             else:
                 model(*tensors)
@@ -263,6 +258,29 @@ def dump(model: Any, inputs: Sequence[Any] | Mapping[str, Any], folder: str) -> 
             handle.remove()
         model.train(was_training)
         writer.close()
+    return order
+
+
+def dump(
+    model: Any, inputs: Sequence[Any] | Mapping[str, Any] | None, folder: str, *, activations: bool = True
+) -> dict[str, Any]:
+    """Run the torch *model* once on *inputs* and write the folder ``reference=`` reads; returns the manifest.
+
+    *inputs* are the forward call's arguments: a tuple (positional) or a dict (keywords), of
+    torch tensors or NumPy arrays. The model is put in ``eval()`` mode for the pass and back
+    in its own mode afterwards. ``activations=False`` (``--weights-only``) runs nothing and
+    writes the weights and the modules' attributes only (*inputs* may be ``None``): a small
+    folder for the structure and attribute checks (GA630-GA638), not the outputs' (GA640).
+    """
+    import torch
+
+    os.makedirs(folder, exist_ok=True)
+    inputs = inputs if activations and inputs is not None else ()
+    keywords = isinstance(inputs, Mapping)
+    names = list(inputs) if isinstance(inputs, Mapping) else [str(i) for i in range(len(inputs))]
+    values = list(inputs.values()) if isinstance(inputs, Mapping) else list(inputs)
+    tensors = [torch.from_numpy(np.asarray(v)) if isinstance(v, np.ndarray) else v for v in values]
+    order = _record(model, names, tensors, keywords, folder) if activations else []
     weights, ties = _state(model)
     write_safetensors(os.path.join(folder, WEIGHTS), weights)
     manifest = {
@@ -273,10 +291,11 @@ def dump(model: Any, inputs: Sequence[Any] | Mapping[str, Any], folder: str) -> 
             {"name": n, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
             for n, t in zip(names, tensors)
         ],
-        "keywords": isinstance(inputs, Mapping),
+        "keywords": keywords,
         "calls": order,
         "ties": ties,
         "modules": module_attributes(model),
+        "activations": activations,
     }
     with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1)
@@ -307,13 +326,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "factory", help="MODULE:FACTORY that returns the torch.nn.Module, e.g. models/original.py:build"
     )
+    parser.add_argument("--inputs", help="an .npz of the batch: arrays '0', '1'... or by keyword")
     parser.add_argument(
-        "--inputs", required=True, help="an .npz of the batch: arrays '0', '1'... or by keyword"
+        "--weights-only",
+        action="store_true",
+        help="run nothing: write the weights and the modules' attributes only (no --inputs needed)",
     )
     parser.add_argument("--out", required=True, help="the folder to write")
     args = parser.parse_args(argv)
+    if not args.inputs and not args.weights_only:
+        parser.error("--inputs is needed to record the outputs (or give --weights-only)")
     sys.path.insert(0, os.getcwd())
     model = _factory(args.factory)()
+    if args.weights_only:
+        manifest = dump(model, None, args.out, activations=False)
+        print(f"wrote {args.out}: the weights and {len(manifest['modules'])} modules' attributes")
+        return
     with np.load(args.inputs, allow_pickle=False) as batch:
         keys = list(batch.files)
         positional = all(k.isdigit() for k in keys)

@@ -224,3 +224,33 @@ def test_layers_of_other_kernels_are_not_compared_attribute_by_attribute():
         )
         == []
     )
+
+
+def test_a_weights_only_dump_gives_the_attribute_checks_and_says_why_not_the_outputs():
+    folder = ROOT / "tests" / "references" / "planted" / "attributes_weights_only"
+    assert sorted(p.name for p in folder.iterdir()) == ["manifest.json", "weights.safetensors"]
+    report = graphaudit.audit(Port("gelu-tanh"), reference=str(folder), select=["GA63", "GA64"])
+    assert [(f.check_id, f.subject) for f in report.findings] == [("GA636", "act")], str(report)
+    assert "weights only, not what it computes" in report.skipped["GA640"]
+
+
+def test_the_dump_command_asks_for_a_batch_unless_weights_only(tmp_path, capsys):
+    from graphaudit.reference import main
+
+    with pytest.raises(SystemExit):
+        main(["models/original.py:build", "--out", str(tmp_path / "ref")])  # before torch is imported
+    assert "--inputs is needed to record the outputs (or give --weights-only)" in capsys.readouterr().err
+    assert not (tmp_path / "ref").exists()
+
+
+def test_the_dump_records_each_modules_attributes():
+    modules = json.loads((DUMP / "manifest.json").read_text())["modules"]
+    assert modules["bn"] == {
+        "class": "BatchNorm2d",
+        "eps": 1e-5,
+        "momentum": 0.1,
+        "affine": True,
+        "track_running_stats": True,
+    }
+    assert modules["act"]["approximate"] == "none" and modules["drop"]["p"] == 0.1
+    assert modules["pool"]["ceil_mode"] is True and modules["avg"]["count_include_pad"] is False

@@ -12,6 +12,8 @@ eps 1e-12 and a Dropout of rate 0.1. It is dumped by :func:`graphaudit.reference
 ``torch.onnx.export`` to ``tests/references/planted/attributes.onnx`` (weights unfolded).
 :class:`Strided`, a conv of stride 2 padded by 1 on a 7x7 input, is dumped into
 ``samples/GA638/original/`` (the case where MindSpore's ``"same"`` pads alike: an odd size).
+``tests/references/planted/attributes_weights_only/`` is :class:`Original` dumped
+``activations=False`` (``--weights-only``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ def main() -> None:
         do_constant_folding=False,
         training=torch.onnx.TrainingMode.PRESERVE,
     )
+    # the same original dumped --weights-only: its weights and attributes, no batch run
+    dump(model, None, str(ROOT / "tests" / "references" / "planted" / "attributes_weights_only"), activations=False)
     torch.manual_seed(0)
     dump(Strided(), (torch.randn(2, 3, 7, 7),), str(ROOT / "samples" / "GA638" / "original"))
 
