@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from mindspore import mint, nn
+from mindspore import Tensor, mint, nn
 
 import graphaudit
 from graphaudit.capture.reference.attributes import Layer, compare_layers, port_layer, torch_layer
@@ -254,3 +254,31 @@ def test_the_dump_records_each_modules_attributes():
     }
     assert modules["act"]["approximate"] == "none" and modules["drop"]["p"] == 0.1
     assert modules["pool"]["ceil_mode"] is True and modules["avg"]["count_include_pad"] is False
+
+
+def test_assert_matches_reference_fails_on_an_attribute_folded_into_the_guess_it_confirms():
+    import graphaudit.testing as gt
+
+    x = Tensor(np.load(DUMP / "inputs.npz")["0"])
+    with pytest.raises(AssertionError, match=r"GA709 batchnorm-momentum-pytorch-convention"):
+        gt.assert_matches_reference(Port("momentum-literal"), str(DUMP), inputs=x)
+    with pytest.raises(AssertionError, match=r"GA636 activation-differs-from-reference"):
+        gt.assert_matches_reference(Port("gelu-tanh"), str(DUMP), inputs=x)
+    gt.assert_matches_reference(Port(), str(DUMP), inputs=x)
+    # a weights file records no attributes: the attribute checks are not required to run
+    gt.assert_matches_reference(Port(), str(DUMP / "weights.safetensors"))
+
+
+def test_assert_matches_reference_leaves_a_guess_the_original_does_not_confirm_alone(tmp_path):
+    import graphaudit.testing as gt
+
+    modules = {"": {"class": "Net"}, "0": {"class": "Linear"}, "1": {"class": "Dropout", "p": 0.7}}
+    write_safetensors(
+        str(tmp_path / "weights.safetensors"),
+        {"0.weight": np.eye(4, dtype=np.float32), "0.bias": np.zeros(4, np.float32)},
+    )
+    manifest = {"graphaudit_reference": 1, "calls": [], "ties": [], "modules": modules, "activations": False}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    net = nn.SequentialCell([nn.Dense(4, 4), nn.Dropout(p=0.7)])  # the original's own rate, above half
+    report = gt.assert_matches_reference(net, str(tmp_path))
+    assert [f.check_id for f in report.findings] == ["GA701"]  # said, not failed on: the original has it
