@@ -1,4 +1,4 @@
-"""One cause, one finding for the attribute checks (GA635-GA638): a block built with one wrong
+"""One cause, one finding for the attribute checks (GA635-GA639): a block built with one wrong
 attribute, repeated *width* times, is one finding naming every cell, at any width.
 
 The original is written as a dump folder by hand (its manifest's ``modules``, as
@@ -23,6 +23,10 @@ CASES = {
     "GA636": (lambda: nn.GELU(), {"class": "GELU", "approximate": "none"}),
     "GA637": (lambda: nn.Dropout(p=0.9), {"class": "Dropout", "p": 0.1}),
     "GA638": (lambda: nn.MaxPool2d(2), {"class": "MaxPool2d", "kernel_size": 2, "stride": 2, "padding": 0}),
+    "GA639": (
+        lambda: nn.Upsample(size=(8, 8), mode="bilinear", align_corners=True),
+        {"class": "Upsample", "mode": "bilinear", "align_corners": False},
+    ),
 }
 
 

@@ -1,4 +1,4 @@
-"""GA635-GA638 on planted attribute bugs: each found at its cell, from a dump and from an ONNX export; twins silent.
+"""GA635-GA639 on planted attribute bugs: each found at its cell, from a dump and from an ONNX export; twins silent.
 
 The original is ``scripts/references/make_attributes.py``'s small CNN (a conv padded by 1,
 BatchNorm, the exact GELU, a max pool with ceil_mode, an average pool without the padding
@@ -25,7 +25,7 @@ from graphaudit.reference import write_safetensors
 ROOT = Path(__file__).resolve().parent.parent
 DUMP = ROOT / "samples" / "GA635" / "original"
 ONNX = ROOT / "tests" / "references" / "planted" / "attributes.onnx"
-CHECKS = ["GA635", "GA636", "GA637", "GA638"]
+CHECKS = ["GA635", "GA636", "GA637", "GA638", "GA639"]
 
 
 class Port(nn.Cell):
@@ -282,3 +282,23 @@ def test_assert_matches_reference_leaves_a_guess_the_original_does_not_confirm_a
     net = nn.SequentialCell([nn.Dense(4, 4), nn.Dropout(p=0.7)])  # the original's own rate, above half
     report = gt.assert_matches_reference(net, str(tmp_path))
     assert [f.check_id for f in report.findings] == ["GA701"]  # said, not failed on: the original has it
+
+
+@pytest.mark.parametrize("kind", ["dump", "onnx"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_an_upsampling_on_another_grid_is_found_and_its_twin_is_silent(kind, align_corners):
+    class Upsampler(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3, pad_mode="pad", padding=1, has_bias=True)
+            self.up = nn.Upsample(size=(12, 12), mode="bilinear", align_corners=align_corners)
+
+        def construct(self, x):
+            return self.up(self.conv(x))
+
+    dump = ROOT / "samples" / "GA639" / "original"
+    reference = dump if kind == "dump" else ROOT / "tests" / "references" / "planted" / "upsample.onnx"
+    report = graphaudit.audit(Upsampler(), reference=str(reference), select=["GA639"])
+    assert "GA639" in report.checks_run, report.skipped
+    found = [(f.check_id, f.subject) for f in report.findings]
+    assert found == ([("GA639", "up")] if align_corners else []), str(report)

@@ -13,7 +13,9 @@ eps 1e-12 and a Dropout of rate 0.1. It is dumped by :func:`graphaudit.reference
 :class:`Strided`, a conv of stride 2 padded by 1 on a 7x7 input, is dumped into
 ``samples/GA638/original/`` (the case where MindSpore's ``"same"`` pads alike: an odd size).
 ``tests/references/planted/attributes_weights_only/`` is :class:`Original` dumped
-``activations=False`` (``--weights-only``).
+``activations=False`` (``--weights-only``). :class:`Upsampler` (a bilinear ``nn.Upsample``,
+``align_corners=False``) is dumped into ``samples/GA639/original/`` and exported to
+``tests/references/planted/upsample.onnx``.
 """
 
 from __future__ import annotations
@@ -59,6 +61,16 @@ class Strided(nn.Module):
         return self.fc(self.conv(x).flatten(1))
 
 
+class Upsampler(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.up = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.up(self.conv(x))
+
+
 def main() -> None:
     torch.manual_seed(0)
     model, batch = Original(), torch.randn(2, 3, 8, 8)
@@ -73,9 +85,25 @@ def main() -> None:
         training=torch.onnx.TrainingMode.PRESERVE,
     )
     # the same original dumped --weights-only: its weights and attributes, no batch run
-    dump(model, None, str(ROOT / "tests" / "references" / "planted" / "attributes_weights_only"), activations=False)
+    dump(
+        model,
+        None,
+        str(ROOT / "tests" / "references" / "planted" / "attributes_weights_only"),
+        activations=False,
+    )
     torch.manual_seed(0)
     dump(Strided(), (torch.randn(2, 3, 7, 7),), str(ROOT / "samples" / "GA638" / "original"))
+    torch.manual_seed(0)
+    model, batch = Upsampler(), torch.randn(2, 3, 6, 6)
+    dump(model, (batch,), str(ROOT / "samples" / "GA639" / "original"))
+    torch.onnx.export(
+        model.eval(),
+        (batch,),
+        str(ROOT / "tests" / "references" / "planted" / "upsample.onnx"),
+        opset_version=17,
+        dynamo=False,
+        do_constant_folding=False,
+    )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ A :class:`Layer` is one layer's kind (``batchnorm``, ``layernorm``, ``activation
   statistics: ``1 - m``; ``mint.nn.BatchNorm2d`` takes torch's);
 - ``approximate``: GELU's ``"none"`` (erf) or ``"tanh"`` (MindSpore's ``nn.GELU()`` default);
 - ``p``: the dropout *rate* (MindSpore 1.x's ``keep_prob`` is ``1 - p``);
+- ``mode`` of a resize: ``nearest``, ``linear`` (torch's bilinear...), ``cubic``; its
+  ``align_corners`` where the mode interpolates (MindSpore's ``None`` is ``False``, as torch's);
 - ``pads``: per spatial dimension ``(begin, end)``, or ``"same"`` / ``"valid"`` when the pad
   depends on the input's size; ``kernel``, ``stride``, ``dilation`` as tuples.
 
@@ -134,7 +136,20 @@ def torch_layer(record: Mapping[str, Any]) -> Layer | None:
         if name.startswith("Avg"):
             values["count_include_pad"] = bool(get("count_include_pad", True))
         return Layer("pool", values)
+    if name == "Upsample" and "mode" in record:
+        return _resize(get("mode"), get("align_corners"))
     return None
+
+
+_RESIZE_MODES = {"bilinear": "linear", "linear": "linear", "trilinear": "linear", "bicubic": "cubic"}
+
+
+def _resize(mode: Any, align_corners: Any) -> Layer:
+    """An upsampling layer: its interpolation (nearest, linear, cubic) and, where it matters, ``align_corners``."""
+    kind = _RESIZE_MODES.get(str(mode), str(mode))
+    return Layer(
+        "resize", {"mode": kind, "align_corners": bool(align_corners) if kind != "nearest" else None}
+    )
 
 
 def torch_layers(modules: Mapping[str, Mapping[str, Any]]) -> dict[str, Layer]:
@@ -252,6 +267,8 @@ def port_layer(cell: Any) -> Layer | None:
         )
     if name in ("MaxPool2d", "AvgPool2d") and hasattr(cell, "pad_mode"):
         return _pool(cell, "max" if name.startswith("Max") else "average", 2)
+    if name in ("Upsample", "UpsampleExt") and hasattr(cell, "mode"):
+        return _resize(cell.mode, getattr(cell, "align_corners", None))
     if name in ("MaxPool2dExt", "AvgPool2dExt"):  # mint.nn's: torch's arguments as they are
         return torch_layer({**vars(cell), "class": name[: -len("Ext")]})
     return None

@@ -15,9 +15,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphaudit.capture.reference.attributes import Layer
+from graphaudit.capture.reference.attributes import Layer, _resize
 
 __all__ = ["onnx_layers"]
+
+#: The ops an exporter adds around a ``Resize`` to compute its output size.
+_RESIZE_SIZING = {"Concat", "Slice", "Gather", "Unsqueeze", "Mul", "Div", "Floor"}
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
 
 _ONNX_ACTIVATIONS = {
     "Relu": "relu",
@@ -138,6 +146,11 @@ def _onnx_layer(ops: list[str], attrs: Mapping[str, Mapping[str, Any]]) -> Layer
                 "padding_mode": "zeros",
             },
         )
+    if ops.count("Resize") == 1 and set(ops) <= _RESIZE_SIZING | {"Resize"}:
+        a = attrs["Resize"]
+        mode = _text(a.get("mode", b"nearest"))
+        transform = _text(a.get("coordinate_transformation_mode", b"half_pixel"))
+        return _resize(mode, transform == "align_corners")
     if ops in (["MaxPool"], ["AveragePool"]):
         a = attrs[ops[0]]
         kernel = tuple(int(k) for k in a.get("kernel_shape", ()))
