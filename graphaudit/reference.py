@@ -17,7 +17,7 @@ each call's tensor inputs and outputs in the order the calls return. The folder 
 - ``manifest.json``'s ``modules``: each module's class and the attributes that decide what it
   computes (``eps``, ``momentum``, GELU's ``approximate``, Dropout's ``p``, a conv's or pool's
   ``padding``, ``ceil_mode``, ``count_include_pad``...: :data:`ATTRIBUTES`), compared with the
-  port's cells by GA635-GA638;
+  port's cells by GA635-GA639;
 - ``inputs.npz``: the batch, ``"0"``, ``"1"``... (so an audit of another batch is refused);
 - ``activations.npz``: ``<module path>#<call>/<output|input>.<index>`` -> float32 array; the
   model itself is the path ``""``.

@@ -166,7 +166,7 @@ def assert_matches_reference(
     ``.pth``/``.bin`` (read without torch) or ``.onnx`` file, a dict name -> array, or the
     folder ``python -m graphaudit.reference`` dumped; *reference_map* pairs names the mapping
     cannot find. *allow* as in :func:`assert_clean`. Every port check that the reference can
-    feed must have run: the weight checks always, the attribute checks (GA635-GA638) for a dump
+    feed must have run: the weight checks always, the attribute checks (GA635-GA639) for a dump
     folder or an ONNX file, the output comparison (GA640) for a dump folder, and for an ONNX
     file given *inputs*. One that could not is a failure too, with its reason (a dump written
     before dumps recorded attributes: dump the original again).

@@ -1,4 +1,4 @@
-"""The port's layer attributes set against the original's, where the reference records them (GA635-GA638).
+"""The port's layer attributes set against the original's, where the reference records them (GA635-GA639).
 
 A folder :func:`graphaudit.reference.dump` wrote records each module's class and attributes
 (``manifest.json``'s ``modules``); an ONNX file records them on its nodes. A weights file

@@ -1,4 +1,4 @@
-"""What the attribute checks (GA635-GA638) share: the differences gathered by cause, and values as text.
+"""What the attribute checks (GA635-GA639) share: the differences gathered by cause, and values as text.
 
 One cause, one finding: the same attribute with the same two values, wherever the port has it
 (every block's LayerNorm built with one wrong epsilon), is one finding naming the cells.
