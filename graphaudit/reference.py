@@ -12,6 +12,12 @@ each call's tensor inputs and outputs in the order the calls return. The folder 
   shapes and dtypes, the modules in the order their calls returned, the tied weights;
 - ``weights.safetensors``: the state dict (a tied weight stored once, its other names in the
   manifest's ``ties``);
+- with ``--weights-only`` (``activations=False``), no batch is run: the weights and the
+  attributes only, for the structure and attribute checks;
+- ``manifest.json``'s ``modules``: each module's class and the attributes that decide what it
+  computes (``eps``, ``momentum``, GELU's ``approximate``, Dropout's ``p``, a conv's or pool's
+  ``padding``, ``ceil_mode``, ``count_include_pad``...: :data:`ATTRIBUTES`), compared with the
+  port's cells by GA635-GA639;
 - ``inputs.npz``: the batch, ``"0"``, ``"1"``... (so an audit of another batch is refused);
 - ``activations.npz``: ``<module path>#<call>/<output|input>.<index>`` -> float32 array; the
   model itself is the path ``""``.
@@ -42,6 +48,7 @@ import numpy as np
 
 __all__ = [
     "ACTIVATIONS",
+    "ATTRIBUTES",
     "FORMAT",
     "INPUTS",
     "MANIFEST",
@@ -58,6 +65,34 @@ MANIFEST, WEIGHTS, INPUTS, ACTIVATIONS = (
     "weights.safetensors",
     "inputs.npz",
     "activations.npz",
+)
+
+#: The torch module attributes the dump records (those a module has): what decides what a
+#: normalisation, an activation, a dropout, a convolution, a pooling or a resize computes.
+ATTRIBUTES = (
+    "eps",
+    "momentum",
+    "affine",
+    "track_running_stats",
+    "normalized_shape",
+    "elementwise_affine",
+    "num_groups",
+    "approximate",
+    "p",
+    "negative_slope",
+    "dim",
+    "kernel_size",
+    "stride",
+    "padding",
+    "dilation",
+    "groups",
+    "padding_mode",
+    "ceil_mode",
+    "count_include_pad",
+    "output_size",
+    "mode",
+    "align_corners",
+    "scale_factor",
 )
 
 _SAFETENSORS_DTYPES = {
@@ -161,19 +196,34 @@ def _state(model: Any) -> tuple[dict[str, np.ndarray], list[list[str]]]:
     return arrays, list(ties.values())
 
 
-def dump(model: Any, inputs: Sequence[Any] | Mapping[str, Any], folder: str) -> dict[str, Any]:
-    """Run the torch *model* once on *inputs* and write the folder ``reference=`` reads; returns the manifest.
+def _plain(value: Any) -> Any:
+    """*value* as JSON holds it (tuples as lists), or ``None`` when it is no number, string or flag."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (tuple, list)) and all(isinstance(v, (bool, int, float, str)) for v in value):
+        return list(value)
+    return None
 
-    *inputs* are the forward call's arguments: a tuple (positional) or a dict (keywords), of
-    torch tensors or NumPy arrays. The model is put in ``eval()`` mode for the pass and back
-    in its own mode afterwards.
-    """
+
+def module_attributes(model: Any) -> dict[str, dict[str, Any]]:
+    """Module path -> its class and the :data:`ATTRIBUTES` it has (a value JSON cannot hold is left out)."""
+    recorded = {}
+    for path, module in model.named_modules():
+        entry: dict[str, Any] = {"class": type(module).__name__}
+        for name in ATTRIBUTES:
+            raw = getattr(module, name, None) if hasattr(module, name) else ...
+            if raw is None or _plain(raw) is not None:  # None says something: BatchNorm's momentum=None
+                entry[name] = _plain(raw)
+        recorded[path] = entry
+    return recorded
+
+
+def _record(
+    model: Any, names: list[str], tensors: list[Any], keywords: bool, folder: str
+) -> list[dict[str, Any]]:
+    """Run *model* once on the batch, every module's inputs and outputs streamed to the folder; the calls."""
     import torch
 
-    os.makedirs(folder, exist_ok=True)
-    names = list(inputs) if isinstance(inputs, Mapping) else [str(i) for i in range(len(inputs))]
-    values = list(inputs.values()) if isinstance(inputs, Mapping) else list(inputs)
-    tensors = [torch.from_numpy(np.asarray(v)) if isinstance(v, np.ndarray) else v for v in values]
     batch = _NpzWriter(os.path.join(folder, INPUTS))
     for name, tensor in zip(names, tensors):
         batch.add(name, _numpy(tensor))
@@ -199,7 +249,7 @@ def dump(model: Any, inputs: Sequence[Any] | Mapping[str, Any], folder: str) -> 
     try:
         model.eval()
         with torch.no_grad():
-            if isinstance(inputs, Mapping):
+            if keywords:
                 model(**dict(zip(names, tensors)))
             else:
                 model(*tensors)
@@ -208,6 +258,29 @@ def dump(model: Any, inputs: Sequence[Any] | Mapping[str, Any], folder: str) -> 
             handle.remove()
         model.train(was_training)
         writer.close()
+    return order
+
+
+def dump(
+    model: Any, inputs: Sequence[Any] | Mapping[str, Any] | None, folder: str, *, activations: bool = True
+) -> dict[str, Any]:
+    """Run the torch *model* once on *inputs* and write the folder ``reference=`` reads; returns the manifest.
+
+    *inputs* are the forward call's arguments: a tuple (positional) or a dict (keywords), of
+    torch tensors or NumPy arrays. The model is put in ``eval()`` mode for the pass and back
+    in its own mode afterwards. ``activations=False`` (``--weights-only``) runs nothing and
+    writes the weights and the modules' attributes only (*inputs* may be ``None``): a small
+    folder for the structure and attribute checks (GA630-GA638), not the outputs' (GA640).
+    """
+    import torch
+
+    os.makedirs(folder, exist_ok=True)
+    inputs = inputs if activations and inputs is not None else ()
+    keywords = isinstance(inputs, Mapping)
+    names = list(inputs) if isinstance(inputs, Mapping) else [str(i) for i in range(len(inputs))]
+    values = list(inputs.values()) if isinstance(inputs, Mapping) else list(inputs)
+    tensors = [torch.from_numpy(np.asarray(v)) if isinstance(v, np.ndarray) else v for v in values]
+    order = _record(model, names, tensors, keywords, folder) if activations else []
     weights, ties = _state(model)
     write_safetensors(os.path.join(folder, WEIGHTS), weights)
     manifest = {
@@ -218,9 +291,11 @@ def dump(model: Any, inputs: Sequence[Any] | Mapping[str, Any], folder: str) -> 
             {"name": n, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
             for n, t in zip(names, tensors)
         ],
-        "keywords": isinstance(inputs, Mapping),
+        "keywords": keywords,
         "calls": order,
         "ties": ties,
+        "modules": module_attributes(model),
+        "activations": activations,
     }
     with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1)
@@ -251,13 +326,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "factory", help="MODULE:FACTORY that returns the torch.nn.Module, e.g. models/original.py:build"
     )
+    parser.add_argument("--inputs", help="an .npz of the batch: arrays '0', '1'... or by keyword")
     parser.add_argument(
-        "--inputs", required=True, help="an .npz of the batch: arrays '0', '1'... or by keyword"
+        "--weights-only",
+        action="store_true",
+        help="run nothing: write the weights and the modules' attributes only (no --inputs needed)",
     )
     parser.add_argument("--out", required=True, help="the folder to write")
     args = parser.parse_args(argv)
+    if not args.inputs and not args.weights_only:
+        parser.error("--inputs is needed to record the outputs (or give --weights-only)")
     sys.path.insert(0, os.getcwd())
     model = _factory(args.factory)()
+    if args.weights_only:
+        manifest = dump(model, None, args.out, activations=False)
+        print(f"wrote {args.out}: the weights and {len(manifest['modules'])} modules' attributes")
+        return
     with np.load(args.inputs, allow_pickle=False) as batch:
         keys = list(batch.files)
         positional = all(k.isdigit() for k in keys)

@@ -167,8 +167,10 @@ def assert_matches_reference(
     folder ``python -m graphaudit.reference`` dumped, or an msprobe dump (its folder or
     ``dump.json``); *reference_map* pairs names the mapping cannot find. *allow* as in
     :func:`assert_clean`. Every port check that the reference can feed must have run: the weight
-    checks always, the output comparison (GA640) for a dump, and for an ONNX file given *inputs*. One that could not is a failure too, with its
-    reason.
+    checks always, the attribute checks (GA635-GA639) for graphaudit's dump folder or an ONNX
+    file, the output comparison (GA640) for a dump (not one made ``--weights-only``), and for an
+    ONNX file given *inputs*. One that could not is a failure too, with its reason (a dump
+    written before dumps recorded attributes: dump the original again).
 
     Raises:
         AssertionError: listing each difference with its message and fix, or the checks not run.
@@ -189,22 +191,44 @@ def assert_matches_reference(
     from graphaudit.checks import all_checks
     from graphaudit.runner import audit
 
-    port_checks = sorted(c for c, check in all_checks().items() if check.family_key == "630-649")
+    checks = all_checks()
+    port_checks = sorted(c for c, check in checks.items() if check.family_key == "630-649")
+    # GA635 and GA637 confirm GA709 and GA701 (which guess from the number alone): their findings fold
+    # into those, so those run too, or the fold would hide them; alone, they say nothing of the original
+    confirmed = sorted({target for c in port_checks for target in checks[c].confirms})
     options = {"reference_map": reference_map} if reference_map is not None else {}
-    report = audit(net, inputs=inputs, reference=reference, select=port_checks, **options)
-    outputs = isinstance(reference, (str, os.PathLike)) and (
-        os.path.isdir(reference)
+    report = audit(net, inputs=inputs, reference=reference, select=port_checks + confirmed, **options)
+    unconfirmed = [
+        f"{f.check_id}:{f.subject}"
+        for f in report.findings
+        if f.check_id in confirmed and not set(f.confirmed_by) & set(port_checks)
+    ]
+    given = isinstance(reference, (str, os.PathLike))
+    ours = given and os.path.isfile(os.path.join(reference, "manifest.json"))  # graphaudit's dump folder
+    outputs = given and (
+        os.path.isfile(os.path.join(reference, "activations.npz"))  # a dump, not one made --weights-only
+        or (os.path.isdir(reference) and not ours)  # msprobe's dump folder
         or os.path.basename(os.fspath(reference)) == "dump.json"  # msprobe's dump, given as its file
         or (os.fspath(reference).lower().endswith(".onnx") and inputs is not None)
     )
-    needed = [c for c in port_checks if outputs or c != "GA640"]  # weights alone say nothing of outputs
+    # a weights file records no layer attributes: the attribute checks cannot run on it
+    attributes = ours or (given and os.fspath(reference).lower().endswith(".onnx"))
+    attribute_checks = {
+        c
+        for c in port_checks
+        if checks[c].needs and "ReferenceAttributes" in {n.__name__ for n in checks[c].needs}
+    }
+    needed = [
+        c for c in port_checks if (outputs or c != "GA640") and (attributes or c not in attribute_checks)
+    ]
     not_run = {c: report.skipped[c] for c in needed if c in report.skipped}
     if not_run:
         raise AssertionError(
             "graphaudit could not compare the port with its original: "
             + "; ".join(f"{c} not run ({why})" for c, why in not_run.items())
         )
-    return assert_clean(report, allow=allow)
+    allowed = [allow] if isinstance(allow, str) else list(allow)
+    return assert_clean(report, allow=allowed + unconfirmed)
 
 
 def _resolved(graph: Any, patterns: Iterable[str], what: str, missing: list[str]) -> list[str]:

@@ -233,7 +233,8 @@ def test_a_real_ports_msprobe_dump_gives_the_same_findings_as_graphaudits_dump(m
 ONNX_RUN = {
     "bert": [("GA640", "cls.predictions.decoder")],  # the same bug as from the dump (DUMPED)
     "vit": [],
-    "shufflenet_v2_x0_5": [("GA630", "classifier")],  # the head's bias: GA640 cannot load one to one
+    # the head's bias (GA640 cannot load one to one), and the stem's max pool 'same' (ATTRIBUTE_DIFFERENCES)
+    "shufflenet_v2_x0_5": [("GA630", "classifier"), ("GA638", "max_pool")],
 }
 
 
@@ -247,3 +248,40 @@ def test_a_real_ports_onnx_original_run_in_onnxruntime_gives_the_same_findings(m
     )
     assert [(f.check_id, f.subject) for f in report.findings] == ONNX_RUN[pair], str(report)
     assert ("GA640" in report.checks_run) == (pair != "shufflenet_v2_x0_5"), report.skipped
+
+
+#: ``pair -> findings of the attribute checks`` that are real differences, with their cause.
+ATTRIBUTE_DIFFERENCES = {
+    # mindcv's ShuffleNetV2: nn.MaxPool2d(kernel_size=3, stride=2, pad_mode="same"); torchvision's
+    # nn.MaxPool2d(3, 2, padding=1): on an even feature map (112 after the stem on 224 inputs)
+    # MindSpore's 'same' pads 0 before and 1 after, torchvision 1 on each side: windows shifted by one
+    "shufflenet_v2_x0_5": [("GA638", "max_pool", "warning")],
+}
+#: The references that record attributes: every dump (``<pair>/dump/``) and ONNX export.
+ATTRIBUTED = [
+    (pair, kind)
+    for pair in PAIRS
+    for kind in ("dump", "onnx")
+    if (kind == "dump" and (ports.FOLDER / pair / "dump").is_dir())
+    or (kind == "onnx" and "model.onnx" in ports.manifest(pair)["files"])
+]
+
+
+@pytest.mark.parametrize(("pair", "kind"), ATTRIBUTED, ids=lambda v: str(v))
+def test_a_real_ports_layer_attributes_are_the_originals(mindone_shims, pair, kind):
+    from graphaudit.evidence import AuditRequest, EvidenceSet
+    from graphaudit.evidence.reference_attributes import ReferenceAttributes
+
+    model = ports.build(pair)
+    reference = str(ports.FOLDER / pair / "dump" if kind == "dump" else ports.reference_file(pair, "onnx"))
+    checks = ["GA635", "GA636", "GA637", "GA638", "GA639"]
+    report = graphaudit.audit(model, reference=reference, select=checks)
+    assert set(checks) <= set(report.checks_run), report.skipped
+    found = sorted((f.check_id, f.subject, f.severity) for f in report.findings)
+    assert found == ATTRIBUTE_DIFFERENCES.get(pair, []), str(report)
+    compared = (
+        EvidenceSet(AuditRequest(model, options={"reference": reference})).need(ReferenceAttributes).compared
+    )
+    # LayerNorms, dropouts, activations, convs and pools paired and compared (Llama's RMSNorm and
+    # its SiLU as a function have none of the known kinds)
+    assert compared >= (0 if pair == "llama" else 5), compared

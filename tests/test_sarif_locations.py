@@ -93,6 +93,11 @@ LINES: dict[str, str | tuple[str, ...]] = {
     "GA633": "self.embed = nn.Embedding(32, 8)",
     "GA634": 'return {"net": Mlp(), "inputs": x, "reference": str(ORIGINAL)}',  # the whole network
     "GA640": 'return {"net": Port(), "inputs": x, "reference": str(ORIGINAL)}',  # its construct flattens
+    "GA635": "self.bn = nn.BatchNorm2d(8, momentum=0.1)  # torch's 0.1, read as MindSpore's",
+    "GA636": "self.act = nn.GELU()  # MindSpore's default: the tanh approximation",
+    "GA637": "self.drop = nn.Dropout(p=0.9)  # the keep-probability of the original's 0.1",
+    "GA639": 'self.up = nn.Upsample(size=(12, 12), mode="bilinear", align_corners=True)  # the original: False',
+    "GA638": 'self.avg = nn.AvgPool2d(3, 1, pad_mode="pad", padding=1)  # counts the padding',
     "GA701": "self.drop = nn.Dropout(0.1)  # the first argument is keep_prob",
     "GA702": "self.drop = nn.Dropout(keep_prob=0.9)",
     "GA703": "net = MaskedMean()",

@@ -72,10 +72,27 @@ def is_dump_folder(path: str) -> bool:
     return os.path.isdir(path) and os.path.isfile(os.path.join(path, MANIFEST))
 
 
-def read_dump_folder(path: str) -> tuple[dict[str, np.ndarray], tuple[tuple[str, ...], ...], Activations]:
-    """The weights, the ties and the activations of the dump folder at *path*."""
+def _weights(
+    path: str, manifest: dict[str, Any]
+) -> tuple[dict[str, np.ndarray], tuple[tuple[str, ...], ...]]:
     from graphaudit.capture.reference.safetensors_file import read_safetensors
 
+    if not os.path.isfile(os.path.join(path, WEIGHTS)):
+        raise ArgumentError(
+            f"reference= {path!r} has no {WEIGHTS}: copy the whole folder graphaudit.reference.dump wrote."
+        )
+    tensors = read_safetensors(os.path.join(path, WEIGHTS))
+    ties = tuple(tuple(t) for t in manifest.get("ties", []) if len(t) > 1)
+    for tie in ties:
+        for name in tie[1:]:
+            tensors.setdefault(name, tensors[tie[0]])  # stored once; every name the original has
+    return tensors, ties
+
+
+def read_dump_folder(
+    path: str,
+) -> tuple[dict[str, np.ndarray], tuple[tuple[str, ...], ...], Activations | None]:
+    """The weights, the ties and the activations (``None``: dumped ``--weights-only``) of the folder at *path*."""
     try:
         with open(os.path.join(path, MANIFEST), encoding="utf-8") as f:
             manifest = json.load(f)
@@ -86,16 +103,15 @@ def read_dump_folder(path: str) -> tuple[dict[str, np.ndarray], tuple[tuple[str,
             f"reference= {path!r}: {MANIFEST} is not one graphaudit.reference.dump wrote (format {FORMAT}); "
             "dump the original again with python -m graphaudit.reference."
         )
+    if manifest.get("activations") is False:  # --weights-only: the weights and the attributes, no batch run
+        tensors, ties = _weights(path, manifest)
+        return tensors, ties, None
     for name in (WEIGHTS, ACTIVATIONS, INPUTS):
         if not os.path.isfile(os.path.join(path, name)):
             raise ArgumentError(
                 f"reference= {path!r} has no {name}: copy the whole folder graphaudit.reference.dump wrote."
             )
-    tensors = read_safetensors(os.path.join(path, WEIGHTS))
-    ties = tuple(tuple(t) for t in manifest.get("ties", []) if len(t) > 1)
-    for tie in ties:
-        for name in tie[1:]:
-            tensors.setdefault(name, tensors[tie[0]])  # stored once; every name the original has
+    tensors, ties = _weights(path, manifest)
     keys: dict[tuple[str, int, str], list[str]] = {}
     archive = os.path.join(path, ACTIVATIONS)
     try:
