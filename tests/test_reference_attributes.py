@@ -302,3 +302,13 @@ def test_an_upsampling_on_another_grid_is_found_and_its_twin_is_silent(kind, ali
     assert "GA639" in report.checks_run, report.skipped
     found = [(f.check_id, f.subject) for f in report.findings]
     assert found == ([("GA639", "up")] if align_corners else []), str(report)
+
+
+def test_selecting_the_attribute_checks_alone_shows_what_they_confirmed():
+    # GA635's momentum folds into GA709's finding (one cause, one finding); select=["GA63"] names
+    # GA635, so that finding is reported, not hidden as "not selected" under GA709's ID
+    report = graphaudit.audit(Port("momentum-literal"), reference=str(DUMP), select=["GA63"])
+    found = [(f.check_id, f.confirmed_by) for f in report.findings]
+    assert found and all("GA635" in (check, *by) for check, by in found), found
+    assert not report.ok
+    assert graphaudit.audit(Port(), reference=str(DUMP), select=["GA63"]).ok

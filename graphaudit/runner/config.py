@@ -131,7 +131,10 @@ class Config:
 
     def suppression(self, finding: Finding) -> str | None:
         """Why the configuration hides *finding*, or ``None`` when it is reported."""
-        if self.select and not any(_matches(finding.check_id, entry) for entry in self.select):
+        # A finding another check folded into (runner.merge) is also that check's: select=["GA63"]
+        # shows GA709's epsilon finding that GA635 confirmed against the original, not hides it.
+        ids = (finding.check_id, *finding.confirmed_by)
+        if self.select and not any(_matches(i, entry) for i in ids for entry in self.select):
             return f"not selected by select = {_toml_list(self.select)} in {self.source}"
         hit = [entry for entry in self.ignore if _matches(finding.check_id, entry)]
         if hit:
