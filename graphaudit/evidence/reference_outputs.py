@@ -178,13 +178,10 @@ def _not_one_to_one(weights: ReferenceWeights) -> str:
 
 def _same_batch(given: tuple[object, ...], dumped: list[np.ndarray], source: str) -> None:
     """Refuse ``inputs=`` that are not the batch the original was dumped on: its outputs would be another's."""
-    from graphaudit.capture.network.values import tensor_values
+    from graphaudit.capture.reference.batch_names import is_dumped
 
     tensors = [t for t in given if hasattr(t, "asnumpy")]
-    if len(tensors) == len(dumped) and all(
-        tuple(t.shape) == a.shape and np.allclose(tensor_values(t), a, rtol=1e-6, atol=1e-6)
-        for t, a in zip(tensors, dumped)
-    ):
+    if len(tensors) == len(dumped) and all(is_dumped(t, a) for t, a in zip(tensors, dumped)):
         return
     shapes = [tuple(t.shape) for t in tensors]
     raise InputError(
@@ -201,13 +198,10 @@ def _holds_first_input(given: tuple[object, ...], first: list[np.ndarray], sourc
     as the first module's inputs go (the ids an embedding takes; an attention mask may be fed
     only to later modules), so one of the given tensors must be the first of those.
     """
-    from graphaudit.capture.network.values import tensor_values
+    from graphaudit.capture.reference.batch_names import is_dumped
 
     tensors = [t for t in given if hasattr(t, "asnumpy")]
-    if not first or any(
-        tuple(t.shape) == first[0].shape and np.allclose(tensor_values(t), first[0], rtol=1e-6, atol=1e-6)
-        for t in tensors
-    ):
+    if not first or any(is_dumped(t, first[0]) for t in tensors):
         return
     raise InputError(
         f"inputs= ({[tuple(t.shape) for t in tensors]}) holds nothing the original's first module was given "

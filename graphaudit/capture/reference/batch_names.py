@@ -28,7 +28,17 @@ import numpy as np
 
 from graphaudit.errors import InputError
 
-__all__ = ["bind_by_name", "check_given_by_name"]
+__all__ = ["bind_by_name", "check_given_by_name", "is_dumped"]
+
+
+def is_dumped(tensor: Any, array: np.ndarray) -> bool:
+    """Whether *tensor* (given to the audit) is *array* (what the original was run on), up to rounding."""
+    from graphaudit.capture.network.values import tensor_values
+
+    return tuple(tensor.shape) == array.shape and np.allclose(
+        tensor_values(tensor), array, rtol=1e-6, atol=1e-6
+    )
+
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
@@ -82,8 +92,6 @@ def check_given_by_name(
     net: Any, given: tuple[Any, ...], names: list[str], arrays: list[np.ndarray], source: str
 ) -> None:
     """Refuse ``inputs=`` that do not give, by ``construct``'s parameter names, the batch dumped by keyword."""
-    from graphaudit.capture.network.values import tensor_values
-
     signature = _signature(net)
     if signature is None:
         return
@@ -94,15 +102,7 @@ def check_given_by_name(
     tensors = {n: v for n, v in bound.items() if hasattr(v, "asnumpy")}
     missing = [n for n in names if n not in tensors]
     extra = [n for n in tensors if n not in names]
-    differ = [
-        n
-        for n, a in zip(names, arrays)
-        if n in tensors
-        and not (
-            tuple(tensors[n].shape) == a.shape
-            and np.allclose(tensor_values(tensors[n]), a, rtol=1e-6, atol=1e-6)
-        )
-    ]
+    differ = [n for n, a in zip(names, arrays) if n in tensors and not (is_dumped(tensors[n], a))]
     if not (missing or extra or differ):
         return
     said = []
