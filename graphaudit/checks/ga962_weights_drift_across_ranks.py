@@ -25,7 +25,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Every few sampled steps of a watched data-parallel run (and at the first), every rank
         hashes its weights (the fingerprints of GA801) and the hashes are exchanged with
         ``AllGather``; it reports the parameters that differ across ranks, from the first
-        step they did.
+        step they did. BatchNorm's moving statistics are not compared: each rank updates
+        them from its own shard in the forward pass, so they rightly differ (``SyncBatchNorm``
+        would keep them equal; it has no CPU kernel in MindSpore 2.10).
 
     Why is this bad:
         Data parallelism trains one model on every rank only while every rank applies the

@@ -26,7 +26,17 @@ from graphaudit.distributed.fingerprint import Fingerprint, ParameterDigest
 from graphaudit.errors import ArgumentError, ArgumentTypeError, GraphAuditError
 from graphaudit.version import __version__
 
-__all__ = ["communication_world", "digest_parameter", "env_int", "fingerprint_network", "gather_fingerprints"]
+__all__ = [
+    "communication_world",
+    "digest_parameter",
+    "env_int",
+    "fingerprint_network",
+    "gather_fingerprints",
+    "per_rank_statistics",
+]
+
+#: Cells whose non-trainable parameters are statistics of the batches a rank saw.
+_STATISTICS_CELLS = ("BatchNorm", "InstanceNorm")
 
 
 def digest_parameter(param: Any) -> ParameterDigest:
@@ -40,6 +50,28 @@ def digest_parameter(param: Any) -> ParameterDigest:
     hasher.update(f"{dtype}|{shape}|".encode())
     hasher.update(memoryview(array).cast("B") if array.size else b"")
     return ParameterDigest(hasher.hexdigest(), shape, dtype, bool(getattr(param, "requires_grad", True)))
+
+
+def per_rank_statistics(net: Any) -> frozenset[str]:
+    """The parameters of *net* that rightly differ across data-parallel ranks while training.
+
+    A BatchNorm's (or tracking InstanceNorm's) moving mean and variance are updated in the
+    forward pass from the batch the rank normalised, its own shard: without ``SyncBatchNorm``
+    they differ across ranks from the first step, and nothing averages them. They are the
+    non-trainable parameters of cells whose class name says BatchNorm or InstanceNorm.
+
+    Example:
+        >>> from mindspore import nn
+        >>> sorted(per_rank_statistics(nn.SequentialCell([nn.Dense(2, 2), nn.BatchNorm1d(2)])))
+        ['1.moving_mean', '1.moving_variance']
+    """
+    return frozenset(
+        param.name
+        for _, cell in net.cells_and_names()
+        if any(word in type(cell).__name__ for word in _STATISTICS_CELLS)
+        for param in cell.get_parameters(expand=False)
+        if not param.requires_grad
+    )
 
 
 def communication_world() -> tuple[int, int] | None:

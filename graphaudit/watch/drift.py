@@ -7,6 +7,11 @@ nothing raises. :class:`RankDrift` hashes the weights with the fingerprints GA80
 (:mod:`graphaudit.distributed.hashing`), exchanges them with ``AllGather`` every
 ``DRIFT_EVERY`` sampled steps (a collective: every rank's watch calls it at the same step),
 and records the parameters whose hashes differ (watchpoint GA962).
+
+BatchNorm's moving statistics are left out: each rank updates them from its own shard of the
+batch in the forward pass, so they rightly differ across ranks (without ``SyncBatchNorm``,
+which has no CPU kernel in MindSpore 2.10) — see
+:func:`~graphaudit.distributed.hashing.per_rank_statistics`.
 """
 
 from __future__ import annotations
@@ -21,9 +26,9 @@ __all__ = ["DRIFT_EVERY", "RankDrift", "differing"]
 DRIFT_EVERY = 4
 
 
-def differing(fingerprints: list[Any]) -> tuple[str, ...]:
-    """The parameters whose digests are not the same on every rank, in name order."""
-    names = sorted({name for fp in fingerprints for name in fp.parameters})
+def differing(fingerprints: list[Any], skip: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The parameters (but those in *skip*) whose digests are not the same on every rank, in name order."""
+    names = sorted({name for fp in fingerprints for name in fp.parameters} - skip)
     return tuple(
         name
         for name in names
@@ -35,7 +40,10 @@ class RankDrift:
     """Compares the ranks' weights at the sampled steps of a distributed run."""
 
     def __init__(self, net: Any, record: RunRecord, every: int, world_size: int) -> None:
+        from graphaudit.distributed.hashing import per_rank_statistics
+
         self.net, self.record, self.every, self.world_size = net, record, every, world_size
+        self.statistics = per_rank_statistics(net)
         record.world_size = world_size
 
     @classmethod
@@ -55,6 +63,6 @@ class RankDrift:
 
         gathered = gather_fingerprints(fingerprint_network(self.net), self.world_size)
         self.record.drift_checks += 1
-        names = differing(gathered)
+        names = differing(gathered, self.statistics)
         if names:
             self.record.drift.append((step, names))

@@ -1,18 +1,15 @@
 """GA962 bad: two data-parallel ranks (a real msrun job) train on their own shards without averaging the gradients.
 
-``build()`` launches ``msrun --worker_num=2`` with this file as the worker: each rank trains a
-small MLP on its own half of the data, watched by ``graphaudit.watch()``, which all-gathers
-the ranks' weight fingerprints every few sampled steps. Rank 0 saves its watch's record;
-``build()`` returns it with a network built as every rank built it.
+``rank_worker`` runs on both ranks of a real ``msrun`` job (:mod:`graphaudit.distributed.jobs`):
+each rank trains a small MLP with a BatchNorm on its own half of the data, watched by
+``graphaudit.watch()``, which all-gathers the ranks' weight fingerprints every few sampled
+steps. Rank 0 saves its watch's record; ``build()`` returns it with a network built as every
+rank built it. The BatchNorm's moving statistics differ across the ranks from the first step
+(each normalises its own half; ``nn.SyncBatchNorm`` has no CPU kernel in MindSpore 2.10):
+that is correct, and must not be reported.
 """
 
-import os
 import pickle
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import mindspore as ms
@@ -20,6 +17,7 @@ import numpy as np
 from mindspore import Tensor, nn
 
 import graphaudit
+from graphaudit.distributed.jobs import sample_folder
 
 SUBJECT = "fc.bias"
 AVERAGE_GRADIENTS = False
@@ -29,11 +27,12 @@ class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.fc = nn.Dense(16, 32)
+        self.norm = nn.BatchNorm1d(32)  # plain BatchNorm: its moving statistics differ per rank, rightly
         self.relu = nn.ReLU()
         self.head = nn.Dense(32, 4)
 
     def construct(self, x):
-        return self.head(self.relu(self.fc(x)))
+        return self.head(self.relu(self.norm(self.fc(x))))
 
 
 def network() -> tuple[nn.Cell, nn.Optimizer]:
@@ -42,13 +41,13 @@ def network() -> tuple[nn.Cell, nn.Optimizer]:
     return net, nn.SGD(net.trainable_params(), learning_rate=0.1)
 
 
-def worker(out: Path) -> None:
-    from mindspore.communication import get_group_size, get_rank, init
+def rank_worker(out: Path) -> None:
+    """One rank of the job (communication initialised by the job)."""
+    from mindspore.communication import get_group_size, get_rank
 
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    init()
     rank, world = get_rank(), get_group_size()
     net, optimizer = network()
+    net.set_train()  # BatchNorm normalises each rank's batch and updates its statistics
     loss_fn = nn.CrossEntropyLoss()
 
     def forward(x, y):
@@ -77,39 +76,7 @@ def worker(out: Path) -> None:
         (out / "record.pkl").write_bytes(pickle.dumps(watch.record))
 
 
-def msrun() -> str:
-    beside = Path(sys.executable).parent / "msrun"
-    found = str(beside) if beside.exists() else shutil.which("msrun")
-    if found is None:
-        raise RuntimeError("msrun (MindSpore's launcher) is not installed")
-    return found
-
-
 def build() -> dict:
-    with tempfile.TemporaryDirectory() as folder:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        command = [
-            msrun(),
-            "--worker_num=2",
-            "--local_worker_num=2",
-            f"--master_port={port}",
-            "--join=True",
-            f"--log_dir={folder}/logs",
-            __file__,
-            folder,
-        ]
-        env = {**os.environ, "GLOG_v": "3", "PYTHONPATH": os.pathsep.join(sys.path)}
-        done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=600)
-        record_file = Path(folder) / "record.pkl"
-        if done.returncode != 0 or not record_file.exists():
-            logs = "".join(p.read_text()[-1500:] for p in Path(folder, "logs").glob("*.log"))
-            raise RuntimeError(f"the msrun job failed ({done.returncode}): {done.stderr[-1500:]}{logs}")
-        record = pickle.loads(record_file.read_bytes())
+    record = pickle.loads((sample_folder(__file__) / "record.pkl").read_bytes())
     net, optimizer = network()
     return {"net": net, "optimizer": optimizer, "watched": record}
-
-
-if __name__ == "__main__":
-    worker(Path(sys.argv[1]))
