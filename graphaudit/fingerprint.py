@@ -57,12 +57,18 @@ __all__ = [
 
 
 @checked_call
-def fingerprint(net: Any, *, rank: int | None = None, world_size: int | None = None) -> Fingerprint:
+def fingerprint(
+    net: Any, *, rank: int | None = None, world_size: int | None = None, dataset: Any = None
+) -> Fingerprint:
     """The :class:`Fingerprint` of every parameter of *net* (a ``nn.Cell``), by parameter name.
 
     ``rank`` and ``world_size`` default to the communication world when it is initialised,
     else to the ``RANK_ID`` / ``RANK_SIZE`` environment variables (set by ``msrun``), else
     ``0`` and ``1``. Parameters are read, never changed. Shared parameters count once.
+    It carries the rank's setup (:class:`~graphaudit.distributed.fingerprint.RankSetup`: the
+    parallel context, a ``TrainOneStepCell``'s gradient reducer and, given ``dataset=``, the
+    training pipeline's sharding, size, seed, preprocessing and a digest of its first batch,
+    sampled from a copy), which ``audit(net, peers=[...])`` compares across ranks (GA802-GA806).
 
     Example:
         >>> from mindspore import nn
@@ -78,7 +84,11 @@ def fingerprint(net: Any, *, rank: int | None = None, world_size: int | None = N
             f"fingerprint() got rank={rank} with world_size={world_size}: ranks count from 0, so "
             f"rank must be below world_size (0 to {world_size - 1})"
         )
-    return fingerprint_network(net, rank=rank, world_size=world_size)
+    from graphaudit.distributed.rank_setup import setup_of
+
+    found = fingerprint_network(net, rank=rank, world_size=world_size)
+    found.setup = setup_of(net, dataset)
+    return found
 
 
 @checked_call

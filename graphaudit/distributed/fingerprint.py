@@ -44,9 +44,12 @@ __all__ = [
     "ALGORITHM",
     "FORMAT",
     "FORMAT_VERSION",
+    "DataFacts",
     "Fingerprint",
     "FingerprintError",
     "ParameterDigest",
+    "RankSetup",
+    "SourceShard",
 ]
 
 FORMAT = "graphaudit-fingerprint"
@@ -74,11 +77,101 @@ class ParameterDigest:
         }
 
 
+@dataclass(frozen=True)
+class SourceShard:
+    """How one source of a rank's data pipeline is sharded: its part of the data set."""
+
+    source: str  #: the source's class, ``ImageFolderDataset``
+    num_shards: int  #: ``num_shards=`` (1: not sharded)
+    shard_id: int
+    sampler: str  #: the sampler's class, ``""`` when none was given
+    shuffle: str  #: how it shuffles (``"global"``, ``"files"``...; ``""``: not at all)
+
+
+@dataclass(frozen=True)
+class DataFacts:
+    """What one rank's training pipeline feeds it: the facts the ranks compare (GA802-GA804).
+
+    ``first_batch`` is a digest of the first batch sampled from a copy of the pipeline
+    (``None`` when sampling was off); ``preprocessing`` a digest of the pipeline's operations
+    and their parameters, its sources left out (ranks may read different files); ``batches``
+    the batches per epoch MindSpore reports (``None`` when it cannot say cheaply); ``seed``
+    the dataset seed (``mindspore.dataset.config.get_seed()``).
+    """
+
+    sources: tuple[SourceShard, ...]
+    batches: int | None
+    batch_size: int | None
+    first_batch: str | None
+    preprocessing: str
+    seed: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "sources": [vars(source) for source in self.sources],
+            "batches": self.batches,
+            "batch_size": self.batch_size,
+            "first_batch": self.first_batch,
+            "preprocessing": self.preprocessing,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DataFacts:
+        return cls(
+            tuple(SourceShard(**source) for source in data["sources"]),
+            data["batches"],
+            data["batch_size"],
+            data["first_batch"],
+            str(data["preprocessing"]),
+            data["seed"],
+        )
+
+
+@dataclass(frozen=True)
+class RankSetup:
+    """How one rank trains, beside its weights: the parallel context and its data.
+
+    ``parallel_mode`` and ``gradients_mean`` are MindSpore's auto-parallel context
+    (``mindspore.get_auto_parallel_context``); ``reducer`` how the audited train cell
+    reduces gradients when it holds a ``DistributedGradReducer`` (``"mean"``, ``"sum"``;
+    ``None`` when the audit cannot see one); ``data`` the training pipeline's facts
+    (``None`` without ``dataset=``).
+    """
+
+    parallel_mode: str
+    gradients_mean: bool | None
+    reducer: str | None = None
+    data: DataFacts | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "parallel_mode": self.parallel_mode,
+            "gradients_mean": self.gradients_mean,
+            "reducer": self.reducer,
+            "data": None if self.data is None else self.data.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> RankSetup:
+        try:
+            facts = data.get("data")
+            return cls(
+                str(data["parallel_mode"]),
+                data["gradients_mean"],
+                data.get("reducer"),
+                None if facts is None else DataFacts.from_dict(facts),
+            )
+        except (AttributeError, KeyError, TypeError, ValueError) as err:
+            raise FingerprintError(f'{where}: its "setup" is malformed ({err!r})') from err
+
+
 @dataclass
 class Fingerprint:
     """Every parameter's :class:`ParameterDigest` by name, and where it was taken.
 
     ``rank`` and ``world_size`` say which rank of which job it is (``None`` when unknown);
+    ``setup`` how the rank trains (its parallel context and data; ``None`` when not taken);
     ``source`` is the file it was loaded from (not saved).
     """
 
@@ -89,6 +182,7 @@ class Fingerprint:
     network: str = ""
     version: str = ""
     source: str | None = field(default=None, compare=False)
+    setup: RankSetup | None = None
 
     @property
     def label(self) -> str:
@@ -108,6 +202,7 @@ class Fingerprint:
             "hostname": self.hostname,
             "network": self.network,
             "parameters": {name: d.to_dict() for name, d in self.parameters.items()},
+            **({} if self.setup is None else {"setup": self.setup.to_dict()}),
         }
 
     def to_json(self) -> str:
@@ -161,6 +256,7 @@ class Fingerprint:
             str(data.get("network", "")),
             str(data.get("graphaudit_version", "")),
             source,
+            None if data.get("setup") is None else RankSetup.from_dict(data["setup"], where),
         )
 
     @classmethod

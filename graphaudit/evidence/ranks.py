@@ -1,10 +1,15 @@
-"""The weights of every rank of a data-parallel job, as fingerprints (for GA801).
+"""The weights of every rank of a data-parallel job, as fingerprints (for GA801), and how each trains.
 
 When ``mindspore.communication`` is initialised (``init()`` under ``msrun``) and the world has
 more than one rank, every rank's fingerprint is exchanged with ``ops.AllGather``: a
 collective, so every rank must audit. Otherwise the fingerprints of the other ranks can be
 given as files (``audit(net, peers=["rank1.json", ...])``, ``graphaudit audit --peers``); the
 audited network is then numbered to fit among them. See ``docs/distributed.md``.
+
+Each fingerprint carries its rank's :class:`~graphaudit.distributed.fingerprint.RankSetup`
+(the parallel context, the gradient reducer, the training pipeline's facts), taken by the
+same audit and exchanged in the same ``AllGather``: :class:`RankSetups` and :class:`RankData`
+serve them to the checks of the data-parallel setup (GA802-GA806).
 
 Example:
     >>> from mindspore import nn
@@ -25,10 +30,12 @@ from typing import TYPE_CHECKING, Any
 from graphaudit.errors import ArgumentError, ArgumentTypeError, FingerprintError, GraphAuditError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 
-if TYPE_CHECKING:
-    from graphaudit.distributed.fingerprint import Fingerprint
+from graphaudit.evidence.dataset import DataSample, TrainingData
 
-__all__ = ["RankFingerprints"]
+if TYPE_CHECKING:
+    from graphaudit.distributed.fingerprint import DataFacts, Fingerprint, RankSetup
+
+__all__ = ["RankData", "RankFingerprints", "RankSetups"]
 
 
 def _peer_list(name: str, value: Any) -> list[Fingerprint]:
@@ -60,6 +67,14 @@ def _peers(value: list[Any]) -> list[Fingerprint]:
     from graphaudit.distributed.fingerprint import Fingerprint
 
     return [p if isinstance(p, Fingerprint) else Fingerprint.load(p) for p in value]
+
+
+def _local_setup(request: AuditRequest, have: EvidenceSet) -> RankSetup:
+    """The audited rank's setup, from the evidence this audit already has (nothing sampled twice)."""
+    from graphaudit.distributed.rank_setup import rank_setup
+
+    data, sample = have.get(TrainingData), have.get(DataSample)
+    return rank_setup(request.net, data.pipeline if data else None, sample.sample if sample else None)
 
 
 def _numbered_among(net: Any, peers: list[Fingerprint]) -> Fingerprint:
@@ -100,6 +115,8 @@ class RankFingerprints(Evidence):
         ),
     )
 
+    uses = (TrainingData, DataSample)
+
     fingerprints: tuple[Fingerprint, ...]
     gathered: bool = False
 
@@ -114,6 +131,7 @@ class RankFingerprints(Evidence):
         world = communication_world()
         if world is not None and world[1] > 1:
             local = fingerprint_network(request.net, rank=world[0], world_size=world[1])
+            local.setup = _local_setup(request, have)
             return cls(tuple(gather_fingerprints(local, world[1])), gathered=True)
         peers = request.option("peers")
         if not peers:
@@ -122,4 +140,61 @@ class RankFingerprints(Evidence):
             peers = _peers(peers)
         except GraphAuditError as err:  # a file that is not a fingerprint: said in the CLI's words too
             raise cls.options[0].worded(err) from err.__cause__
-        return cls((_numbered_among(request.net, peers), *peers))
+        local = _numbered_among(request.net, peers)
+        local.setup = _local_setup(request, have)
+        return cls((local, *peers))
+
+
+_WRITE_SETUP = "write every rank's fingerprint with graphaudit.fingerprint.fingerprint(net, dataset=train_ds)"
+
+
+@dataclass(frozen=True)
+class RankSetups(Evidence):
+    """How every rank trains (:class:`~graphaudit.distributed.fingerprint.RankSetup`), in the fingerprints' order."""
+
+    title = "how every data-parallel rank trains (parallel context, gradient reducer)"
+    requirement = Requirement(
+        "run under msrun with mindspore.communication initialised, or pass peers= files "
+        "written with graphaudit.fingerprint.fingerprint(net, dataset=train_ds)",
+        "run under msrun with communication initialised, or give --peers files written with fingerprint(net, dataset=...)",
+    )
+    needs = (RankFingerprints,)
+
+    setups: tuple[tuple[str, RankSetup], ...]  #: (rank label, setup)
+
+    @property
+    def world_size(self) -> int:
+        return len(self.setups)
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> RankSetups | Missing:
+        fingerprints = have.need(RankFingerprints).fingerprints
+        bare = [fp.label for fp in fingerprints if fp.setup is None]
+        if bare:
+            return Missing(
+                f"the fingerprint of {', '.join(bare)} carries no setup (an older graphaudit wrote it): {_WRITE_SETUP}"
+            )
+        return cls(tuple((fp.label, fp.setup) for fp in fingerprints if fp.setup is not None))
+
+
+@dataclass(frozen=True)
+class RankData(Evidence):
+    """Every rank's training-pipeline facts (:class:`~graphaudit.distributed.fingerprint.DataFacts`), in rank order."""
+
+    title = "the training data of every data-parallel rank"
+    requirement = Requirement(
+        "pass dataset=train_ds on every rank under msrun (or peers= files written with "
+        "graphaudit.fingerprint.fingerprint(net, dataset=train_ds))",
+        "give --dataset MODULE:FACTORY on every rank under msrun (or --peers files written with a dataset)",
+    )
+    needs = (RankSetups, TrainingData)
+
+    data: tuple[tuple[str, DataFacts], ...]  #: (rank label, facts)
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> RankData | Missing:
+        setups = have.need(RankSetups).setups
+        bare = [label for label, setup in setups if setup.data is None]
+        if bare:
+            return Missing(f"{', '.join(bare)} gave no training pipeline: {_WRITE_SETUP}")
+        return cls(tuple((label, setup.data) for label, setup in setups if setup.data is not None))
