@@ -64,7 +64,9 @@ def reducer_of(net: Any) -> str | None:
 def _digest(*parts: Any) -> str:
     hasher = hashlib.blake2b(digest_size=16)
     for part in parts:
-        hasher.update(part if isinstance(part, bytes) else json.dumps(part, sort_keys=True, default=str).encode())
+        hasher.update(
+            part if isinstance(part, bytes) else json.dumps(part, sort_keys=True, default=str).encode()
+        )
     return hasher.hexdigest()
 
 

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 from graphaudit.errors import ArgumentError, ArgumentTypeError, FingerprintError, GraphAuditError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
-
 from graphaudit.evidence.dataset import DataSample, TrainingData
 
 if TYPE_CHECKING:
