@@ -1,0 +1,98 @@
+"""GA805 gradients-summed-across-ranks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphaudit import graph as g
+from graphaudit.checks import register
+from graphaudit.checks._shared.grouping import ROOT
+from graphaudit.checks.context import AuditContext
+from graphaudit.distributed.fingerprint import RankSetup
+from graphaudit.evidence.ranks import RankSetups
+from graphaudit.findings import Finding, plural
+
+#: Parallel modes in which MindSpore's train cells insert a DistributedGradReducer.
+_REDUCING_MODES = ("data_parallel", "hybrid_parallel")
+
+
+def sums(setup: RankSetup) -> str | None:
+    """How this rank is seen to sum its gradients across ranks, in words; ``None`` when it averages or cannot be seen.
+
+    Example:
+        >>> sums(RankSetup("data_parallel", False))
+        'parallel_mode=data_parallel with gradients_mean=False'
+        >>> sums(RankSetup("data_parallel", True)) is None, sums(RankSetup("stand_alone", False)) is None
+        (True, True)
+    """
+    if setup.reducer == "sum":
+        return "its train cell's DistributedGradReducer has mean=False"
+    if setup.reducer is None and setup.parallel_mode in _REDUCING_MODES and setup.gradients_mean is False:
+        return f"parallel_mode={setup.parallel_mode} with gradients_mean=False"
+    return None
+
+
+@register(
+    "GA805",
+    "gradients-summed-across-ranks",
+    severity="error",
+    needs=(RankSetups,),
+    once="one finding per job: every rank that sums is named in it",
+)
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    """Data-parallel ranks sum their gradients instead of averaging them: the learning rate is N times the one written.
+
+    What it does:
+        Reads every rank's parallel context (``mindspore.get_auto_parallel_context``) and,
+        when the audited network is a ``TrainOneStepCell``, its ``DistributedGradReducer``;
+        the ranks' setups travel with their fingerprints (GA801's ``AllGather`` under
+        ``msrun``, or ``peers=`` files written by ``fingerprint(net)``). With two ranks or more
+        it reports a rank whose reducer sums: ``parallel_mode`` ``DATA_PARALLEL`` (or
+        ``HYBRID_PARALLEL``) with ``gradients_mean=False`` (MindSpore's default), for the train
+        cells ``Model`` and ``TrainOneStepCell`` build, or a reducer built with ``mean=False``.
+
+    Why is this bad:
+        The reducer's all-reduce adds the N ranks' gradients; without ``gradients_mean`` it
+        does not divide by N, so every step moves the weights N times as far as the learning
+        rate says (on 8 devices, a rate of 0.1 acts as 0.8). The rate tuned on one device
+        diverges or oscillates on N, and nothing raises: the loss just behaves as if the rate
+        were wrong. PyTorch's DistributedDataParallel averages by default; MindSpore's
+        ``gradients_mean`` defaults to ``False``. A loss divided by the group size on purpose
+        cancels the sum: GA805 cannot see that division, so it reports it too — then
+        ``ignore = ["GA805"]``, or better, average in the reducer and keep the loss as written.
+
+    Example:
+        ```python
+        init()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)  # gradients_mean=False
+        model = ms.train.Model(net, loss_fn, optimizer)
+        ```
+
+    Use instead:
+        ```python
+        init()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        model = ms.train.Model(net, loss_fn, optimizer)
+        ```
+    """
+    setups = ctx.need(RankSetups).setups
+    if len(setups) < 2:
+        return
+    summing = [(label, how) for label, setup in setups if (how := sums(setup)) is not None]
+    if not summing:
+        return
+    cells = g.cell_nodes_by_path(ctx.graph)
+    reducer = cells.get("grad_reducer")
+    labels = [label for label, _ in summing]
+    n = len(setups)
+    yield ctx.finding(
+        "error",
+        "grad_reducer" if reducer is not None else ROOT,
+        f"The gradients are summed across the {n} data-parallel ranks, not averaged: on "
+        f"{', '.join(labels)} {summing[0][1]}. Every step moves the weights {n} times as far as the "
+        f"learning rate says ({plural(len(labels), 'rank')} of {n} seen summing).",
+        "Average the gradients: ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
+        "gradients_mean=True) (or nn.DistributedGradReducer(params, mean=True) in a custom step); if the loss "
+        "is divided by the group size on purpose, average in the reducer instead and keep the loss as written.",
+        [reducer or cells[""]],
+    )
