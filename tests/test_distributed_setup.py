@@ -59,3 +59,20 @@ def test_a_malformed_setup_is_a_fingerprint_error_naming_the_file(tmp_path):
     (tmp_path / "rank1.json").write_text(json.dumps(data))
     with pytest.raises(graphaudit.GraphAuditError, match=r"rank1\.json.*setup.*malformed"):
         Fingerprint.load(tmp_path / "rank1.json")
+
+
+def test_a_rank_that_does_not_join_the_exchange_leaves_the_rank_checks_not_run_with_the_reason(monkeypatch):
+    """MindSpore fails a CPU AllGather whose peer never joins after about 30 s (measured): said in words."""
+    import graphaudit.distributed.hashing as hashing
+
+    class NeverJoined:
+        def __call__(self, tensor):
+            raise RuntimeError("Launch kernel failed, name:Default/AllGather-op0\n- C++ Call Stack: ...")
+
+    monkeypatch.setattr(hashing, "communication_world", lambda: (0, 2))
+    monkeypatch.setattr(hashing.ops, "AllGather", NeverJoined)
+    net = nn.Dense(2, 2)
+    report = graphaudit.audit(net, nn.SGD(net.trainable_params()))
+    for check_id in ("GA801", "GA805"):
+        reason = report.skipped.get(check_id, "")
+        assert "did not join" in reason and "every rank" in reason and "C++" not in reason, reason

@@ -23,7 +23,7 @@ from mindspore import Tensor, nn, ops
 
 from graphaudit.capture.network.values import tensor_values, uninitialized
 from graphaudit.distributed.fingerprint import Fingerprint, ParameterDigest
-from graphaudit.errors import ArgumentError, ArgumentTypeError, GraphAuditError
+from graphaudit.errors import ArgumentError, ArgumentTypeError, ExchangeError, GraphAuditError
 from graphaudit.version import __version__
 
 __all__ = [
@@ -130,7 +130,21 @@ def fingerprint_network(net: Any, *, rank: int | None = None, world_size: int | 
 
 
 def _all_gather_int32(values: np.ndarray) -> np.ndarray:
-    return ops.AllGather()(Tensor(np.ascontiguousarray(values, dtype=np.int32))).asnumpy()
+    """Every rank's *values*, stacked; :class:`ExchangeError` when a rank does not join.
+
+    MindSpore bounds the wait itself: on the CPU a rank that never calls the collective makes
+    the others' ``AllGather`` fail after about 30 s (measured on MindSpore 2.10 with a peer
+    asleep for 40 s), with a bare "Launch kernel failed" error; it is said here in words.
+    """
+    try:
+        return ops.AllGather()(Tensor(np.ascontiguousarray(values, dtype=np.int32))).asnumpy()
+    except RuntimeError as err:
+        raise ExchangeError(
+            "the ranks' exchange (AllGather on the world group) failed: a rank did not join it in time "
+            "or has died. graphaudit's exchanges are collectives: call audit() (and the watch) at the "
+            "same point on every rank. Later collectives of this job may pair with the wrong partner: "
+            f"stop the job. (MindSpore: {str(err).splitlines()[0] if str(err) else type(err).__name__})"
+        ) from err
 
 
 def gather_fingerprints(local: Fingerprint, world_size: int) -> list[Fingerprint]:

@@ -23,6 +23,7 @@ __all__ = [
     "ArgumentTypeError",
     "AuditFailed",
     "CLIError",
+    "ExchangeError",
     "FingerprintError",
     "ForwardError",
     "GraphAuditError",
@@ -140,6 +141,10 @@ class SpecError(GraphAuditError, ValueError):
 
 class FingerprintError(GraphAuditError, ValueError):
     """A weight fingerprint file is missing, unreadable, or not a graphaudit fingerprint."""
+
+
+class ExchangeError(GraphAuditError, RuntimeError):
+    """The ranks' exchange (``AllGather``) failed: a rank did not join in time, or died."""
 
 
 class RenderError(GraphAuditError, RuntimeError):

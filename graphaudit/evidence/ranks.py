@@ -27,7 +27,13 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graphaudit.errors import ArgumentError, ArgumentTypeError, FingerprintError, GraphAuditError
+from graphaudit.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    ExchangeError,
+    FingerprintError,
+    GraphAuditError,
+)
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 from graphaudit.evidence.dataset import DataSample, TrainingData
 
@@ -131,7 +137,10 @@ class RankFingerprints(Evidence):
         if world is not None and world[1] > 1:
             local = fingerprint_network(request.net, rank=world[0], world_size=world[1])
             local.setup = _local_setup(request, have)
-            return cls(tuple(gather_fingerprints(local, world[1])), gathered=True)
+            try:
+                return cls(tuple(gather_fingerprints(local, world[1])), gathered=True)
+            except ExchangeError as err:  # the checks that compare ranks are NOT RUN, saying why
+                return Missing(str(err))
         peers = request.option("peers")
         if not peers:
             return Missing()
