@@ -141,8 +141,9 @@ def test_a_learning_rate_far_off_is_one_finding_with_the_probes_numbers():
     lr = [f for f in report.findings if {"GA721", "GA907", "GA908"} & {f.check_id, *f.confirmed_by}]
     assert len(lr) == 1, str(report)
     [finding] = lr
-    # the probe confirmed it: the worse severity, the static message then the probe's numbers
-    assert (finding.check_id, finding.severity, finding.subject) == ("GA721", "warning", "SGD")
+    # the probe confirmed it: the worse severity (the loss grew 1e8-fold in 5 steps: measured divergence,
+    # an error), the static message then the probe's numbers
+    assert (finding.check_id, finding.severity, finding.subject) == ("GA721", "error", "SGD")
     assert finding.confirmed_by == ("GA908", "GA907")
     assert finding.message.startswith(static.by_check("GA721")[0].message)
     assert "times their norm" in finding.message and "loss per step" in finding.message
@@ -168,6 +169,30 @@ def test_adam_far_above_its_range_folds_the_rising_loss_in_too():
     assert "above the plausible range" in finding.message and "GA907" in finding.confirmed_by
     assert "loss per step" in finding.message  # GA907's curve (Adam's steps stay about the rate: no GA908)
     named_checks_are_reported(report)
+
+
+def test_a_probe_whose_loss_explodes_is_an_error_and_the_report_is_not_ok():
+    """Issue 37: SGD(1e4) took another MLP's loss from 1.4 to 5e25 in five probe steps, still finite, and
+    the report was OK. SGD(100) does the same to this one (NaN comes later: GA912 would say it)."""
+    net = mlp()
+    x, y = batch(16, 4, 16)
+    report = graphaudit.audit(
+        net, nn.SGD(net.trainable_params(), 100.0), inputs=x, label=y, loss_fn=nn.CrossEntropyLoss(), probe=5
+    )
+    assert not report.by_check("GA912"), str(report)  # every loss of the probe is finite
+    [finding] = [f for f in report.findings if {"GA721", "GA907"} & {f.check_id, *f.confirmed_by}]
+    assert finding.severity == "error" and "diverging" in finding.message and not report.ok, str(report)
+
+
+def test_a_loss_that_rises_without_exploding_stays_a_warning():
+    """Adam(1) on this batch rises but stays within a thousandfold of its first loss."""
+    net = mlp()
+    x, y = batch(16, 4, 16)
+    report = graphaudit.audit(
+        net, nn.Adam(net.trainable_params(), 1.0), inputs=x, label=y, loss_fn=nn.CrossEntropyLoss(), probe=5
+    )
+    [finding] = [f for f in report.findings if "GA907" in (f.check_id, *f.confirmed_by)]
+    assert finding.severity == "warning" and "diverging" not in finding.message, str(report)
 
 
 def test_steps_too_large_at_a_rate_below_its_range_stay_two_findings():
@@ -202,7 +227,8 @@ def test_ga908_without_ga721_stays_on_its_own():
     report = graphaudit.audit(net, optimizer, inputs=x, label=y, loss_fn=nn.MSELoss(), probe=5)
     assert not [f for f in report.findings if f.check_id == "GA721"], str(report)
     [finding] = report.by_check("GA908")
-    assert (finding.check_id, finding.severity) == ("GA908", "warning")
+    # the loss rose a thousandfold and more within the probe (GA907): measured divergence, an error
+    assert (finding.check_id, finding.severity) == ("GA908", "error")
     assert finding.confirmed_by == ("GA907",) and report.by_check("GA907") == [finding]  # the loss rose too
     named_checks_are_reported(report)
 

@@ -116,6 +116,8 @@ LINES: dict[str, str | tuple[str, ...]] = {
     "GA722": 'train = ds.NumpySlicesDataset({"x": x, "label": y}, shuffle=True).batch(512)',
     "GA723": "optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1, momentum=0.9, nesterov=True)",
     "GA801": "self.head = nn.Dense(",
+    "GA805": "net, optimizer = network()",
+    "GA806": "net, optimizer = network()",
     "GA901": "self.aux = nn.Dense(4, 3)",
     "GA902": "net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 3)])",
     "GA903": "self.fc = nn.Dense(4, 3)",

@@ -6,7 +6,15 @@ from collections.abc import Iterator
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.curves import RISE, SPIKE, curve_text, finite_losses, loss_trend
+from graphaudit.checks._shared.curves import (
+    DIVERGES,
+    DIVERGES_FROM,
+    RISE,
+    SPIKE,
+    curve_text,
+    finite_losses,
+    loss_trend,
+)
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe_curve import ProbeCurve
 from graphaudit.findings import Finding
@@ -16,6 +24,7 @@ from graphaudit.findings import Finding
     "GA907",
     "probe-loss-rising",
     severity="warning",
+    also=("error",),
     needs=(ProbeCurve,),
     confirms=("GA908", "GA721"),
     covered_by="cells",
@@ -29,7 +38,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     What it does:
         Runs N training steps on the same batch (``probe=N``, N >= 3) and reports when the
         last loss ends more than 10% above the first, or some step's loss is more than twice
-        the first (an oscillation that overshoots). The finding gives the loss curve.
+        the first (an oscillation that overshoots). The finding gives the loss curve. It is an
+        error when some step's loss is a thousand times the first or more (from a first loss
+        of at least 1e-3): that is training measured diverging on the user's own batch at the
+        user's own rate, not a risk of it; a warning otherwise.
 
     Why is this bad:
         On one repeated batch gradient descent with a sane learning rate lowers the loss; a
@@ -39,7 +51,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         4.45, 469, 1.6e8; with Adam(1) it jumps to 2588 at the second step. A well-tuned
         resnet18 overfitting 2 images may bounce between 1e-4 and 0.08, far below its first
         loss of 7.8: that is not reported. Dropout's new masks make the loss noisy, hence a
-        warning.
+        warning below a thousandfold rise; SGD(1e4) on the same MLP goes 1.4 to 5e25 in five
+        steps and to NaN at the seventh: an error (GA721's rate then reads as one too).
 
     Example:
         ```python
@@ -65,12 +78,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if losses[-1] > losses[0] * (1 + RISE)
         else f"it reached {max(losses[1:]) / losses[0]:.3g} times the first step's (more than {SPIKE:g}x)"
     )
+    diverges = losses[0] >= DIVERGES_FROM and max(losses) >= DIVERGES * losses[0]
     yield ctx.finding(
-        "warning",
+        "error" if diverges else "warning",
         "(root)",
         f"The loss rose over {len(curve.steps)} training steps on the same batch: {how} "
-        f"(loss per step: {curve_text(curve.steps)}). Steps that overshoot like this mean the "
-        "learning rate is too large for this network, or that the gradients explode.",
+        f"(loss per step: {curve_text(curve.steps)}). "
+        + (
+            f"A loss {DIVERGES:g} times the first or more is training diverging: "
+            if diverges
+            else "Steps that overshoot like this mean "
+        )
+        + "the learning rate is too large for this network, or the gradients explode.",
         "Lower the learning rate (by 10x to start with), add a warm-up, or clip the gradients "
         "(ops.clip_by_global_norm).",
         (g.cell_node(""),),
