@@ -31,12 +31,12 @@ def network() -> tuple[nn.Cell, nn.Optimizer]:
     return net, nn.SGD(net.trainable_params(), learning_rate=0.01)
 
 
-def dataset(rank: int, world: int) -> ds.Dataset:
-    """The rank's training pipeline."""
+def columns(rank: int, world: int) -> dict[str, np.ndarray]:
+    """The rows the rank's pipeline reads."""
     rng = np.random.default_rng(0)  # the same data set on every rank
     x = rng.standard_normal((ROWS, 8)).astype(np.float32)
     y = (x[:, 0] + x[:, 1] > 0).astype(np.int32)
-    return ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=True, num_shards=world, shard_id=rank).batch(16)
+    return {"x": x, "y": y}
 
 
 def rank_worker(out: Path) -> None:
@@ -46,7 +46,9 @@ def rank_worker(out: Path) -> None:
     rank, world = get_rank(), get_group_size()
     net, optimizer = network()  # ms.set_seed(0) sets the dataset seed too: set it after
     ds.config.set_seed(1234 + rank)  # a different shuffle on every rank
-    train = dataset(rank, world)
+    train = ds.NumpySlicesDataset(columns(rank, world), shuffle=True, num_shards=world, shard_id=rank).batch(
+        16
+    )
     fingerprint(net, dataset=train).save(out / f"rank{rank}.json")
     report = graphaudit.audit(net, optimizer, dataset=train)  # a collective: every rank audits
     found = [{"check_id": f.check_id, "severity": f.severity, "subject": f.subject} for f in report.findings]
@@ -58,7 +60,8 @@ def build() -> dict:
     seed = ds.config.get_seed()
     ds.config.set_seed(1234)  # as rank 0 set it; its sampler keeps it
     try:
-        train = dataset(0, 2)
+        # rank 0's pipeline
+        train = ds.NumpySlicesDataset(columns(0, 2), shuffle=True, num_shards=2, shard_id=0).batch(16)
     finally:
         ds.config.set_seed(seed)
     net, optimizer = network()
