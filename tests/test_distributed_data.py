@@ -77,6 +77,13 @@ def test_without_first_batches_the_sources_decide():
     assert same_shard is not None and not same_shard.measured
 
 
+def test_an_empty_users_shard_is_not_called_unsharded():
+    """The user's own split leaves rank 1 nothing: no first batch there, and GA803's error, not GA802's."""
+    assert not_sharded(ranks(facts(batches=8), facts(batch=None, batches=0))) is None
+    partly = not_sharded(ranks(facts(), facts(), facts(batch=None)))
+    assert partly is not None and partly.same == (("rank 0", "rank 1"),)
+
+
 def test_one_rank_is_not_data_parallel():
     assert not_sharded(ranks(facts())) is None
     assert shard_sizes(ranks(facts())) is None

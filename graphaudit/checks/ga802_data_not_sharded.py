@@ -34,9 +34,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ranks read different rows, so a pipeline sharded by the user's own code (each rank
         reading its own files, ``num_shards=1``) is silent, and an unsharded source shuffled
         with a seed per rank is reported (it is still the whole data set on every rank).
-        When a rank's first batch is missing (``dataset_batches=0``, or sampling failed) the
-        sources decide: no source sharded (``num_shards`` 1 and no ``DistributedSampler``)
-        on any rank, or the same shard on every rank.
+        When fewer than two ranks' first batches could be sampled (``dataset_batches=0``,
+        sampling failed, an empty shard) and their batches per epoch agree, the sources
+        decide: no source sharded (``num_shards`` 1 and no ``DistributedSampler``) on any
+        rank, or the same shard on every rank.
 
     Why is this bad:
         Data parallelism splits each epoch among the ranks: each rank should see 1/N of the

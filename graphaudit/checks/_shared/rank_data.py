@@ -87,16 +87,24 @@ def not_sharded(ranks: Ranks) -> NotSharded | None:
     (:data:`graphaudit.distributed.rank_setup.SAMPLING_SEED`), so they differ only when the
     ranks read different rows: a pipeline sharded by the user's own code (each rank reading
     its own files, ``num_shards=1``) is silent; an unsharded source shuffled with a seed per
-    rank is not (it still reads the whole data set on every rank). When a rank's first batch
-    is missing (sampling off, or it failed) the sources' sharding decides: not one source
-    sharded on any rank, or every rank holding the same shard of it.
+    rank is not (it still reads the whole data set on every rank). Ranks with equal first
+    batches are reported even when others could not be sampled; when fewer than two ranks
+    could be (sampling off, it failed, a shard is empty) and their batches per epoch agree,
+    the sources' sharding decides: not one source sharded on any rank, or every rank holding
+    the same shard of it.
     """
     if len(ranks) < 2:
         return None
-    digests = [facts.first_batch for _, facts in ranks]
-    if all(digest is not None for digest in digests):
-        same = [group for group in groups(ranks, lambda f: f.first_batch) if len(group) > 1]
-        return NotSharded(tuple(map(tuple, same)), True) if same else None
+    measured = [(label, facts) for label, facts in ranks if facts.first_batch is not None]
+    same = [group for group in groups(measured, lambda f: f.first_batch) if len(group) > 1]
+    if same:
+        return NotSharded(tuple(map(tuple, same)), True)
+    if len(measured) >= 2:
+        return None  # the ranks that could be sampled read different rows
+    if len({facts.batches for _, facts in ranks if facts.batches is not None}) > 1:
+        return (
+            None  # not the same rows, whatever the sources say (an empty shard has no first batch): GA803's
+        )
     if any(sharded(source) for _, facts in ranks for source in facts.sources):
         shards = groups(ranks, lambda f: tuple((s.num_shards, s.shard_id) for s in f.sources))
         if len(shards) > 1:
