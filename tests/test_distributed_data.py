@@ -113,6 +113,8 @@ def test_seeds_count_only_for_a_sharded_shuffled_source():
     # an unsharded source shuffled per rank is GA802's: the whole set on every rank
     assert seen_differently(ranks(facts(seed=1), facts(seed=2))) is None
     assert seen_differently(ranks(facts(shard(0), seed=7), facts(shard(1), seed=7))) is None
+    files = [SourceShard("TFRecordDataset", 2, r, "", "global") for r in (0, 1)]  # sharded by files
+    assert seen_differently(ranks(facts(files[0], seed=1), facts(files[1], seed=2))) is None
 
 
 def test_different_preprocessing_is_reported_by_group():

@@ -31,9 +31,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     What it does:
         With two ranks or more (under ``msrun`` with ``dataset=`` on every rank, or with the
         ``peers=`` files of ``fingerprint(net, dataset=train_ds)``), compares two facts of the
-        ranks' pipelines. The shuffle seed of a sharded, shuffled source: a
-        ``DistributedSampler`` (the one ``num_shards=`` makes, too) keeps the dataset seed of
-        the moment it was made, and the ranks' seeds must agree. And a digest of the
+        ranks' pipelines. The shuffle seed of a source sharded by a shuffling
+        ``DistributedSampler`` (the one ``num_shards=`` makes for ``ImageFolderDataset``,
+        ``NumpySlicesDataset``, ``GeneratorDataset``...): it keeps the dataset seed of the
+        moment it was made, and the ranks' seeds must agree (file sources such as
+        ``TFRecordDataset`` shard by files and are not judged on their seeds). And a digest of the
         pipeline's steps and their parameters (``map`` transforms, ``batch``, ``shuffle``...),
         its sources left out since ranks may read different files: it must be the same on
         every rank. One finding per cause. An unsharded source shuffled with a seed per rank

@@ -157,7 +157,11 @@ class SeenDifferently:
 
 
 def _shuffled_shards(facts: DataFacts) -> bool:
-    return any(sharded(s) and s.shuffle not in _IN_ORDER for s in facts.sources)
+    """A source cut by a shuffling ``DistributedSampler``: the mechanism measured. File sources
+    (``TFRecordDataset``, ``CSVDataset``...) shard by files and are not judged on their seeds."""
+    return any(
+        sharded(s) and s.sampler == "DistributedSampler" and s.shuffle not in _IN_ORDER for s in facts.sources
+    )
 
 
 def seen_differently(ranks: Ranks) -> SeenDifferently | None:
