@@ -150,8 +150,11 @@ def _dataset_seed(seed: int) -> Iterator[None]:
     """MindSpore's dataset seed set to *seed*, then back: ``_config`` directly, because
     ``ds.config.set_seed`` also reseeds ``random`` and ``numpy.random`` (an audit changes no RNG);
     the default seed restored means "unseeded" again to MindSpore."""
-    from mindspore.dataset.core.config import _config
-
+    try:
+        from mindspore.dataset.core.config import _config
+    except ImportError:  # another MindSpore layout: sampled under the user's seed (GA802 may then miss)
+        yield
+        return
     old = _config.get_seed()
     _config.set_seed(seed)
     try:
@@ -178,7 +181,7 @@ def rank_setup(net: Any, pipeline: Pipeline | None = None, sample: Sample | None
 
 
 def setup_of(net: Any, dataset: Any = None) -> RankSetup:
-    """:func:`rank_setup` of *net* and a ``mindspore.dataset`` pipeline, its first batch sampled from a copy."""
+    """:func:`rank_setup` of *net* and a ``mindspore.dataset`` pipeline, its first batch from :func:`first_batch`."""
     from graphaudit.capture.data.pipeline import capture_pipeline, check_dataset
 
     if dataset is None:

@@ -69,7 +69,7 @@ def _peers(value: list[Any]) -> list[Fingerprint]:
 
 
 def _local_setup(request: AuditRequest, have: EvidenceSet) -> RankSetup:
-    """The audited rank's setup, from the evidence this audit already has (nothing sampled twice)."""
+    """The audited rank's setup, from the evidence this audit already has, its first batch sampled anew."""
     from graphaudit.distributed.rank_setup import first_batch, rank_setup
 
     # The first batch is sampled again, under the seed every rank samples under (not the
