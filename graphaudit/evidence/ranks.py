@@ -75,11 +75,17 @@ def _peers(value: list[Any]) -> list[Fingerprint]:
 
 
 def _local_setup(request: AuditRequest, have: EvidenceSet) -> RankSetup:
-    """The audited rank's setup, from the evidence this audit already has (nothing sampled twice)."""
-    from graphaudit.distributed.rank_setup import rank_setup
+    """The audited rank's setup, from the evidence this audit already has, its first batch sampled anew."""
+    from graphaudit.distributed.rank_setup import first_batch, rank_setup
 
-    data, sample = have.get(TrainingData), have.get(DataSample)
-    return rank_setup(request.net, data.pipeline if data else None, sample.sample if sample else None)
+    # The first batch is sampled again, under the seed every rank samples under (not the
+    # audit's own sample: an unseeded shuffle would make the ranks' batches differ); only
+    # when the audit samples at all (dataset_batches=0 turns it off).
+    data = have.get(TrainingData)
+    if data is None:
+        return rank_setup(request.net)
+    sampled = have.get(DataSample) is not None
+    return rank_setup(request.net, data.pipeline, first_batch(data.pipeline) if sampled else None)
 
 
 def _numbered_among(net: Any, peers: list[Fingerprint]) -> Fingerprint:
