@@ -19,7 +19,7 @@ from graphaudit.checks import all_checks
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CHECKS = all_checks()
-SLOW = {"GA962"}  # its samples launch a real two-rank msrun job
+SLOW = {"GA962", "GA963", "GA964"}  # their samples launch a real two-rank msrun job (one, shared)
 IDS = [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c for c in sorted(CHECKS)]
 
 
