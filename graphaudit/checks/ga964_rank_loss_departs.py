@@ -35,13 +35,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         the higher mean loss first. With more, every rank far from the median is named; when
         all are, the ranks' losses disperse far above the run's noise.
         The threshold was measured on 2-rank jobs of a small MLP (6 seeds; 12 and 48 sampled
-        steps; with and without BatchNorm): the ranks reading their own shards of the same data
-        reached at most 1.9 noises; a rank with its inputs scaled 10x (no BatchNorm) 3.2-12,
-        a rank with permuted labels 2.3-3.5 after 48 steps (under 1 in the first 12, while the
-        model has learnt little: it shows only once the clean ranks' loss falls). A rank reading
-        another data set of the same kind with the same loss is not seen with two ranks: the
-        averaged model fits both equally badly. Shards split by class (a sorted data set) also
-        depart (up to 12 noises): the watch reports that the shards differ.
+        steps; with and without BatchNorm): ranks reading their own shards of the same data
+        reached at most 1.9 noises; a rank with its inputs scaled 10x (no BatchNorm) 3.2-12; a
+        rank with permuted labels 1.8-3.5 after 48 steps, often under 1 in the first 12 (it
+        shows once the clean ranks' loss falls). A rank reading another data set of the same
+        kind is not seen with two ranks: the averaged model fits both equally badly. Shards
+        split by class (a sorted data set) depart too (up to 12 noises): the shards differ.
+        See docs/distributed.md for the table.
 
     Why is this bad:
         Data parallelism averages every rank's gradient into one update: a rank whose data is
