@@ -40,6 +40,7 @@ GROUPS = (
     "reference_memory",
     "watch_time",
     "watch_memory",
+    "watch_msrun",
     "scale_time",
     "scale_memory",
     "render",
@@ -53,7 +54,18 @@ class Refused(SystemExit):
 
 # -- workers: one measurement each, in a fresh interpreter ------------------------------------
 def run_worker(name: str, params: dict[str, Any]) -> Any:
-    from benchmarks import dependency, llama, model, probe, reference, scaling, startup, transformer, watch
+    from benchmarks import (
+        dependency,
+        llama,
+        model,
+        probe,
+        reference,
+        scaling,
+        startup,
+        transformer,
+        watch,
+        watch_msrun,
+    )
 
     workers: dict[str, Callable[..., Any]] = {
         "model-time": model.time_model,
@@ -71,6 +83,7 @@ def run_worker(name: str, params: dict[str, Any]) -> Any:
         "reference-memory": reference.memory_reference,
         "watch-time": watch.timed,
         "watch-memory": watch.memory,
+        "watch-msrun-time": watch_msrun.timed,
         "torchview-time": torchview_anchor.time_torchview,
     }
     return workers[name](**params)
@@ -189,6 +202,8 @@ def measure(
     watch_steps: int = 100,
     watch_size: int = 32,
     watch_repeats: int = 3,
+    watch_msrun_steps: int = 200,
+    watch_msrun_repeats: int = 5,
     torch_python: str | None = None,
     anchor_repeats: int = 5,
     worker: Callable[[str, dict[str, Any]], Any] = spawn,
@@ -321,6 +336,16 @@ def measure(
             },
         ),
         (
+            "watch_msrun",
+            "Model.train under msrun with Watch()",
+            True,
+            lambda: (
+                worker("watch-msrun-time", {"steps": watch_msrun_steps, "repeats": watch_msrun_repeats})
+                if watch_msrun_repeats
+                else {"skipped": "not measured (watch_msrun_repeats=0): it launches a 2-rank msrun job"}
+            ),
+        ),
+        (
             "scale_time",
             "synthetic scaling time",
             True,
@@ -378,6 +403,8 @@ def measure(
         "startup_repeats": startup_repeats,
         "watch_steps": watch_steps,
         "watch_repeats": watch_repeats,
+        "watch_msrun_steps": watch_msrun_steps,
+        "watch_msrun_repeats": watch_msrun_repeats,
         "sizes": sizes,
         "traced_sizes": traced_sizes,
         "mindspore_version": ms.__version__,

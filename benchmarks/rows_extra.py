@@ -26,6 +26,8 @@ def extra_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
         out.extend(_reference_memory_rows(results["reference_memory"]))
     if "watch_time" in results and "watch_memory" in results:
         out.extend(_watch_rows(results["watch_time"], results["watch_memory"], results["meta"]))
+    if "watch_msrun" in results and "skipped" not in results["watch_msrun"]:
+        out.append(_watch_msrun_row(results["watch_msrun"]))
     if "anchor" in results and "skipped" not in results["anchor"]:
         out.append(_anchor_row(results["anchor"]))
     return out
@@ -71,6 +73,22 @@ def _watch_rows(t: dict[str, Any], mem: dict[str, Any], meta: dict[str, Any]) ->
         )
     )
     return out
+
+
+def _watch_msrun_row(m: dict[str, Any]) -> dict[str, Any]:
+    seconds, machine = m["seconds"], m["machine"]
+    return make_row(
+        "12 watch under msrun, Watch() default",
+        "watch_msrun",
+        "s",
+        med_min(seconds["watched"]),
+        "unwatched distributed epoch",
+        med_min(seconds["plain"]),
+        TARGETS["watch_msrun"],
+        note=f"{m['world']} ranks of one msrun job, DATA_PARALLEL Model.train of an MLP (width {m['width']}), "
+        f"1 epoch of {m['steps']} steps of {m['batch']} a rank, {len(seconds['plain'])} interleaved repeats "
+        f"(rank 0's times); {machine['cpu_count']} CPUs {machine['machine']}, MindSpore {machine['mindspore']}",
+    )
 
 
 def _anchor_row(a: dict[str, Any]) -> dict[str, Any]:

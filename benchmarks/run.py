@@ -52,7 +52,10 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
     (default sampling) and with ``Watch(every=1)`` / the same training without it, interleaved
     in one process; targets <= 1.03x and <= 1.3x. And the extra peak RSS of a watched epoch
     (``every=1``) over an unwatched one, each in a fresh process, / the unwatched process's
-    peak RSS; target <= 10%.
+    peak RSS; target <= 10%. And under ``msrun`` (``benchmarks/watch_msrun.py``, issue 36): one
+    2-rank job trains a data-parallel MLP, one epoch of 200 steps at a time, watched
+    (``Watch()``: it all-gathers the ranks' losses at each sampled step) and unwatched,
+    interleaved; rank 0's median epoch / the unwatched one's, target <= 1.03x.
 13. optional anchor (``benchmarks/torchview_anchor.py``): torchview's ``draw_graph`` on
     torchvision's resnet50 / a resnet50 forward pass (``1x3x224x224``), both in the
     interpreter given by ``--torch-python PATH`` (default: ``$GRAPHAUDIT_TORCH_PYTHON``), which
@@ -220,6 +223,8 @@ def main(argv: list[str] | None = None) -> None:
             reference_batches=(1,) if args.quick else (1, 4),
             watch_steps=4 if args.quick else 100,
             watch_repeats=1 if args.quick else 3,
+            watch_msrun_steps=20 if args.quick else 200,
+            watch_msrun_repeats=1 if args.quick else 5,
             torch_python=args.torch_python,
             anchor_repeats=1 if args.quick else 5,
             policy=policy,

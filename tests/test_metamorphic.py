@@ -54,7 +54,7 @@ JUDGES_THE_FORM = {"model": {"GA501"}}
 CANNOT_APPLY: dict[tuple[str, str, str], str] = {
     (check_id, which, "graph_mode"): "the sample trains under Watch and sets PyNative itself (where Watch "
     "sees the gradients): the script's GRAPH_MODE does not reach it"
-    for check_id in ("GA953", "GA954", "GA962")
+    for check_id in ("GA953", "GA954", "GA962", "GA963", "GA964")
     for which in ("bad", "good")
 }
 

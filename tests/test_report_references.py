@@ -18,7 +18,16 @@ from sample_audits import audited
 import graphaudit
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-SLOW = {"GA802", "GA803", "GA804", "GA962"}  # their samples launch a real two-rank msrun job
+SLOW = {
+    "GA802",
+    "GA803",
+    "GA804",
+    "GA805",
+    "GA806",
+    "GA962",
+    "GA963",
+    "GA964",
+}  # their samples run in one real two-rank msrun job
 #: A check ID, also as the end of a range (GA051-GA054), not inside a path (/tmp/graphaudit-GA001-x2b).
 CHECK_ID = re.compile(r"(?<![\w/])(?<![A-Za-z]-)GA\d{3}(?!\w)")
 SAMPLE_FILES = sorted(p for p in SAMPLES.glob("GA*/*.py"))

@@ -19,7 +19,16 @@ from graphaudit.checks import all_checks
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CHECKS = all_checks()
-SLOW = {"GA802", "GA803", "GA804", "GA962"}  # their samples launch a real two-rank msrun job (one, shared)
+SLOW = {
+    "GA802",
+    "GA803",
+    "GA804",
+    "GA805",
+    "GA806",
+    "GA962",
+    "GA963",
+    "GA964",
+}  # their samples run in one real two-rank msrun job
 IDS = [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c for c in sorted(CHECKS)]
 
 

@@ -150,6 +150,8 @@ LINES: dict[str, str | tuple[str, ...]] = {
     "GA960": "self.fc = nn.Dense(16, 32, bias_init=Tensor(np.full(32, -50.0, np.float32)))",
     "GA961": "net = Net()",
     "GA962": "self.fc = nn.Dense(16, 32)",
+    "GA963": "net, optimizer = network()",
+    "GA964": "net, optimizer = network()",
 }
 
 

@@ -28,6 +28,8 @@ __all__ = [
     "GradientNoise",
     "NonFinite",
     "RankDrift",
+    "RankLosses",
+    "RankStep",
     "RunRecord",
     "Sample",
     "TrainingRun",
@@ -85,6 +87,19 @@ class NonFinite:
     forward_note: str | None = None  # how the forward pass was re-run, or why it was not
 
 
+@dataclass(frozen=True)
+class RankStep:
+    """One sampled step of a run under msrun: every rank's loss and gradient norm, in rank order.
+
+    ``grad_norms`` is ``None`` when no rank's watch had the gradients; an entry is ``None`` when
+    that rank's was unknown or not finite.
+    """
+
+    step: int
+    losses: tuple[float, ...]
+    grad_norms: tuple[float | None, ...] | None = None
+
+
 @dataclass
 class RunRecord:
     """What a watch recorded (see the module docstring); steps are numbered from 1."""
@@ -108,6 +123,7 @@ class RunRecord:
     world_size: int = 1
     drift: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)  # (step, parameters differing)
     drift_checks: int = 0
+    rank_steps: list[RankStep] = field(default_factory=list)  # every rank's loss at each sampled step
     stopped: str | None = None
     finished: bool = False  # the run is over (the end-of-run watchpoints judge only then)
 
@@ -279,3 +295,26 @@ class RankDrift(Evidence):
         if record.world_size < 2 or record.drift_checks == 0:
             return Missing()
         return cls(tuple(record.drift), record.drift_checks, record.world_size)
+
+
+@dataclass(frozen=True)
+class RankLosses(Evidence):
+    """Every rank's loss (and gradient norm) at each sampled step of the watched run, all-gathered."""
+
+    title = "the losses of every rank during the watched run"
+    requirement = Requirement(
+        f"{_RUN} under msrun (data parallel, mindspore.communication initialised)",
+        "train under graphaudit.Watch() in Python, under msrun",
+    )
+    needs = (TrainingRun,)
+
+    steps: tuple[RankStep, ...]
+    world_size: int
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> RankLosses | Missing:
+        record = have.need(TrainingRun).record
+        steps = getattr(record, "rank_steps", [])  # a record pickled before per-rank losses existed has none
+        if record.world_size < 2 or not steps:
+            return Missing()
+        return cls(tuple(steps), record.world_size)

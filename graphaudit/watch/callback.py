@@ -149,6 +149,7 @@ class Watch(Callback):
         self._grads: Any = None
         self._hook: Any = None
         self._drift: Any = None
+        self._ranks: Any = None
         self._network: Any = None
         self._loss_fn: Any = None
         self._loss_net: Any = None  # the cell that computes the loss: what a NaN's batch is re-run through
@@ -200,6 +201,7 @@ class Watch(Callback):
         from mindspore import nn
 
         from graphaudit.watch.drift import RankDrift
+        from graphaudit.watch.ranks import RankLossExchange
 
         params = run_context.original_args()
         train_network = params.train_network
@@ -219,6 +221,7 @@ class Watch(Callback):
         else:
             self._recorder.record.gradients_reason = _GRAPH_MODE
         self._drift = RankDrift.when_distributed(self._network, self._recorder.record, self.session.every)
+        self._ranks = RankLossExchange.when_distributed(self._recorder.record, self.session.every)
 
     def on_train_step_begin(self, run_context: Any) -> None:
         if self._recorder is not None:
@@ -235,6 +238,8 @@ class Watch(Callback):
         rerun = self._rerun(tuple(batch)) if batch is not None and not math.isfinite(loss) else None
         self._recorder.after(step, params.cur_epoch_num, loss, self._grads, overflow, rerun, scale)
         self._grads = None
+        if self._ranks is not None:
+            self._ranks.maybe_exchange(step)
         if self._drift is not None:
             self._drift.maybe_compare(step)
         if known is None and self._recorder.record.non_finite is not None:

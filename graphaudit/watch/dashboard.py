@@ -52,7 +52,7 @@ def _finite(value: float | None) -> float | None:
 def _json(value: Any) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return [_json(v) for v in value]
     return value
 
@@ -72,6 +72,10 @@ def samples_lines(record: RunRecord, findings: Sequence[Any] = ()) -> list[str]:
             {"kind": "step", "step": index + 1, "epoch": epoch, "loss": _json(loss), "overflow": overflow}
         )
     lines += [{"kind": "sample", **{k: _json(v) for k, v in s.to_dict().items()}} for s in record.samples]
+    lines += [
+        {"kind": "ranks", "step": r.step, "losses": _json(list(r.losses)), "grad_norms": _json(r.grad_norms)}
+        for r in getattr(record, "rank_steps", [])
+    ]
     lines += [
         {"kind": "validation", "epoch": e, "step": s, "loss": _json(v)} for e, s, v in record.validation
     ]
@@ -120,6 +124,53 @@ def _loss_chart(record: RunRecord, marks: dict[int, list[str]]) -> str:
     if valid:
         parts.append(f'<text x="580" y="{HEIGHT - 8}" fill="#ff7f0e">validation</text>')
     return "".join(parts) + "</svg>"
+
+
+#: One colour per rank's curve (repeating past eight ranks).
+_RANK_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f")
+
+
+def _ranks_section(record: RunRecord) -> str:
+    """Every rank's loss at the sampled steps (one curve each) and a table: the ranks side by side."""
+    steps = list(getattr(record, "rank_steps", []))
+    if not steps:
+        return ""
+    world = len(steps[0].losses)
+    curves = [[(s.step, v) for s in steps if (v := _finite(s.losses[r])) is not None] for r in range(world)]
+    found = [p for curve in curves for p in curve]
+    if not found:
+        return "<h2>Ranks</h2><p>No finite loss was gathered from the ranks.</p>"
+    fx = _scale([p[0] for p in found] + [steps[0].step + 1], PAD, WIDTH - 10)
+    fy = _scale([p[1] for p in found], HEIGHT - PAD, 10)
+    parts = [
+        f'<svg id="rank-losses" width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="loss per rank">'
+    ]
+    for rank, curve in enumerate(curves):
+        colour = _RANK_COLOURS[rank % len(_RANK_COLOURS)]
+        points = " ".join(f"{fx(x):.1f},{fy(y):.1f}" for x, y in curve)
+        parts.append(
+            f'<polyline class="rank" data-rank="{rank}" fill="none" stroke="{colour}" stroke-width="1.5" '
+            f'points="{points}"><title>rank {rank}</title></polyline>'
+        )
+        parts.append(f'<text x="{PAD + 60 * rank}" y="{HEIGHT - 8}" fill="{colour}">rank {rank}</text>')
+    parts.append("</svg>")
+    rows = []
+    for rank, curve in enumerate(curves):
+        mean = f"{sum(v for _, v in curve) / len(curve):.4g}" if curve else "-"
+        last = f"{curve[-1][1]:.4g}" if curve else "-"
+        norm = steps[-1].grad_norms[rank] if steps[-1].grad_norms is not None else None
+        rows.append(
+            f"<tr><td>{rank}</td><td>{mean}</td><td>{last}</td><td>{'-' if norm is None else f'{norm:.4g}'}</td></tr>"
+        )
+    table = (
+        '<table id="rank-table"><tr><th>rank</th><th>mean loss</th><th>last loss</th>'
+        f"<th>last gradient norm</th></tr>{''.join(rows)}</table>"
+    )
+    return (
+        f"<h2>Ranks</h2><p>{world} ranks, their losses all-gathered at {len(steps)} sampled steps.</p>"
+        + "".join(parts)
+        + table
+    )
 
 
 def _colour(fraction: float) -> str:
@@ -227,6 +278,7 @@ def dashboard_html(record: RunRecord, report: Any, *, layers: Sequence[str] = ()
         f"(every {record.every}); {summary}</p>",
         f"<h2>Findings</h2><div id='findings'>{listing}</div>",
         f"<h2>Loss</h2>{_loss_chart(record, _hit_steps(record, findings))}",
+        _ranks_section(record),
         "<h2>Gradient norm per layer</h2>",
         _heatmap("grad-heatmap", record, lambda s, p: s.grad_norms[p] if s.grad_norms else None),
         "<h2>Update-to-weight ratio per layer</h2>",

@@ -62,6 +62,7 @@ class Watcher:
                 f"{type(optimizer).__name__}"
             )
         from graphaudit.watch.drift import RankDrift
+        from graphaudit.watch.ranks import RankLossExchange
 
         self.session = session
         self._params = list(optimizer.parameters)
@@ -71,6 +72,7 @@ class Watcher:
             "the loop passed no grads= to w.step(): pass them to watch them"
         )
         self._drift = RankDrift.when_distributed(net, self._recorder.record, session.every)
+        self._ranks = RankLossExchange.when_distributed(self._recorder.record, session.every)
         self._step = 0
         self._epoch = 1
         self._recorder.before(1)
@@ -129,6 +131,8 @@ class Watcher:
 
         scale = None if loss_scale is None or flag is None else scalar(loss_scale)
         recorder.after(self._step, self._epoch, value, grads, flag, rerun, scale)
+        if self._ranks is not None:
+            self._ranks.maybe_exchange(self._step)
         if self._drift is not None:
             self._drift.maybe_compare(self._step)
         recorder.before(self._step + 1)
