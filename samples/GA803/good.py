@@ -53,7 +53,7 @@ def rank_worker(out: Path) -> None:
 
 def build() -> dict:
     folder = sample_folder(__file__)
+    net, optimizer = network()  # first, as on the ranks: ms.set_seed() also sets the dataset seed
     # rank 0's pipeline
     train = ds.NumpySlicesDataset(columns(0, 2), shuffle=True).batch(16)
-    net, optimizer = network()
     return {"net": net, "optimizer": optimizer, "dataset": train, "peers": [folder / "rank1.json"]}

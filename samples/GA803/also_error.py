@@ -1,0 +1,55 @@
+"""GA803 error: the ranks split the rows in their own code and rank 1's share makes no batch at all.
+
+``rank_worker`` runs on both ranks of a real ``msrun`` job (:mod:`graphaudit.distributed.jobs`):
+each rank builds its training pipeline and the same small MLP (``ms.set_seed(0)``) and saves
+its fingerprint with the pipeline's facts (``fingerprint(net, dataset=ds)``): rank 1's 8 rows
+make no batch of 16 with ``drop_remainder=True``. ``build()`` builds rank 0's network and pipeline in the test process
+and gives rank 1's file as ``peers=``.
+"""
+
+from pathlib import Path
+
+import mindspore as ms
+import mindspore.dataset as ds
+import numpy as np
+from mindspore import nn
+
+from graphaudit.distributed.jobs import sample_folder
+from graphaudit.fingerprint import fingerprint
+
+SUBJECT = "train/NumpySlicesDataset#1"
+
+ROWS = 256
+
+
+def network() -> tuple[nn.Cell, nn.Optimizer]:
+    ms.set_seed(0)  # the same initial weights on every rank
+    net = nn.SequentialCell(nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 2))
+    return net, nn.SGD(net.trainable_params(), learning_rate=0.01)
+
+
+def columns(rank: int, world: int) -> dict[str, np.ndarray]:
+    """The rows the rank's pipeline reads."""
+    rng = np.random.default_rng(0)  # the same data set on every rank
+    x = rng.standard_normal((ROWS, 8)).astype(np.float32)
+    y = (x[:, 0] + x[:, 1] > 0).astype(np.int32)
+    rows = slice(0, 248) if rank == 0 else slice(248, ROWS)  # the user's own split: 15 batches against 0
+    return {"x": x[rows], "y": y[rows]}
+
+
+def rank_worker(out: Path) -> None:
+    """One rank of the job (communication initialised by the job)."""
+    from mindspore.communication import get_group_size, get_rank
+
+    rank, world = get_rank(), get_group_size()
+    net, _ = network()
+    train = ds.NumpySlicesDataset(columns(rank, world), shuffle=True).batch(16, drop_remainder=True)
+    fingerprint(net, dataset=train).save(out / f"rank{rank}.json")
+
+
+def build() -> dict:
+    folder = sample_folder(__file__)
+    net, optimizer = network()  # first, as on the ranks: ms.set_seed() also sets the dataset seed
+    # rank 0's pipeline
+    train = ds.NumpySlicesDataset(columns(0, 2), shuffle=True).batch(16, drop_remainder=True)
+    return {"net": net, "optimizer": optimizer, "dataset": train, "peers": [folder / "rank1.json"]}
