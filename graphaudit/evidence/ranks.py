@@ -35,7 +35,7 @@ from graphaudit.errors import (
     GraphAuditError,
 )
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
-from graphaudit.evidence.dataset import DataSample, TrainingData
+from graphaudit.evidence.dataset import DEFAULT_BATCHES, TrainingData
 
 if TYPE_CHECKING:
     from graphaudit.distributed.fingerprint import DataFacts, Fingerprint, RankSetup
@@ -84,7 +84,8 @@ def _local_setup(request: AuditRequest, have: EvidenceSet) -> RankSetup:
     data = have.get(TrainingData)
     if data is None:
         return rank_setup(request.net)
-    sampled = have.get(DataSample) is not None
+    # the option, not the DataSample kind: making it would sample 8 batches only to learn this
+    sampled = request.option("dataset_batches", DEFAULT_BATCHES) != 0
     return rank_setup(request.net, data.pipeline, first_batch(data.pipeline) if sampled else None)
 
 
@@ -126,7 +127,7 @@ class RankFingerprints(Evidence):
         ),
     )
 
-    uses = (TrainingData, DataSample)
+    uses = (TrainingData,)
 
     fingerprints: tuple[Fingerprint, ...]
     gathered: bool = False
