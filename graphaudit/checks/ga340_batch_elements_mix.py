@@ -17,6 +17,7 @@ from graphaudit.findings import Finding
     severity="error",
     needs=(DependencyProbe,),
     once="one finding per network: its batch dimension",
+    confirms="GA344",  # a time-major LSTM fed (B, T, C) mixes the samples: GA344 names the cause
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """One sample's output depends on another sample of the batch, in inference mode.
