@@ -16,6 +16,7 @@ from graphaudit.findings import Finding
     "recurrent-layer-runs-over-batch",
     severity="error",
     needs=(RecurrentLayout,),
+    once="one finding per network: every time-major layer fed a batch-major tensor is listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A time-major recurrent layer (``batch_first=False``) is fed a ``(batch, time, ...)`` tensor.
@@ -23,8 +24,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     What it does:
         For every ``nn.LSTM``/``nn.GRU``/``nn.RNN`` with ``batch_first=False`` (MindSpore's
         default: it reads ``(time, batch, features)``), reads the shape of the sequence the
-        traced pass gave it, and reports the layer when its axis 0 is the batch and its axis 1
-        is not. Which size is the batch comes from what the audit was given, never from a
+        traced pass gave it, and reports the layers whose input's axis 0 is the batch and axis
+        1 is not, in one finding. Which size is the batch comes from what the audit was given, never from a
         guess: the label's axis 0 (``label=``), the training pipeline's batch size
         (``dataset=``), or a convolution reading the network's input (its axis 0 is the batch).
         When none says it, or the batch is as long as the sequence, the check says it did not
@@ -55,22 +56,26 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     layout = ctx.need(RecurrentLayout).layout
-    batch = layout.batch
-    for use in layout.uses:
-        if not use.misfed or use.shape is None:
-            continue
-        shown = f"({', '.join(str(d) for d in use.shape)})"
-        yield ctx.finding(
-            "error",
-            use.path,
-            f"'{use.path}' is a time-major recurrent layer (batch_first=False: it reads (time, batch, "
-            f"features)), but it is fed {shown}, whose axis 0 is the batch of {batch.batch} ({batch.why}): "
-            f"its recurrence runs over the samples, each sample's state starting from the previous one's, "
-            f"and the {use.shape[1]} time steps are read as independent sequences.",
-            f"Build '{use.path}' with batch_first=True, or transpose its input to (time, batch, features) "
-            "with x.swapaxes(0, 1) (and its output back).",
-            (g.cell_node(use.path),),
-            # The layer's own sub-cells are subjects too: the probe (GA340) names where the samples
-            # mix, the cell inside the LSTM that runs the recurrence, and folds into this finding.
-            subjects=[use.path, *use.inner],
-        )
+    misfed = [use for use in layout.uses if use.misfed and use.shape is not None]
+    if not misfed:
+        return
+    first, batch = misfed[0], layout.batch
+    names = ", ".join(f"'{u.path}' ({', '.join(str(d) for d in u.shape or ())})" for u in misfed)
+    which = (
+        "a time-major recurrent layer" if len(misfed) == 1 else f"{len(misfed)} time-major recurrent layers"
+    )
+    verb = "is" if len(misfed) == 1 else "are"
+    yield ctx.finding(
+        "error",
+        first.path,
+        f"{which.capitalize()} (batch_first=False: reading (time, batch, features)) {verb} fed a tensor "
+        f"whose axis 0 is the batch of {batch.batch} ({batch.why}): {names}. The recurrence runs over "
+        "the samples, each sample's state starting from the previous one's, and the time steps are read "
+        "as independent sequences.",
+        f"Build {'it' if len(misfed) == 1 else 'them'} with batch_first=True, or transpose the input to "
+        "(time, batch, features) with x.swapaxes(0, 1) (and the output back).",
+        tuple(g.cell_node(u.path) for u in misfed),
+        # The layers' own sub-cells are subjects too: the probe (GA340) names where the samples mix,
+        # the cell inside the LSTM that runs the recurrence, and folds into this finding.
+        subjects=[p for u in misfed for p in (u.path, *u.inner)],
+    )

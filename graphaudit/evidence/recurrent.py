@@ -13,8 +13,8 @@ Example:
     >>> from mindspore import Tensor, nn
     >>> from graphaudit.evidence import AuditRequest, EvidenceSet
     >>> x = Tensor(np.ones((2, 3), np.float32))
-    >>> EvidenceSet(AuditRequest(nn.Dense(3, 2), inputs=(x,))).get(RecurrentLayout) is None
-    True
+    >>> EvidenceSet(AuditRequest(nn.Dense(3, 2), inputs=(x,))).need(RecurrentLayout).layout.uses  # none to judge
+    ()
 """
 
 from __future__ import annotations
