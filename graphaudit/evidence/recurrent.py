@@ -55,7 +55,7 @@ def _shape(value: Any) -> tuple[int, ...] | None:
 def recurrent_layout(request: AuditRequest, have: EvidenceSet) -> Layout | None:
     """The layout of the network's time-major recurrent layers; ``None`` when it has none (or no batch)."""
     from graphaudit.capture.dependency.layout import (
-        convolved_inputs,
+        convolved_input,
         decide_batch,
         recurrent_uses,
         time_major_layers,
@@ -76,7 +76,7 @@ def recurrent_layout(request: AuditRequest, have: EvidenceSet) -> Layout | None:
         sizes = sorted(
             {int(a["batch_size"]) for _, a in data.graph.nodes(data=True) if int(a.get("batch_size", -1)) > 0}
         )
-    batch = decide_batch(shape, _shape(request.label), sizes, convolved_inputs(graph).get(primary))
+    batch = decide_batch(shape, _shape(request.label), sizes, convolved_input(graph, primary, shape))
     return Layout(primary, batch, tuple(recurrent_uses(graph, cells, batch)))
 
 

@@ -39,7 +39,7 @@ __all__ = [
     "Batch",
     "BatchMajor",
     "RecurrentUse",
-    "convolved_inputs",
+    "convolved_input",
     "decide_batch",
     "layer_input_shape",
     "recurrent_uses",
@@ -95,15 +95,20 @@ def layer_input_shape(graph: nx.MultiDiGraph, path: str) -> tuple[int, ...] | No
     return shapes[0] if shapes else None
 
 
-def convolved_inputs(graph: nx.MultiDiGraph) -> dict[int, str]:
-    """Network inputs read straight by a convolution (index -> its path): their axis 0 is the batch."""
-    found: dict[int, str] = {}
+def convolved_input(graph: nx.MultiDiGraph, index: int, shape: tuple[int, ...]) -> str | None:
+    """The path of a convolution that reads network input *index* (of *shape*) itself: its axis 0 is the batch.
+
+    The shape is compared too: an input node's index counts flattened tensors, which a nested
+    argument shifts from the index of the argument.
+    """
     for node, attrs in g.nodes_of_kind(graph, g.INPUT):
+        if int(attrs["index"]) != index or "shape" not in attrs or g.shape_of(attrs) != shape:
+            continue
         for _, target, data in graph.out_edges(node, data=True):
             target_attrs = graph.nodes[target]
             if data["kind"] == g.FLOWS and target_attrs.get("class_name") in _CONVOLUTIONS:
-                found.setdefault(int(attrs["index"]), target_attrs["path"])
-    return found
+                return str(target_attrs["path"])
+    return None
 
 
 @dataclass(frozen=True)
