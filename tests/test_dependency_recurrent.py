@@ -142,3 +142,27 @@ def test_deepspeech2_is_probed_along_the_batch_its_convolution_reads_and_is_sile
     assert {"GA340", "GA344"} <= set(report.checks_run) and not loud(report)
     mixed = EvidenceSet(build_request(Reshaped(2, list("abcde"), 8, 1, config), inputs=inputs))
     assert mixed.need(DependencyProbe).result.results["batch"].found
+
+
+class LanguageModel(nn.Cell):
+    """A time-major LSTM LM on batch-major ids: transposed in and out; *bidirectional* reads the future."""
+
+    def __init__(self, bidirectional: bool) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(30, 8)
+        self.lstm = nn.LSTM(8, 8, bidirectional=bidirectional)
+        self.head = nn.Dense(16 if bidirectional else 8, 30)
+
+    def construct(self, ids):
+        out, _ = self.lstm(self.embed(ids).swapaxes(0, 1))
+        return self.head(out).swapaxes(0, 1)
+
+
+def test_the_sequence_probes_run_on_a_time_major_lstm_language_model():
+    """Unidirectional: every probe run and silent. Bidirectional: the future reaches the past (GA341), found
+    at the network (the LSTM's (T, B, H) tensors have no batch-major position axis to compare)."""
+    ids = Tensor(RNG.integers(0, 30, (3, 10)).astype(np.int32))
+    for bidirectional, expected in ((False, []), (True, [("GA341", "(root)")])):
+        report = graphaudit.audit(LanguageModel(bidirectional), inputs=ids, label=ids, causal=True)
+        assert {"GA340", "GA341", "GA342", "GA344"} <= set(report.checks_run)
+        assert [(f[0], f[1]) for f in loud(report)] == expected
