@@ -10,6 +10,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import mindspore as ms
+import mindspore.dataset as ds
 import numpy as np
 import pytest
 from mindspore import Tensor, nn
@@ -44,14 +45,20 @@ class Tagger(nn.Cell):
 
 IDS = Tensor(RNG.integers(0, 20, (3, 7)).astype(np.int32))
 TAGS = Tensor(RNG.integers(0, 5, (3, 7)).astype(np.int32))
+# Tags laid out like the ids say nothing of which axis is the batch; the pipeline's batch size does.
+PIPELINE = {"dataset": ds.NumpySlicesDataset({"ids": RNG.integers(0, 20, (6, 7)).astype(np.int32)}).batch(3)}
+PIPELINE["dataset_batches"] = 0
 
 
 def test_a_bidirectional_lstm_fed_batch_major_is_one_finding_naming_the_layer():
     """The probe sees the samples mix inside the LSTM (GA340); GA344 names the cause and carries it."""
-    report = graphaudit.audit(Tagger(False), inputs=IDS, label=TAGS)
+    report = graphaudit.audit(Tagger(False), inputs=IDS, label=TAGS, **PIPELINE)
     assert loud(report) == [("GA344", "lstm", ("GA340",))]
     message = report.findings[0].message
-    assert "whose axis 0 is the batch of 3 (the label's axis 0 (3)): 'lstm' (3, 7, 8)." in message
+    assert (
+        "whose axis 0 is the batch of 3 (the training pipeline's batch size (3)): 'lstm' (3, 7, 8)."
+        in message
+    )
     assert message.endswith("Confirmed by GA340 (batch-elements-mix).")
 
 
@@ -64,14 +71,25 @@ def test_two_stacked_layers_fed_batch_major_are_one_finding_listing_both():
         def construct(self, ids):
             return self.high(self.low(self.embed(ids))[0])[0]
 
-    report = graphaudit.audit(Stacked(), inputs=IDS, label=TAGS)
+    report = graphaudit.audit(Stacked(), inputs=IDS, label=TAGS, **PIPELINE)
     assert [(f[0], f[1]) for f in loud(report)] == [("GA344", "low")]
     assert "'low' (3, 7, 8), 'high' (3, 7, 8)." in report.findings[0].message
 
 
 def test_a_time_major_tagger_transposed_right_is_probed_and_silent():
-    report = graphaudit.audit(Tagger(False, transpose=True), inputs=IDS, label=TAGS)
+    report = graphaudit.audit(Tagger(False, transpose=True), inputs=IDS, label=TAGS, **PIPELINE)
     assert {"GA340", "GA344"} <= set(report.checks_run) and not loud(report)
+
+
+def test_tags_laid_out_like_the_tokens_do_not_decide_the_batch_axis():
+    """A time-major tagger fed (T, B) ids with (T, B) tags is correct; read as batch-major it would be a
+    false GA344. Aligned per-token labels are no evidence: not run, saying why."""
+    report = graphaudit.audit(Tagger(False), inputs=IDS.swapaxes(0, 1), label=TAGS.swapaxes(0, 1))
+    assert not loud(report)
+    for check_id in ("GA340", "GA344"):
+        assert "which axis of the network input (7, 3) is the batch is not known" in str(
+            report.skipped[check_id]
+        )
 
 
 class Classifier(nn.Cell):
@@ -101,8 +119,6 @@ def test_a_time_major_input_is_probed_along_axis_1_that_the_label_says_is_the_ba
 
 
 def test_the_dataset_batch_size_says_which_axis_is_the_batch():
-    import mindspore.dataset as ds
-
     data = ds.NumpySlicesDataset({"x": RNG.normal(size=(6, 4)).astype(np.float32)}, shuffle=True).batch(3)
     report = graphaudit.audit(Classifier(mix=True), inputs=X, dataset=data, dataset_batches=0)
     assert "GA340" in report.checks_run and [f[0] for f in loud(report)] == ["GA340"]
@@ -162,6 +178,8 @@ def test_the_sequence_probes_run_on_a_time_major_lstm_language_model():
     at the network (the LSTM's (T, B, H) tensors have no batch-major position axis to compare)."""
     ids = Tensor(RNG.integers(0, 30, (3, 10)).astype(np.int32))
     for bidirectional, expected in ((False, []), (True, [("GA341", "(root)")])):
-        report = graphaudit.audit(LanguageModel(bidirectional), inputs=ids, label=ids, causal=True)
+        report = graphaudit.audit(
+            LanguageModel(bidirectional), inputs=ids, label=ids, causal=True, **PIPELINE
+        )
         assert {"GA340", "GA341", "GA342", "GA344"} <= set(report.checks_run)
         assert [(f[0], f[1]) for f in loud(report)] == expected

@@ -133,7 +133,11 @@ def decide_batch(
     if convolution is not None:
         return Batch(shape[0], 0, f"the network input {shown} is read by the convolution '{convolution}'")
     sizes = []
-    if label is not None and len(label) >= 1:
+    aligned = label is not None and len(label) >= 2 and len(shape) >= 2 and tuple(label[:2]) == shape[:2]
+    if label is not None and len(label) >= 1 and not aligned:
+        # A per-position label laid out like the input, (T, B) beside (T, B, C) as much as
+        # (B, T) beside (B, T, C), says nothing of which axis is the batch: only a label
+        # whose axes differ from the input's tells.
         sizes.append((int(label[0]), f"the label's axis 0 ({label[0]})"))
     sizes += [(size, f"the training pipeline's batch size ({size})") for size in dataset]
     for size, why in sizes:
@@ -142,6 +146,13 @@ def decide_batch(
             return Batch(size, axes[0], why)
         if len(axes) == 2:
             return Batch(None, reason=f"{why} is both axis 0 and axis 1 of the network input {shown}")
+    if aligned:
+        return Batch(
+            None,
+            reason=f"which axis of the network input {shown} is the batch is not known: the label "
+            f"{tuple(label)} is laid out like it (one per position), which tells neither; pass dataset= "
+            "(the training pipeline: its batch size decides)",
+        )
     return Batch(None, reason=f"which axis of the network input {shown} is the batch is not known")
 
 
