@@ -35,9 +35,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     Why is this bad:
         A ``reshape``/``view`` used where a ``transpose`` was meant (``x.reshape(T, B, C)`` on
         a ``(B, T, C)`` tensor), a reduction or a normalisation over the batch axis, a
-        cumulative sum or causal convolution over a ``(B*T, C)`` flattening: sample *i*'s prediction then depends on which other samples share its batch. Nothing
-        changes a shape or raises; the model trains, badly, and its predictions change with
-        the batch size. In inference mode nothing may mix samples.
+        cumulative sum or causal convolution over a ``(B*T, C)`` flattening: sample *i*'s
+        prediction then depends on which other samples share its batch. Nothing changes a
+        shape or raises; the model trains, badly, and its predictions change with the batch
+        size. In inference mode nothing may mix samples.
 
     Example:
         ```python

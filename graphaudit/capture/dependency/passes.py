@@ -135,6 +135,9 @@ class Runner:
         self.dtypes: list[str] = []
         self.judged: tuple[str, int] | None = None  # (path, occurrence); None: the network's output
         self.only: tuple[int, ...] | None = None  # the judged tensors read (None: all): the causal stack's
+        self.first: list[
+            np.ndarray
+        ] = []  # the first pass's judged outputs (a reversed pass is read against them)
 
     def run(
         self, arrays: list[np.ndarray | None], keeping: str = "all", reverse: bool = False
@@ -168,7 +171,26 @@ class Runner:
             tensors = [tensors[i] for i in self.only if i < len(tensors)]
         self.dtypes = [str(t.dtype).lower() for t in tensors]
         values = [_numpy(t) for t in tensors]
-        return [reversed_batch(v, batch, pairs=True) for v in values] if reverse else values, calls
+        if self.passes == 1:
+            self.first = values
+        return [self._read_back(i, v) for i, v in enumerate(values)] if reverse else values, calls
+
+    def _read_back(self, index: int, values: np.ndarray) -> np.ndarray:
+        """A judged output of a reversed pass, its samples in the order given.
+
+        A ``(B, B)`` output is a similarity matrix (both axes are samples) or a ``(B, C)`` one
+        with ``C == B`` (a batch of 2, two classes): the reading closer to the first pass's is
+        taken, the other differs nearly everywhere.
+        """
+        batch, first = self.plan.batch, self.first
+        rows = reversed_batch(values, batch)
+        if values.ndim < 2 or values.shape[:2] != (batch, batch) or index >= len(first):
+            return rows
+        both = reversed_batch(values, batch, pairs=True)
+        if first[index].shape != values.shape:
+            return both
+        distance = [float(np.nansum(np.abs(r.astype(np.float64) - first[index]))) for r in (rows, both)]
+        return both if distance[1] <= distance[0] else rows
 
     def _comparable(self, tensors: list[Tensor]) -> bool:
         length = self.plan.length

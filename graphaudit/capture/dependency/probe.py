@@ -135,7 +135,8 @@ def _stack_outputs(runner: Runner, plan: Plan, base: list[np.ndarray]) -> list[n
     runner.only = tuple(
         i for i, (a, b) in enumerate(zip(base, changed)) if relative([a], [b], [whole], 0) > 0
     )
-    return [base[i] for i in runner.only]
+    runner.first = [base[i] for i in runner.only]
+    return runner.first
 
 
 def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder) -> DependencyResult:
@@ -214,7 +215,7 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder
         )
     elif sequence:
         results["positions"] = _positions(
-            plan, runner, base, base_calls, (mixed, mixed_calls), results, screen, tolerance
+            plan, runner, base, base_calls, (mixed, mixed_calls), results, (floor, screen), tolerance
         )
     return DependencyResult(
         results,
@@ -263,7 +264,7 @@ def _positions(
     base_calls: list[Call],
     mixed: tuple[list[np.ndarray], list[Call]],
     results: dict[str, Dependence],
-    screen: float,
+    bounds: tuple[float, float],
     tolerance: Any,
 ) -> Dependence:
     """Whether the first cell that mixes positions sees their order.
@@ -274,50 +275,67 @@ def _positions(
     were reordered sees the order. On a model that reads positions they are the same call; a
     causal model with no positional information reads order only from its mask, one layer
     later; a bag of words never.
+
+    *bounds*: the dtype's floor, and the combined pass's (its samples reversed: a cell's
+    output there is read with the larger). A finding read on the combined pass, which also
+    changed sample 0's padding (it moves cells that mix no position of the sequence probed: an
+    encoder's last position, its source right-padded) and whose calls were read back from the
+    reversed batch (a tensor not laid out ``(B, ...)`` reads as moved), is confirmed on two
+    passes as given: the order alone, sample 0's future alone.
     """
-    last, length = plan.batch - 1, plan.length
-    outputs, calls = mixed
-    mixing, mixing_calls = mixed
-    # The combined pass also changed sample 0's padding, which moves cells that mix no position
-    # of the sequence probed (an encoder's last position, its source right-padded), and ran on
-    # the samples reversed (a tensor not laid out (B, ...) reads as moved: the first cell that
-    # mixes could be read too early): a finding made on it is confirmed on a pass, as given,
-    # that changes only sample 0's future. The order is read on it: read too early, it can only
-    # hide a finding, never make one.
-    confirmed = False
-    if results["batch"].found:  # the other samples' changes reach the last one: reorder it alone
-        outputs, calls = runner.run(plan.variant([Change(last, "roll")]))
-        mixing, mixing_calls = runner.run(plan.variant([Change(0, "future")]))
-        confirmed = True
+    last, length, (floor, screen) = plan.batch - 1, plan.length, bounds
     after = [Region((last,), tuple(range(plan.cut, length)))]
-    stays, effect = (
-        relative(base, outputs, after, length),
-        relative(base, outputs, [Region((last,), tuple(range(plan.cut)))], length),
-    )
-    bound = screen if stays > screen else max(tolerance(), screen)
     reaches_last = [Region((0,), (length - 1,))]
-    ordered = first_moving(base_calls, calls, after, length, bound)
     judged = runner.judged_path
 
-    def mixes_unseen(mixing: list[np.ndarray], mixing_calls: list[Call]) -> tuple[bool, int | None]:
-        """Whether the first cell that moves at sample 0's last position (in *mixing*) misses the order."""
-        mixes = first_moving(base_calls, mixing_calls, reaches_last, length, bound)
+    def judge(
+        rolled: tuple[list[np.ndarray], list[Call]], mixing: tuple[list[np.ndarray], list[Call]]
+    ) -> Dependence:
+        (outputs, calls), (moved_outputs, mixing_calls) = rolled, mixing
+        stays, effect = (
+            relative(base, outputs, after, length),
+            relative(base, outputs, [Region((last,), tuple(range(plan.cut)))], length),
+        )
+        bound = floor if stays > floor else tolerance()
+        ordered = first_moving(base_calls, calls, after, length, _reading(bound, calls, screen))
+        mixes = first_moving(
+            base_calls, mixing_calls, reaches_last, length, _reading(bound, mixing_calls, screen)
+        )
         if stays <= bound:  # the judged output itself does not see the order...
             # ...and is reported when it mixes positions: a per-token output (an embedding judged
             # because nothing later has the sequence's length) says nothing about order.
-            return effect > bound and relative(base, mixing, reaches_last, length) > bound, mixes
-        return mixes is not None and (ordered is None or ordered > mixes), mixes
+            found = effect > bound and relative(base, moved_outputs, reaches_last, length) > bound
+            return Dependence("positions", found, stays, bound, judged, judged if found else None, effect)
+        if mixes is None or (ordered is not None and ordered <= mixes):
+            return Dependence("positions", False, stays, bound, judged, None, effect)
+        where = entry(base_calls, mixing_calls, reaches_last, length, bound) or base_calls[mixes].path
+        return Dependence("positions", True, stays, bound, judged, where, effect)
 
-    found, mixes = mixes_unseen(mixing, mixing_calls)
-    if found and not confirmed:
-        mixing, mixing_calls = runner.run(plan.variant([Change(0, "future")]))
-        found, mixes = mixes_unseen(mixing, mixing_calls)
-    if stays <= bound:
-        return Dependence("positions", found, stays, bound, judged, judged if found else None, effect)
-    if not found:
-        return Dependence("positions", False, stays, bound, judged, None, effect)
-    where = entry(base_calls, mixing_calls, reaches_last, length, bound) or base_calls[mixes].path
-    return Dependence("positions", True, stays, bound, judged, where, effect)
+    def as_given() -> tuple[list[np.ndarray], list[Call]]:
+        return runner.run(plan.variant([Change(last, "roll")]))
+
+    def future_alone() -> tuple[list[np.ndarray], list[Call]]:
+        return runner.run(plan.variant([Change(0, "future")]))
+
+    if results["batch"].found:  # the other samples' changes reach the last one: reorder it alone
+        return judge(as_given(), future_alone())
+    rolled = mixed
+    if floor < relative(base, mixed[0], after, length) <= screen:
+        # The reordered sample moved by no more than the reversal may: read the order as given.
+        rolled = as_given()
+    result = judge(rolled, mixed)
+    if result.found:
+        result = judge(rolled if not _reversed(rolled[1]) else as_given(), future_alone())
+    return result
+
+
+def _reversed(calls: list[Call]) -> bool:
+    return bool(calls) and calls[-1].reversed > 0
+
+
+def _reading(bound: float, calls: list[Call], screen: float) -> float:
+    """The bound a cell's output is read with: the combined pass's on a pass whose samples were reversed."""
+    return max(bound, screen) if _reversed(calls) else bound
 
 
 def probe_dependencies(
