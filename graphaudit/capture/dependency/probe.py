@@ -7,7 +7,8 @@ on the batch given and on variants of it (:mod:`graphaudit.capture.dependency.pl
 1. the batch as given (the baseline);
 2. one combined variant: the last sample changed (its positions before the cut rolled by one
    for a sequence model, every value otherwise), the future of the other samples changed
-   (sequence probes), the padded positions of sample 0 changed (padding probe).
+   (sequence probes), the padded positions of sample 0 changed (padding probe), run on the
+   samples in reverse order and read back (a mix flowing one way reaches a judged sample).
 
 On a sound network the outputs of the other samples at their past and real positions are
 then bit for bit those of the baseline (every cross-dependency is exact zero: a masked score
