@@ -56,6 +56,7 @@ def tagger_inputs() -> tuple[Tensor, ...]:
 
 
 def test_a_sound_model_with_four_batched_inputs_moves_by_exactly_zero():
+    ms.set_seed(0)  # the pass count depends on how far the reordered prefix moves: fixed weights
     result = probe(Tagger(), tagger_inputs(), causal=True, mask_input="attention_mask").result
     assert {k: r.found for k, r in result.results.items()} == {
         "batch": False,
