@@ -883,12 +883,12 @@ def test_ga309_sigmoid_hidden_activations_in_a_conv_trunk():
 
 def test_ga722_batches_of_a_tenth_of_the_data_and_of_one_sample():
     adam = lambda net: nn.Adam(net.trainable_params(), 1e-3)  # noqa: E731
-    tenth = dataset_findings(batched(5000, 1000), adam)  # model.fit(x, y, batch_size=1000): 5 steps
+    tenth = dataset_findings(batched(10000, 2000), adam)  # model.fit(x, y, batch_size=2000): 5 steps
     assert ("GA722", "warning", "train/batch#1") in tenth
     single = dataset_findings(batched(10000, 1), adam)  # a tutorial's DataLoader(batch_size=1)
     assert ("GA722", "info", "train/batch#1") in single
-    assert "GA722" not in ids(dataset_findings(batched(5000, 128), adam))
-    assert "GA722" not in ids(dataset_findings(batched(1000, 200), adam))  # 5 steps of a small set
+    assert "GA722" not in ids(dataset_findings(batched(10000, 128), adam))
+    assert "GA722" not in ids(dataset_findings(batched(2048, 256), adam))  # 8 steps of a small set
 
 
 def test_ga320_capacity_below_the_classes_of_images():

@@ -20,6 +20,9 @@ MIN_SIDE = 28
 #: A "handful" of filters: below the 32 of the first convolution of the Keras CIFAR-10 example. An
 #: ImageNet network's 512 features before 1000 classes are narrower than the classes, not a handful.
 HANDFUL = 32
+#: Hidden layers up to which the network is shallow (LeNet-1 has 2): deeper stacks of narrow layers
+#: compose their features, and are not judged.
+MAX_HIDDEN = 2
 
 
 def _head(ctx: AuditContext, layers: dict[str, Layer]) -> Layer | None:
@@ -54,19 +57,20 @@ def _image(ctx: AuditContext) -> tuple[int, ...]:
     once="one finding per network: its widest hidden layer against its classes",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
-    """An image classifier of 10 classes or more whose every hidden layer has fewer filters or units than its classes.
+    """An image classifier of 10 classes or more with one or two hidden layers, each with fewer filters or units than its classes.
 
     What it does:
         For a network whose input is an image of at least 28x28 pixels (a 4-D ``(N, C, H,
-        W)`` tensor) and whose output is a ``Dense`` of 10 classes or more, takes the widest of
-        its hidden weight layers (the output channels of every convolution, the units of
+        W)`` tensor) and whose output is a ``Dense`` of 10 classes or more, with one or two
+        hidden weight layers, takes the widest of them (the output channels of every convolution, the units of
         every ``Dense`` but the head) and reports a warning when even that is narrower than
         the number of classes and than 32 (the first convolution of the Keras CIFAR-10
         example; ResNet's 512 features before ImageNet's 1000 classes are not a handful):
         a network of a handful of filters or units (``Conv2d(3, 4, 3)``
         then the head, ``Dense(3072, 8)`` then the head) for CIFAR-10's 10 classes. A network
         with no hidden layer (logistic regression, a linear probe) is a design choice and is
-        not judged, nor are inputs that are not images (tabular rows, token ids, spectrograms
+        not judged, nor are deeper networks (three narrow layers or more compose their
+        features: depth makes up for width), nor inputs that are not images (tabular rows, token ids, spectrograms
         narrower than 28).
 
     Why is this bad:
@@ -102,8 +106,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     hidden = [layer for layer in ordered if layer.call != head.call and layer.cell_node != head.cell_node]
     widths = [(layer.width, layer) for layer in hidden if layer.width]
-    if not hidden or len(widths) != len(hidden):
-        return  # a linear model, or a layer whose width is unknown
+    if not hidden or len(hidden) > MAX_HIDDEN or len(widths) != len(hidden):
+        return  # a linear model, a deeper network, or a layer whose width is unknown
     width, widest = max(widths, key=lambda item: item[0] or 0)
     assert width is not None
     if width >= min(head.width, HANDFUL):

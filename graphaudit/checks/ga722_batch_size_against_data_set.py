@@ -15,8 +15,9 @@ from graphaudit.findings import Finding
 MIN_ROWS = 256
 #: Keskar et al.'s large-batch regime: a batch of 10% of the data set or more (at most 10 steps per epoch)...
 LARGE_FRACTION = 10
-#: ...judged from this many rows (a few hundred rows in 10 batches are a small problem's mini-batches).
-LARGE_MIN_ROWS = 2_000
+#: ...judged from this many rows, the size of the data sets Keskar et al. measured on (MNIST's 60,000 and
+#: down); a small problem (2,048 rows in batches of 256) makes few steps per epoch and runs many epochs.
+LARGE_MIN_ROWS = 10_000
 #: A batch of one from this many rows: an epoch of single-sample steps (info).
 SINGLE_MIN_ROWS = 10_000
 
@@ -39,7 +40,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ``drop_remainder=True`` and the batch is larger than the data: the pipeline yields no
         batch at all. A warning when a data set of 256 rows or more makes at most two
         batches per epoch (the batch size is half the data set or more), or when a data set of
-        2,000 rows or more makes at most 10 (the batch is 10% of the data set or more). Info for a
+        10,000 rows or more makes at most 10 (the batch is 10% of the data set or more). Info for a
         batch of one sample from 10,000 rows or more.
 
     Why is this bad:
@@ -52,7 +53,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         batch size is a training-configuration fault AutoTrainer (ICSE'21) and DeepDiagnosis
         (ICSE'22) trace problems back to. The 256-row floor keeps small problems (a few dozen
         rows, where full-batch training is a reasonable choice) out; the 10% is Keskar et al.'s
-        large-batch setting, and 2,000 rows keep a few hundred rows in ten batches silent. A
+        large-batch setting, and 10,000 rows keep small problems (2,048 rows in batches of
+        256) silent. A
         batch of one is noisy and slow (an epoch of 60,000 steps on MNIST) and cannot use
         BatchNorm, but small batches train well (Masters & Luschi 2018 find 2 to 32 best):
         info only.
