@@ -117,8 +117,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         Dense``): the pooling is non-linear, but no design leaves it as the only non-linearity
         after a convolution — the ReLU was forgotten — so this is a warning even in a network
         with no activation at all.
-        Anything else that computes — an activation, a LayerNorm, a max pooling, an addition,
-        a product — ends the search. A first layer whose output is read by anything besides
+        Anything else that computes — an activation, a LayerNorm, an addition, a product —
+        ends the search. A first layer whose output is read by anything besides
         the second one is not reported: its output is a shared feature, not half of a stack
         (an FPN's lateral 1x1 projection feeds both its 3x3 smoothing convolution and the
         top-down sum: mindocr's DBNet), and neither is a 1x1 projection that reaches another
@@ -190,9 +190,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 if not between
                 else f"{', '.join(dict.fromkeys(between))} and shape operations only (affine maps)"
             )
-            # The activation forgotten in one block's construct is forgotten in every block: one cause.
             if pooled:
                 how = f"{', '.join(dict.fromkeys(between))} and shape operations only (no activation)"
+            # The activation forgotten in one block's construct is forgotten in every block: one cause.
             causes.setdefault((pattern(first.path), pattern(second.path), how), []).append(
                 (first, second, call, found)
             )
@@ -214,8 +214,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             second.path if len(pairs) == 1 else holder([b.path for _, b, _, _ in pairs]),
             f"{text}: with no activation between them the two layers compute one linear map."
             if "(no activation)" not in how
-            else f"{text}: '{first.path}' has no activation, so the max pooling is the only non-linearity "
-            "between the two layers (a convolution trunk built without its ReLUs).",
+            else f"{text}: {repr(first.path) if len(pairs) == 1 else 'the first'} has no activation, so the max "
+            "pooling is the only non-linearity between the two layers (a convolution trunk built without its ReLUs).",
             f"Put the activation between {where} (construct() may define it and never call it); if the "
             f"factorisation is meant, declare it: Spec(linear_connections=[({declared[0]!r}, {declared[1]!r})]).",
             [n for _, _, c, f in pairs for n in (c, f)],
