@@ -65,6 +65,8 @@ LINES: dict[str, str | tuple[str, ...]] = {
     "GA316": "net = nn.SequentialCell(",
     "GA317": 'net = nn.SequentialCell([nn.Dense(20, 64, activation="relu"), nn.ReLU(), nn.Dense(64, 10)])',
     "GA318": "self.conv1 = nn.Conv2d(3, 16, 4)",
+    "GA319": "net = nn.SequentialCell(",
+    "GA320": "net = nn.SequentialCell(",
     "GA340": "net = Net()",
     "GA341": "self.attn = Attention(width, heads)",
     "GA342": "self.attn = Attention(width, heads)",
