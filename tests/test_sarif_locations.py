@@ -71,6 +71,7 @@ LINES: dict[str, str | tuple[str, ...]] = {
     "GA341": "self.attn = Attention(width, heads)",
     "GA342": "self.attn = Attention(width, heads)",
     "GA343": "self.attn = Attention(width, heads)",
+    "GA344": "self.lstm = nn.LSTM(16, 16)  # reads (T, B, C)",
     "GA401": 'self.score = nn.Dense(8, 1, activation="sigmoid")',
     "GA402": "self.head = nn.Dense(4 * 8 * 8, 5)",
     "GA403": "self.softmax = nn.Softmax(axis=-1)",

@@ -137,22 +137,31 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     fields = receptive_fields(ctx)
     if not any(jump > 1 for _, jump in fields.values()):
         return  # never downsampled: a full-resolution network (GA315 judges the classifiers among them)
+    flagged = []
     for run in _stacks(ctx):
         jump = fields.get(run[0].layer.call, (1, 1))[1]
         most = MOST_EARLY if jump <= EARLY_JUMP else MOST
-        if len(run) <= most or _in_own_blocks(ctx, run):
-            continue
-        first, last = run[0].layer.path, run[-1].layer.path
-        stage = "in the network's first two stages " if jump <= EARLY_JUMP else ""
-        shown = listing([f"'{c.layer.path}'" for c in run])
-        yield ctx.finding(
-            "warning",
-            first,
-            f"{len(run)} convolutions in a row ({shown}) run {stage}at one resolution "
-            f"({run[0].shown(run[0].size)}) with no pooling or stride between them, while the network downsamples "
-            f"elsewhere: VGG runs {'2 there' if stage else 'at most 4 (VGG-19)'} before a pooling.",
-            f"Put a pooling (nn.MaxPool2d(2, 2)) or a strided convolution within the stack from '{first}' to "
-            f"'{last}', as a VGG block ends in one, or make it a residual stage.",
-            [c.layer.call for c in run],
-            subjects=tuple(c.layer.path for c in run),
-        )
+        if len(run) > most and not _in_own_blocks(ctx, run):
+            flagged.append((run, jump <= EARLY_JUMP))
+    if not flagged:
+        return
+    # One mistake repeated (every stage built by the same loop) is one finding listing each stack.
+    run, early = flagged[0]
+    first, last = run[0].layer.path, run[-1].layer.path
+    stage = "in the network's first two stages " if early else ""
+    shown = listing([f"'{c.layer.path}'" for c in run])
+    others = [f"'{r[0].layer.path}' to '{r[-1].layer.path}' ({len(r)})" for r, _ in flagged[1:]]
+    more = f" So do {len(others)} more stacks: {listing(others)}." if others else ""
+    where = f"the stack from '{first}' to '{last}'" + (" and each other stack" if others else "")
+    every = [c for r, _ in flagged for c in r]
+    yield ctx.finding(
+        "warning",
+        first,
+        f"{len(run)} convolutions in a row ({shown}) run {stage}at one resolution "
+        f"({run[0].shown(run[0].size)}) with no pooling or stride between them, while the network downsamples "
+        f"elsewhere: VGG runs {'2 there' if stage else 'at most 4 (VGG-19)'} before a pooling.{more}",
+        f"Put a pooling (nn.MaxPool2d(2, 2)) or a strided convolution within {where}, as a VGG block ends "
+        "in one, or make it a residual stage.",
+        [c.layer.call for c in every],
+        subjects=tuple(c.layer.path for c in every),
+    )

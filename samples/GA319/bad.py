@@ -6,11 +6,14 @@ from mindspore import Tensor, nn
 SUBJECT = "5"
 
 
-def build() -> dict:
+def build(width: int = 1) -> dict:
+    """*width* stages of six convolutions, each missing the pooling in its middle (one finding each)."""
     rng = np.random.default_rng(0)
     stack = []
-    for i in range(6):  # two VGG blocks of 64 filters, and the pooling between them lost
-        stack += [nn.Conv2d(32 if i == 0 else 64, 64, 3), nn.ReLU()]
+    for stage in range(width):
+        for i in range(6):  # two VGG blocks of 64 filters, and the pooling between them lost
+            stack += [nn.Conv2d(32 if stage == i == 0 else 64, 64, 3), nn.ReLU()]
+        stack += [nn.MaxPool2d(2, 2)]
     net = nn.SequentialCell(
         [
             nn.Conv2d(3, 32, 3),
@@ -19,9 +22,8 @@ def build() -> dict:
             nn.ReLU(),
             nn.MaxPool2d(2, 2),
             *stack,
-            nn.MaxPool2d(2, 2),
             nn.Flatten(),
-            nn.Dense(64 * 8 * 8, 10),
+            nn.Dense(64 * (16 >> width) ** 2, 10),
         ]
     )
     x = Tensor(rng.standard_normal((4, 3, 32, 32)).astype(np.float32))
