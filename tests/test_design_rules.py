@@ -15,7 +15,7 @@ import graphaudit
 from graphaudit.spec import Spec
 
 RNG = np.random.default_rng(0)
-RULES = ("GA05", "GA40", "GA41", "GA30", "GA31", "GA72")
+RULES = ("GA05", "GA40", "GA41", "GA30", "GA31", "GA32", "GA72")
 
 
 def features(rows: int = 16, width: int = 20) -> Tensor:
@@ -703,8 +703,10 @@ class DoubleRelu(nn.Cell):
 
 def test_ga317_activation_after_activation():
     keras = nn.SequentialCell([nn.Dense(20, 32, activation="relu"), nn.ReLU(), nn.Dense(32, 10)])
-    assert ("GA317", "info", "1") in findings(keras, inputs=(features(),))
-    assert ("GA317", "info", "DoubleRelu") in findings(DoubleRelu(), inputs=(features(),))
+    assert ("GA317", "warning", "1") in findings(keras, inputs=(features(),))  # a ReLU applied twice
+    assert ("GA317", "warning", "DoubleRelu") in findings(DoubleRelu(), inputs=(features(),))
+    squeezed = nn.SequentialCell([nn.Dense(20, 32), nn.ReLU(), nn.Sigmoid(), nn.Dense(32, 10)])
+    assert ("GA317", "info", "2") in findings(squeezed, inputs=(features(),))  # changes the values: info
     assert "GA317" not in ids(findings(SqueezeExcite(), inputs=(images(),)))
 
 
@@ -766,3 +768,141 @@ class SpatialAttention(nn.Cell):
 
 def test_ga314_is_silent_on_a_one_channel_attention_map_refined_by_convolutions():
     assert "GA314" not in ids(findings(SpatialAttention(), inputs=(images(),)))
+
+
+# -- issue 37: the kinds of Theia's benchmark the rules missed --------------------------------------
+# For each kind, a bad network as users port it (Keras-style SequentialCell, a tutorial's construct)
+# and correct designs that resemble it. Small maps and widths keep the audits cheap.
+def gray(rows: int = 2, side: int = 28) -> Tensor:
+    return Tensor(RNG.standard_normal((rows, 1, side, side)).astype(np.float32))
+
+
+def stage(convs: int, width: int, first: int | None = None, pool: bool = True) -> list[nn.Cell]:
+    layers: list[nn.Cell] = []
+    for i in range(convs):
+        layers += [nn.Conv2d(first if i == 0 and first else width, width, 3), nn.ReLU()]
+    return [*layers, nn.MaxPool2d(2, 2)] if pool else layers
+
+
+class TutorialNoPool(nn.Cell):
+    """A tutorial's construct: conv1-conv2, pool, then conv3..conv7 at 16x16 (the second pool forgotten)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1, self.conv2 = nn.Conv2d(3, 8, 3), nn.Conv2d(8, 8, 3)
+        self.convs = nn.CellList([nn.Conv2d(8 if i == 0 else 16, 16, 3) for i in range(5)])
+        self.relu, self.pool = nn.ReLU(), nn.MaxPool2d(2, 2)
+        self.fc = nn.Dense(16 * 8 * 8, 10)
+
+    def construct(self, x):
+        x = self.pool(self.relu(self.conv2(self.relu(self.conv1(x)))))
+        for conv in self.convs:
+            x = self.relu(conv(x))
+        return self.fc(ops.flatten(self.pool(x)))
+
+
+class BasicBlock(nn.Cell):
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.conv1, self.conv2 = nn.Conv2d(width, width, 3), nn.Conv2d(width, width, 3)
+        self.bn1, self.bn2, self.relu = nn.BatchNorm2d(width), nn.BatchNorm2d(width), nn.ReLU()
+
+    def construct(self, x):
+        return self.relu(x + self.bn2(self.conv2(self.relu(self.bn1(self.conv1(x))))))
+
+
+class RepBlock(nn.Cell):
+    """A re-parameterised RepVGG block: one 3x3 convolution and its ReLU, deployed as a plain stack."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.rbr_reparam, self.relu = nn.Conv2d(width, width, 3, has_bias=True), nn.ReLU()
+
+    def construct(self, x):
+        return self.relu(self.rbr_reparam(x))
+
+
+def test_ga319_vgg_blocks_that_lost_their_pooling():
+    keras = nn.SequentialCell([*stage(4, 8, 3), nn.Flatten(), nn.Dense(8 * 16 * 16, 10)])  # 4 at 32x32
+    assert ("GA319", "warning", "0") in findings(keras, inputs=(images(2),))
+    assert ("GA319", "warning", "convs.0") in findings(TutorialNoPool(), inputs=(images(2),))
+    # VGG-16's stages (2, 2, 3, 3, 3), VGG-19's (2, 2, 4, 4, 4): silent at 32x32.
+    for config in ((2, 2, 3, 3, 3), (2, 2, 4, 4, 4)):
+        layers = [layer for i, n in enumerate(config) for layer in stage(n, 8, 3 if i == 0 else None)]
+        vgg = nn.SequentialCell([*layers, nn.Flatten(), nn.Dense(8, 10)])
+        assert "GA319" not in ids(findings(vgg, inputs=(images(2),)))
+    stem = [nn.Conv2d(3, 8, 3, stride=2), nn.ReLU()]
+    tail = [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dense(8, 10)]
+    resnet = nn.SequentialCell([*stem, *(BasicBlock(8) for _ in range(4)), *tail])  # 8 convs, residual
+    repvgg = nn.SequentialCell([*stem, *(RepBlock(8) for _ in range(6)), *tail])
+    for fine in (resnet, repvgg):
+        assert "GA319" not in ids(findings(fine, inputs=(images(2),)))
+
+
+class TutorialConvNoRelu(nn.Cell):
+    """conv1 → ReLU → pool, conv2 → pool → Dense: the second convolution's ReLU forgotten."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1, self.conv2 = nn.Conv2d(3, 16, 3), nn.Conv2d(16, 32, 3)
+        self.pool, self.relu = nn.MaxPool2d(2, 2), nn.ReLU()
+        self.fc = nn.Dense(32 * 8 * 8, 10)
+
+    def construct(self, x):
+        x = self.pool(self.relu(self.conv1(x)))
+        return self.fc(ops.flatten(self.pool(self.conv2(x))))
+
+
+def test_ga308_conv_then_max_pooling_without_activation():
+    # A Keras port with no activation at all (Conv2D's default is linear): a warning all the same.
+    keras = nn.SequentialCell([nn.Conv2d(3, 16, 3), nn.MaxPool2d(2, 2), nn.Conv2d(16, 32, 3), nn.MaxPool2d(2, 2),
+                               nn.Flatten(), nn.Dense(32 * 8 * 8, 10)])  # fmt: skip
+    # 0 -> 2 and 3 -> 5 are one cause: one finding on the network.
+    assert ("GA308", "warning", "(root)") in findings(keras, inputs=(images(2),))
+    assert ("GA308", "warning", "fc") in findings(TutorialConvNoRelu(), inputs=(images(2),))
+    # conv → pool → ReLU (the activation after the pooling, as many ports order it) is correct.
+    reordered = nn.SequentialCell([nn.Conv2d(3, 16, 3), nn.MaxPool2d(2, 2), nn.ReLU(), nn.Conv2d(16, 32, 3),
+                                   nn.BatchNorm2d(32), nn.MaxPool2d(2, 2), nn.ReLU(), nn.Flatten(),
+                                   nn.Dense(32 * 8 * 8, 10)])  # fmt: skip
+    assert "GA308" not in ids(findings(reordered, inputs=(images(2),)))
+
+
+def test_ga309_sigmoid_hidden_activations_in_a_conv_trunk():
+    keras = nn.SequentialCell([nn.Conv2d(3, 16, 3), nn.Sigmoid(), nn.MaxPool2d(2, 2), nn.Conv2d(16, 16, 3),
+                               nn.Sigmoid(), nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(16 * 8 * 8, 10)])  # fmt: skip
+    assert ("GA309", "warning", "0") in findings(keras, inputs=(images(2),))
+    one = nn.SequentialCell([nn.Conv2d(3, 16, 3), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Conv2d(16, 16, 3),
+                             nn.Sigmoid(), nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(16 * 8 * 8, 10)])  # fmt: skip
+    assert ("GA309", "info", "3") in findings(one, inputs=(images(2),))
+    binary = nn.SequentialCell([*stage(2, 16, 3), nn.Flatten(), nn.Dense(16 * 16 * 16, 1), nn.Sigmoid()])
+    assert "GA309" not in ids(findings(binary, inputs=(images(2),)))  # a sigmoid output, not a hidden one
+    assert "GA309" not in ids(findings(SqueezeExcite(), inputs=(images(2),)))  # a gate
+    tanh = saturating_cnn(nn.Tanh, 3, 1)  # a tanh LeNet: zero-centred, judged from 4
+    assert "GA309" not in ids(findings(tanh, inputs=(images(2),)))
+
+
+def test_ga722_batches_of_a_tenth_of_the_data_and_of_one_sample():
+    adam = lambda net: nn.Adam(net.trainable_params(), 1e-3)  # noqa: E731
+    tenth = dataset_findings(batched(10000, 2000), adam)  # model.fit(x, y, batch_size=2000): 5 steps
+    assert ("GA722", "warning", "train/batch#1") in tenth
+    single = dataset_findings(batched(10000, 1), adam)  # a tutorial's DataLoader(batch_size=1)
+    assert ("GA722", "info", "train/batch#1") in single
+    assert "GA722" not in ids(dataset_findings(batched(10000, 128), adam))
+    assert "GA722" not in ids(dataset_findings(batched(2048, 256), adam))  # 8 steps of a small set
+
+
+def test_ga320_capacity_below_the_classes_of_images():
+    tiny = nn.SequentialCell([nn.Conv2d(3, 4, 3), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Flatten(),
+                              nn.Dense(4 * 16 * 16, 10)])  # fmt: skip
+    assert ("GA320", "warning", "0") in findings(tiny, inputs=(images(2),))
+    mlp8 = nn.SequentialCell([nn.Flatten(), nn.Dense(3 * 32 * 32, 8), nn.ReLU(), nn.Dense(8, 10)])
+    assert ("GA320", "warning", "1") in findings(mlp8, inputs=(images(2),))
+    lenet1 = nn.SequentialCell([nn.Conv2d(1, 4, 5), nn.Tanh(), nn.AvgPool2d(2, 2), nn.Conv2d(4, 12, 5),
+                                nn.Tanh(), nn.AvgPool2d(2, 2), nn.Flatten(), nn.Dense(12 * 7 * 7, 10)])  # fmt: skip
+    logistic = nn.SequentialCell([nn.Flatten(), nn.Dense(28 * 28, 10)])
+    for fine in (lenet1, logistic):  # the smallest classic CNN, and a linear model
+        assert "GA320" not in ids(findings(fine, inputs=(gray(),)))
+    keyword = nn.SequentialCell([nn.Conv2d(1, 8, 3), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                                 nn.Dense(8, 12)])  # fmt: skip
+    spectrogram = Tensor(RNG.standard_normal((2, 1, 49, 10)).astype(np.float32))  # a keyword-spotting MFCC
+    assert "GA320" not in ids(findings(keyword, inputs=(spectrogram,)))

@@ -3,20 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.activations import ELEMENTWISE, activation_name
 from graphaudit.checks._shared.grouping import holder, listing, pattern
 from graphaudit.checks._shared.layers import Layer, entered_layer, is_glue, weight_layers
-from graphaudit.checks._shared.trunk import affine_kind
+from graphaudit.checks._shared.trunk import affine_kind, is_pooling
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 #: Operations that move axes: after one, the second layer mixes another axis than the first's outputs.
 _PERMUTING = frozenset({"transpose", "permute", "swapaxes", "swapdims", "movedim"})
+
+
+def _max_pooling(graph: nx.MultiDiGraph, node: str) -> str | None:
+    """The name of a max pooling (cell or operation): non-linear, but no activation (``None`` otherwise)."""
+    if not is_pooling(graph, node) or affine_kind(graph, node) is not None:
+        return None
+    attrs = graph.nodes[node]
+    name = attrs["class_name"] if attrs["kind"] == g.CALL else str(attrs.get("op_type", ""))
+    return name if "max" in name.lower() else None
 
 
 def _linear_successors(
@@ -49,7 +62,9 @@ def _linear_successors(
                 permutes = graph.nodes[target].get("op_type") in _PERMUTING
                 frontier.append((target, moved or permutes, between))
             else:
-                affine = affine_kind(graph, target)
+                # A max pooling is followed too: a conv trunk whose only non-linearity is the pooling
+                # (Keras's Conv2D without activation="relu" before MaxPooling2D) is a missing activation.
+                affine = affine_kind(graph, target) or _max_pooling(graph, target)
                 if affine is None:
                     readers.add(target)
                 else:
@@ -65,6 +80,11 @@ def _non_linear(ctx: AuditContext) -> bool:
         for node, attrs in graph.nodes(data=True)
         if attrs["kind"] in (g.CALL, g.OP)
     )
+
+
+def _pooled(between: tuple[str, ...]) -> bool:
+    """A max pooling is among the maps between the two layers."""
+    return any("max" in name.lower() for name in between)
 
 
 def _spatial(layer: Layer) -> bool:
@@ -92,8 +112,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         followed through *affine* maps — a BatchNorm, an average pooling, a nearest or bilinear
         resize, a padding — since they still compose into one (larger) convolution: a conv
         trunk without activations (a Keras ``Conv2D`` ported without ``activation="relu"``).
-        Anything else that computes — an activation, a LayerNorm, a max pooling, an addition,
-        a product — ends the search. A first layer whose output is read by anything besides
+        A convolution with a kernel wider than 1 is also followed through a max pooling into the
+        next convolution or ``Dense`` (``conv → max pool → conv``, ``conv → max pool → flatten →
+        Dense``): the pooling is non-linear, but no design leaves it as the only non-linearity
+        after a convolution — the ReLU was forgotten — so this is a warning even in a network
+        with no activation at all.
+        Anything else that computes — an activation, a LayerNorm, an addition, a product —
+        ends the search. A first layer whose output is read by anything besides
         the second one is not reported: its output is a shared feature, not half of a stack
         (an FPN's lateral 1x1 projection feeds both its 3x3 smoothing convolution and the
         top-down sum: mindocr's DBNet), and neither is a 1x1 projection that reaches another
@@ -151,7 +176,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 continue  # the second layer mixes another axis: a structured (Kronecker) factorisation
             if first.groups > 1 or second.groups > 1:
                 continue  # a depthwise-separable (or grouped) factorisation: Dense/1x1 with a depthwise conv
-            if between and not (_spatial(first) and _spatial(second)):
+            pooled = _pooled(between)
+            if pooled and not _spatial(first):
+                continue  # a 1x1 projection then a pooling: judged as the affine maps are (below), not here
+            if between and not pooled and not (_spatial(first) and _spatial(second)):
                 continue  # a 1x1 projection then a BatchNorm: a linear bottleneck by design (MobileNetV2)
             pair = (first.path, second.path)
             if pair in reported or ctx.spec.declares_linear(*pair):
@@ -162,6 +190,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 if not between
                 else f"{', '.join(dict.fromkeys(between))} and shape operations only (affine maps)"
             )
+            if pooled:
+                how = f"{', '.join(dict.fromkeys(between))} and shape operations only (no activation)"
             # The activation forgotten in one block's construct is forgotten in every block: one cause.
             causes.setdefault((pattern(first.path), pattern(second.path), how), []).append(
                 (first, second, call, found)
@@ -177,10 +207,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             text = f"in {len(pairs)} pairs of layers ({shown}) the first ({one}) feeds the second ({two}) through {how}"
             where = "the two layers of each pair"
             declared = (pattern(first.path), pattern(second.path))
+        # A max pooling is a non-linearity no design relies on alone: a conv trunk without any
+        # activation but with poolings is a port that lost them, not a linear model.
         yield ctx.finding(
-            severity,
+            "warning" if "(no activation)" in how else severity,
             second.path if len(pairs) == 1 else holder([b.path for _, b, _, _ in pairs]),
-            f"{text}: with no activation between them the two layers compute one linear map.",
+            f"{text}: with no activation between them the two layers compute one linear map."
+            if "(no activation)" not in how
+            else f"{text}: {repr(first.path) if len(pairs) == 1 else 'the first'} has no activation, so the max "
+            "pooling is the only non-linearity between the two layers (a convolution trunk built without its ReLUs).",
             f"Put the activation between {where} (construct() may define it and never call it); if the "
             f"factorisation is meant, declare it: Spec(linear_connections=[({declared[0]!r}, {declared[1]!r})]).",
             [n for _, _, c, f in pairs for n in (c, f)],

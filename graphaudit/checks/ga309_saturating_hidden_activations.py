@@ -5,13 +5,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.saturation import DEPTH, saturating_chains
+from graphaudit.checks._shared.grouping import listing
+from graphaudit.checks._shared.saturation import DEPTH, Chain, saturating_chains
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Finding
 
+#: Sigmoid hidden activations after convolutions from which a conv trunk is a warning (one alone: info).
+CONV_SIGMOIDS = 2
 
-@register("GA309", "saturating-hidden-activations", severity="warning", needs=(TracedPass,))
+
+@register(
+    "GA309",
+    "saturating-hidden-activations",
+    severity="warning",
+    also=("info",),
+    needs=(TracedPass,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Sigmoid or tanh as the hidden activation of a deep stack with no normalisation or residual path.
 
@@ -24,8 +34,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         or more (a stack of 5 weight layers). A normalisation (BatchNorm, LayerNorm...), a
         residual addition or a gate (``x * sigmoid(g)``: squeeze-and-excitation, LSTM/GRU
         gates) between two layers breaks the chain: those are the designs that keep saturating
-        units trainable, and they are not reported. When ``probe=True`` runs a training step,
-        GA310 confirms the finding from the per-layer gradient norms.
+        units trainable, and they are not reported. In a convolution trunk the sigmoid is judged
+        from fewer layers: 2 sigmoid hidden activations after convolutions in one chain are a
+        warning, a single one info (``Conv2D(32, 3, activation="sigmoid")`` in a Keras port); a
+        tanh trunk keeps the depth of 4 (the classic tanh LeNet-5). When ``probe=True`` runs a
+        training step, GA310 confirms the finding from the per-layer gradient norms.
 
     Why is this bad:
         The derivative of a sigmoid is at most 1/4 and that of a tanh at most 1, and both fall
@@ -37,7 +50,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         (ICSE'22) detect while training and repair by replacing the activation (ReLU) or adding
         BatchNorm; this rule finds their cause before training. The depth, 4 saturating hidden
         layers, is graphaudit's choice, from Glorot & Bengio's setting: shallower sigmoid/tanh
-        MLPs (a 2-layer tanh policy network) train well and are not reported.
+        MLPs (a 2-layer tanh policy network) train well and are not reported. A sigmoid after a
+        convolution is worse than in a dense stack: its outputs are all positive (not centred,
+        LeCun et al., "Efficient BackProp", 1998), every one of the many positions of a map
+        saturates, and no CNN since AlexNet (Krizhevsky et al. 2012: ReLU trains several times
+        faster) uses it as a hidden activation outside gates: Theia (arXiv:2412.05775) reports
+        it from one layer.
 
     Example:
         ```python
@@ -57,6 +75,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     for chain in saturating_chains(ctx):
         if len(chain.activations) < DEPTH:
+            yield from _conv_sigmoids(ctx, chain)
             continue
         kinds = " and ".join(sorted(set(chain.names)))
         first, last = chain.layers[0].path, chain.layers[-1].path
@@ -71,3 +90,26 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             [*chain.activations, *(layer.call for layer in chain.layers)],
             subjects=chain.paths,
         )
+
+
+def _conv_sigmoids(ctx: AuditContext, chain: Chain) -> Iterator[Finding]:
+    """A shorter chain whose sigmoids follow convolutions: a conv trunk with sigmoid hidden units."""
+    after_conv = [
+        (layer, act)
+        for layer, act, name in zip(chain.layers, chain.activations, chain.names)
+        if name == "sigmoid" and layer.kind == "conv"
+    ]
+    if not after_conv:
+        return
+    severity = "warning" if len(after_conv) >= CONV_SIGMOIDS else "info"
+    shown = listing([f"'{layer.path}'" for layer, _ in after_conv])
+    yield ctx.finding(
+        severity,
+        after_conv[0][0].path,
+        f"The convolution{'s' if len(after_conv) > 1 else ''} {shown} use{'' if len(after_conv) > 1 else 's'} a "
+        "sigmoid as hidden activation: its outputs are all positive and its derivative at most 1/4 at every "
+        "position of the map, so the layers before it learn slowly or not at all.",
+        "Use nn.ReLU (or GELU/SiLU) after the convolutions; keep sigmoids for gates and for a binary output.",
+        [act for _, act in after_conv] + [layer.call for layer in chain.layers],
+        subjects=chain.paths,
+    )

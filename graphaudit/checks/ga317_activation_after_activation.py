@@ -16,6 +16,12 @@ from graphaudit.findings import Finding
 _IDENTITY_ON_POSITIVE = frozenset({"relu"})
 
 
+def _identity(first: str, second: str) -> bool:
+    """The second activation returns the first's output unchanged (``relu(relu(x))``, a ReLU after a sigmoid)."""
+    low = OUTPUT_RANGE.get(first, (None, None))[0]
+    return second in _IDENTITY_ON_POSITIVE and low is not None and low >= 0
+
+
 def _where(ctx: AuditContext, node: str) -> str:
     """The cell path of a call, or of the cell whose construct ran an operation."""
     attrs = ctx.graph.nodes[node]
@@ -28,7 +34,8 @@ def _where(ctx: AuditContext, node: str) -> str:
 @register(
     "GA317",
     "activation-after-activation",
-    severity="info",
+    severity="warning",
+    also=("info",),
     needs=(TracedPass,),
     once="one finding per network: every activation applied after another is listed in it",
 )
@@ -38,17 +45,21 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     What it does:
         Finds, in the traced pass, an element-wise activation (``nn.ReLU``, ``nn.Tanh``,
         ``ops.sigmoid``...) whose only reader, through shape operations, is another
-        element-wise activation, and reports it as info; one finding per network, listing
-        every such pair.
+        element-wise activation. One finding per network, listing every such pair: a warning
+        when the second of some pair is the identity on what the first outputs (a ReLU after a
+        ReLU, a ReLU6, a sigmoid: the layer was meant to do something and does nothing), info
+        for the other pairs (a sigmoid after a ReLU, a tanh after a GELU).
 
     Why is this bad:
         The second activation adds no capacity: ``relu(relu(x))`` is ``relu(x)``, a ReLU
         after a sigmoid does nothing, and a sigmoid after a ReLU squeezes every value into
         ``[0.5, 1)``. It is most often a port from Keras in which ``Dense(..., activation=
         "relu")`` was followed by an explicit ``ReLU`` layer too, or an activation added to a
-        block that already ends in one. It is info: unlike a missing activation, a redundant
-        one does not change what the network can learn, except for the saturating pairs.
-        NeuraLint (TOSEM'21) lists redundant layers among its design-inefficiency rules.
+        block that already ends in one. Nobody writes ``relu(relu(x))`` on purpose: the
+        second ReLU is a mistake even though it computes nothing, which is why the pairs whose
+        second activation is the identity are warnings; the other pairs change the values and
+        are sometimes meant (info). NeuraLint (TOSEM'21) lists redundant layers among its
+        design-inefficiency rules, and Theia (arXiv:2412.05775) reports a ReLU applied twice.
 
     Example:
         ```python
@@ -79,16 +90,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     shown = []
     for node, reader, first, second in pairs[:4]:
-        low = OUTPUT_RANGE.get(first, (None, None))[0]
-        note = (
-            " (the identity there)"
-            if second in _IDENTITY_ON_POSITIVE and low is not None and low >= 0
-            else ""
-        )
+        note = " (the identity there)" if _identity(first, second) else ""
         shown.append(f"{first} at '{_where(ctx, node)}' then {second} at '{_where(ctx, reader)}'{note}")
     more = f" (and {len(pairs) - 4} more)" if len(pairs) > 4 else ""
+    # A second activation that is the identity on the first's output can only be a slip.
+    severity = "warning" if any(_identity(first, second) for _, _, first, second in pairs) else "info"
     yield ctx.finding(
-        "info",
+        severity,
         _where(ctx, pairs[0][1]),
         f"An activation is applied to the output of another: {'; '.join(shown)}{more}.",
         "Keep one activation per layer: remove the second (a Dense(activation=...) or a block that already ends in "

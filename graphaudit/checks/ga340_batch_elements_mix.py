@@ -17,6 +17,7 @@ from graphaudit.findings import Finding
     severity="error",
     needs=(DependencyProbe,),
     once="one finding per network: its batch dimension",
+    confirms="GA344",  # a time-major LSTM fed (B, T, C) mixes the samples: GA344 names the cause
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """One sample's output depends on another sample of the batch, in inference mode.
@@ -24,16 +25,21 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     What it does:
         Runs the network in inference mode (``set_train(False)``: BatchNorm on its moving
         statistics, no Dropout) on the batch given and on a copy whose last sample is
-        changed, and reports when the outputs of the other samples move beyond the
-        run-to-run noise of the same pass. It names the first cell, in the order cells
-        return, whose output moves while its inputs do not: where the samples mix.
+        changed and whose samples are in reverse order (read back in the order given), and
+        reports when the outputs of the other samples move beyond the run-to-run noise of
+        the same pass. The reversal makes a mix that flows one way only (a cumulative sum or
+        a shift over the samples) reach a judged sample either way; what moved is then told
+        apart on passes in the order given (the last sample changed alone, the first, each
+        other). It names the first cell, in the order cells return, whose output moves while
+        its inputs do not: where the samples mix.
 
     Why is this bad:
         A ``reshape``/``view`` used where a ``transpose`` was meant (``x.reshape(T, B, C)`` on
-        a ``(B, T, C)`` tensor), a reduction or a normalisation over the batch axis: sample
-        *i*'s prediction then depends on which other samples share its batch. Nothing
-        changes a shape or raises; the model trains, badly, and its predictions change with
-        the batch size. In inference mode nothing may mix samples.
+        a ``(B, T, C)`` tensor), a reduction or a normalisation over the batch axis, a
+        cumulative sum or causal convolution over a ``(B*T, C)`` flattening: sample *i*'s
+        prediction then depends on which other samples share its batch. Nothing changes a
+        shape or raises; the model trains, badly, and its predictions change with the batch
+        size. In inference mode nothing may mix samples.
 
     Example:
         ```python
@@ -49,18 +55,33 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             return self.proj(self.attend(x))         # keep (B, T, C); transpose, never reshape, to swap axes
         ```
     """
-    dependence = ctx.need(DependencyProbe).result.results["batch"]
+    result = ctx.need(DependencyProbe).result
+    dependence = result.results["batch"]
     if not dependence.found:
         return
     subject, nodes = subject_and_nodes(dependence)
     where = "the network's construct" if subject == "(root)" else f"'{subject}'"
+    last = dependence.sample in (-1, result.batch - 1)
+    changed = (
+        "the last sample"
+        if last
+        else "the first sample"
+        if dependence.sample == 0
+        else f"sample {dependence.sample}"
+    )
+    one_way = (
+        ""
+        if last
+        else " (the last sample reaches none of them: the mix flows one way, towards later samples)"
+    )
     yield ctx.finding(
         "error",
         subject,
         f"In inference mode, {judged_phrase(dependence)} for one sample depends on the other samples of the "
-        f"batch: changing the last sample moves the outputs of the others {describe(dependence)}. The samples "
-        f"first mix in {where} (its output moves while its inputs do not).",
-        f"Look in {where} for a reshape or view that swaps the batch axis with another (use transpose), or a "
-        "reduction, softmax or normalisation over axis 0; every operation must keep the samples apart.",
+        f"batch: changing {changed} moves the outputs of the others{one_way} {describe(dependence)}. The "
+        f"samples first mix in {where} (its output moves while its inputs do not).",
+        f"Look in {where} for a reshape or view that swaps the batch axis with another (use transpose), a "
+        "reduction, softmax or normalisation over axis 0, or a cumulative sum, shift or causal operation over "
+        "axis 0 or over a (batch * length, ...) flattening; every operation must keep the samples apart.",
         nodes,
     )

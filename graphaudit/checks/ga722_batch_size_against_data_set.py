@@ -13,13 +13,20 @@ from graphaudit.findings import Finding
 
 #: A data set from which one or two batches per epoch is a configuration error, not a small problem.
 MIN_ROWS = 256
+#: Keskar et al.'s large-batch regime: a batch of 10% of the data set or more (at most 10 steps per epoch)...
+LARGE_FRACTION = 10
+#: ...judged from this many rows, the size of the data sets Keskar et al. measured on (MNIST's 60,000 and
+#: down); a small problem (2,048 rows in batches of 256) makes few steps per epoch and runs many epochs.
+LARGE_MIN_ROWS = 10_000
+#: A batch of one from this many rows: an epoch of single-sample steps (info).
+SINGLE_MIN_ROWS = 10_000
 
 
 @register(
     "GA722",
     "batch-size-against-data-set",
     severity="warning",
-    also=("error",),
+    also=("error", "info"),
     needs=(TrainingData,),
     uses=(DataSample,),
     once="one finding per batch() step of the training pipeline",
@@ -32,7 +39,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         (``dataset=``) and the number of rows each groups. An error when
         ``drop_remainder=True`` and the batch is larger than the data: the pipeline yields no
         batch at all. A warning when a data set of 256 rows or more makes at most two
-        batches per epoch (the batch size is half the data set or more).
+        batches per epoch (the batch size is half the data set or more), or when a data set of
+        10,000 rows or more makes at most 10 (the batch is 10% of the data set or more). Info for a
+        batch of one sample from 10,000 rows or more.
 
     Why is this bad:
         With ``drop_remainder=True`` a batch larger than the data set is dropped whole: an
@@ -43,7 +52,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         among the hyper-parameter problems of the MindSpore accuracy guide (§2), and the
         batch size is a training-configuration fault AutoTrainer (ICSE'21) and DeepDiagnosis
         (ICSE'22) trace problems back to. The 256-row floor keeps small problems (a few dozen
-        rows, where full-batch training is a reasonable choice) out.
+        rows, where full-batch training is a reasonable choice) out; the 10% is Keskar et al.'s
+        large-batch setting, and 10,000 rows keep small problems (2,048 rows in batches of
+        256) silent. A
+        batch of one is noisy and slow (an epoch of 60,000 steps on MNIST) and cannot use
+        BatchNorm, but small batches train well (Masters & Luschi 2018 find 2 to 32 best):
+        info only.
 
     Example:
         ```python
@@ -68,14 +82,27 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 f"Use a batch size below {step.rows} (32 to 256 is usual), or drop_remainder=False.",
                 anchors(ctx),
             )
-        elif step.rows >= MIN_ROWS and step.steps <= 2:
+        elif (step.rows >= MIN_ROWS and step.steps <= 2) or (
+            step.rows >= LARGE_MIN_ROWS and step.size * LARGE_FRACTION >= step.rows
+        ):
             yield ctx.finding(
                 "warning",
                 step.path,
                 f"{step.path} groups {step.rows} rows into batches of {step.size}: {step.steps} step"
                 f"{'s' if step.steps > 1 else ''} per epoch, so the network is updated {step.steps} time"
-                f"{'s' if step.steps > 1 else ''} per pass over the data (full-batch training, which generalises worse).",
+                f"{'s' if step.steps > 1 else ''} per pass over the data ("
+                + ("full-batch training" if step.steps <= 2 else "a batch of 10% of the data set or more")
+                + ", which generalises worse).",
                 f"Use mini-batches (32 to 256 rows: {step.rows // 32 or 1}+ steps per epoch), scaling the learning rate "
                 "with the batch size.",
+                anchors(ctx),
+            )
+        elif step.size == 1 and step.rows >= SINGLE_MIN_ROWS:
+            yield ctx.finding(
+                "info",
+                step.path,
+                f"{step.path} makes batches of one sample from {step.rows} rows: {step.steps} updates per epoch, each "
+                "from one sample's gradient, and BatchNorm cannot compute batch statistics.",
+                "Use mini-batches (16 to 256 rows), scaling the learning rate with the batch size.",
                 anchors(ctx),
             )

@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
+from graphaudit.evidence.dataset import TrainingData
 from graphaudit.evidence.network import NetworkGraph
+from graphaudit.evidence.recurrent import recurrent_layout
 from graphaudit.evidence.trace import TracedPass
 
 if TYPE_CHECKING:
@@ -54,21 +56,34 @@ def recognised_causal(cells: dict[str, Any]) -> str | None:
     return None if causal is None else causal.reason
 
 
-def _time_major(cells: dict[str, Any]) -> str | None:
-    """The path of a recurrent cell that reads ``(time, batch, ...)`` tensors, if there is one.
+def _batch_major(request: AuditRequest, have: EvidenceSet) -> tuple[Any, tuple[Any, ...]] | str:
+    """The network and inputs the probe runs on, its batch axis first; or why it cannot be found.
 
-    The probe takes axis 0 as the batch; in a time-major network it is time, and a
-    bidirectional layer legitimately makes every step depend on the others.
+    A network with time-major recurrent layers is probed along the batch axis that the label,
+    the dataset or a convolution says (:mod:`graphaudit.evidence.recurrent`): through
+    :class:`~graphaudit.capture.dependency.layout.BatchMajor`, which also puts the batch first
+    in time-major outputs. Undecided (no evidence, ``B == T``): not probed, never a guess.
     """
-    from mindspore import nn
+    from graphaudit.capture.dependency.layout import BatchMajor
 
-    recurrent = tuple(
-        c for c in (getattr(nn, n, None) for n in ("RNN", "LSTM", "GRU")) if isinstance(c, type)
-    )
-    for path, cell in cells.items():
-        if isinstance(cell, recurrent) and not getattr(cell, "batch_first", True):
-            return path or "(root)"
-    return None
+    assert request.inputs is not None  # TracedPass is there
+    layout = recurrent_layout(request, have)
+    if layout is None:
+        return request.net, request.inputs
+    misfed = any(use.misfed for use in layout.uses)
+    if layout.reason is not None and not misfed:
+        return layout.reason
+    batch = layout.batch.batch
+    assert batch is not None
+    swapped = ()
+    if layout.batch.axis == 1:  # a time-major input: each input long as the batch on axis 1 only
+        swapped = tuple(
+            i
+            for i, x in enumerate(request.inputs)
+            if len(getattr(x, "shape", ())) >= 2 and x.shape[0] != batch and x.shape[1] == batch
+        )
+    inputs = tuple(x.swapaxes(0, 1) if i in swapped else x for i, x in enumerate(request.inputs))
+    return BatchMajor(request.net, batch, swapped), inputs
 
 
 @dataclass(frozen=True)
@@ -81,6 +96,7 @@ class DependencyProbe(Evidence):
         "give --input SHAPE with a batch of 2 or more",
     )
     needs = (TracedPass,)
+    uses = (TrainingData,)  # its batch size tells the batch axis of a time-major recurrent network
     options = (
         Option(
             "causal",
@@ -150,16 +166,11 @@ class DependencyProbe(Evidence):
             if keyword is None
             else argument_index(request.net, request.inputs, cells, keyword, "mask_input", "attention mask")
         )
-        assert request.inputs is not None  # TracedPass is there
-        time_major = _time_major(cells)
-        if time_major is not None:
-            return Missing(
-                f"the dependency probe could not run: '{time_major}' is a time-major recurrent layer "
-                "(batch_first=False), so which axis of the inputs is the batch is not known"
-            )
+        probed = _batch_major(request, have)
+        if isinstance(probed, str):
+            return Missing(f"the dependency probe could not run: {probed}")
         result = probe_dependencies(
-            request.net,
-            request.inputs,
+            *probed,
             cells,
             sequence=causal is not None and causal.not_run is None,
             mask=mask,

@@ -31,7 +31,7 @@ import numpy as np
 from mindspore import Tensor, nn
 
 from graphaudit.capture.compilation.graph_mode import preserved_attributes
-from graphaudit.capture.dependency.plan import Plan, Region, moved
+from graphaudit.capture.dependency.plan import Plan, Region, moved, reversed_batch
 from graphaudit.capture.network.isolation import synchronize
 from graphaudit.capture.network.recorder import flatten_tensors
 from graphaudit.capture.network.values import tensor_values
@@ -44,6 +44,17 @@ class Call:
     path: str
     inputs: list[Tensor]
     outputs: list[Tensor]
+    reversed: int = 0  # the batch size when the pass ran on the samples in reverse order (0: as given)
+
+    def values(self, which: str) -> list[np.ndarray]:
+        """The call's ``"inputs"`` or ``"outputs"`` as arrays, each with its samples in the order given.
+
+        A pass on the reversed batch is read back through axis 0 where that axis has one row
+        per sample: a tensor laid out otherwise (``(B*T, C)``, ``(B*H, T, T)``) reads as moved,
+        which can only make a cell look like the first to move earlier than it is.
+        """
+        arrays = [_numpy(t) for t in getattr(self, which)]
+        return [reversed_batch(a, self.reversed) for a in arrays] if self.reversed else arrays
 
 
 class Recorder:
@@ -124,11 +135,21 @@ class Runner:
         self.dtypes: list[str] = []
         self.judged: tuple[str, int] | None = None  # (path, occurrence); None: the network's output
         self.only: tuple[int, ...] | None = None  # the judged tensors read (None: all): the causal stack's
+        self.first: list[
+            np.ndarray
+        ] = []  # the first pass's judged outputs (a reversed pass is read against them)
 
     def run(
-        self, arrays: list[np.ndarray | None], keeping: str = "all"
+        self, arrays: list[np.ndarray | None], keeping: str = "all", reverse: bool = False
     ) -> tuple[list[np.ndarray], list[Call]]:
-        """Run the network on *arrays*; the calls keep what *keeping* says (:class:`Recorder`)."""
+        """Run the network on *arrays*; the calls keep what *keeping* says (:class:`Recorder`).
+
+        *reverse*: run it on the samples in the opposite order (every input with one row per
+        sample), and read the outputs and calls back in the order given (:meth:`Call.values`).
+        """
+        batch = self.plan.batch
+        if reverse:
+            arrays = [None if a is None else reversed_batch(a, batch) for a in arrays]
         args = []
         for given, values in zip(self.inputs, arrays):
             if isinstance(given, Tensor) and values is not None:
@@ -141,13 +162,35 @@ class Runner:
         synchronize()
         self.passes += 1
         calls = self.recorder.calls
+        for call in calls if reverse else ():
+            call.reversed = batch
         if self.passes == 1:
             self.judged = self._choose(output, calls)
         tensors = self._judged_tensors(output, calls)
         if self.only is not None:
             tensors = [tensors[i] for i in self.only if i < len(tensors)]
         self.dtypes = [str(t.dtype).lower() for t in tensors]
-        return [_numpy(t) for t in tensors], calls
+        values = [_numpy(t) for t in tensors]
+        if self.passes == 1:
+            self.first = values
+        return [self._read_back(i, v) for i, v in enumerate(values)] if reverse else values, calls
+
+    def _read_back(self, index: int, values: np.ndarray) -> np.ndarray:
+        """A judged output of a reversed pass, its samples in the order given.
+
+        A ``(B, B)`` output is a similarity matrix (both axes are samples) or a ``(B, C)`` one
+        with ``C == B`` (a batch of 2, two classes): the reading closer to the first pass's is
+        taken, the other differs nearly everywhere.
+        """
+        batch, first = self.plan.batch, self.first
+        rows = reversed_batch(values, batch)
+        if values.ndim < 2 or values.shape[:2] != (batch, batch) or index >= len(first):
+            return rows
+        both = reversed_batch(values, batch, pairs=True)
+        if first[index].shape != values.shape:
+            return both
+        distance = [float(np.nansum(np.abs(r.astype(np.float64) - first[index]))) for r in (rows, both)]
+        return both if distance[1] <= distance[0] else rows
 
     def _comparable(self, tensors: list[Tensor]) -> bool:
         length = self.plan.length
@@ -204,10 +247,7 @@ def first_moving(
     for index, (before, after) in enumerate(zip(base, other)):
         if before.path != after.path:
             return None  # another call sequence: the cells cannot be matched
-        outputs = relative(
-            [_numpy(t) for t in before.outputs], [_numpy(t) for t in after.outputs], regions, length
-        )
-        if outputs > tolerance:
+        if relative(before.values("outputs"), after.values("outputs"), regions, length) > tolerance:
             return index
     return None
 
@@ -222,14 +262,8 @@ def entry(
     for before, after in zip(base[start:], other[start:]):
         if before.path != after.path:
             return None
-        outputs = relative(
-            [_numpy(t) for t in before.outputs], [_numpy(t) for t in after.outputs], regions, length
-        )
-        if outputs <= tolerance:
+        if relative(before.values("outputs"), after.values("outputs"), regions, length) <= tolerance:
             continue
-        inputs = relative(
-            [_numpy(t) for t in before.inputs], [_numpy(t) for t in after.inputs], regions, length
-        )
-        if inputs <= tolerance:
+        if relative(before.values("inputs"), after.values("inputs"), regions, length) <= tolerance:
             return before.path
     return None

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["ONE_STACK", "Change", "Plan", "Region", "Stack", "moved", "sequence_axis"]
+__all__ = ["ONE_STACK", "Change", "Plan", "Region", "Stack", "moved", "reversed_batch", "sequence_axis"]
 
 _SEED = 20260226
 
@@ -265,6 +265,20 @@ class Plan:
         where = self._where(self.source, self.arrays[self.source], Change(self.batch - 1, "roll"))  # type: ignore[arg-type]
         last = self.arrays[self.source][self.batch - 1, where]  # type: ignore[index]
         return bool((np.roll(last, 1, axis=0) != last).any())
+
+
+def reversed_batch(values: np.ndarray, batch: int, pairs: bool = False) -> np.ndarray:
+    """*values* with its samples in the opposite order (axis 0, when it has *batch* rows); its own inverse.
+
+    *pairs* (an output): a ``(B, B)`` array pairs the samples on purpose (a similarity
+    matrix), and both its axes are reversed. A ``(B, C)`` array with ``C == B`` by chance is then read wrongly, and so is an
+    array whose axis 0 has *batch* rows but is no batch axis: the comparison moves, and only
+    costs the passes that tell causes apart (a finding is never read on a reversed pass).
+    """
+    if values.ndim == 0 or values.shape[0] != batch:
+        return values
+    values = values[::-1]
+    return values[:, ::-1] if pairs and values.ndim > 1 and values.shape[1] == batch else values
 
 
 def _varies(values: np.ndarray) -> bool:

@@ -7,7 +7,8 @@ on the batch given and on variants of it (:mod:`graphaudit.capture.dependency.pl
 1. the batch as given (the baseline);
 2. one combined variant: the last sample changed (its positions before the cut rolled by one
    for a sequence model, every value otherwise), the future of the other samples changed
-   (sequence probes), the padded positions of sample 0 changed (padding probe).
+   (sequence probes), the padded positions of sample 0 changed (padding probe), run on the
+   samples in reverse order and read back (a mix flowing one way reaches a judged sample).
 
 On a sound network the outputs of the other samples at their past and real positions are
 then bit for bit those of the baseline (every cross-dependency is exact zero: a masked score
@@ -56,6 +57,10 @@ __all__ = ["Dependence", "DependencyResult", "probe_dependencies"]
 #: of the same pass, and at least this many units in the last place of the output's dtype.
 NOISE_FACTOR = 4.0
 ULP_FACTOR = 8.0
+#: The combined pass's bound (relative), at least: the batch reversed, MatMul and softmax round
+#: a row a few float32 units differently at another row position (measured up to 7.4 units on
+#: vit_b_32_224, a batch of 4; see docs/dependencies.md). Findings are never read on that pass.
+REVERSED_FLOOR = 64 * 2.0**-23
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class Dependence:
     judged: str  # the cell path whose output was judged ("" for the network)
     entry: str | None = None  # the first cell whose output moves while its inputs do not
     effect: float = 0.0  # how much the change moved the outputs it may move (relative)
+    sample: int = -1  # the batch probe: the sample whose change moved the others (-1: the last)
 
 
 @dataclass(frozen=True)
@@ -130,7 +136,8 @@ def _stack_outputs(runner: Runner, plan: Plan, base: list[np.ndarray]) -> list[n
     runner.only = tuple(
         i for i, (a, b) in enumerate(zip(base, changed)) if relative([a], [b], [whole], 0) > 0
     )
-    return [base[i] for i in runner.only]
+    runner.first = [base[i] for i in runner.only]
+    return runner.first
 
 
 def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder) -> DependencyResult:
@@ -153,18 +160,23 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder
             not_run = dict.fromkeys(("future", "positions"), _unreached(plan))
     dtypes = list(runner.dtypes)
     floor = ULP_FACTOR * _ulp(dtypes)
+    # The combined pass runs on the samples in reverse order (read back in the order given): a
+    # mix that flows one way only (a cumulative sum, a shift, a causal operation over a
+    # (B*T, C) flattening) then reaches a judged sample whichever way it flows. Kernels round
+    # rows a little differently at other row positions: the screen's bound allows for that.
+    screen = max(floor, REVERSED_FLOOR)
     rolls = sequence and plan.rolls()
     combined = [Change(last, "roll" if rolls else "all")]
     combined += [Change(s, "future") for s in range(last)] if sequence else []
     combined += [Change(0, "pads")] if padding else []
-    mixed, mixed_calls = runner.run(plan.variant(combined), keeping)
+    mixed, mixed_calls = runner.run(plan.variant(combined), keeping, reverse=True)
     leak = relative(base, mixed, _regions(plan, range(last), sequence), plan.length)
     future = [Region(tuple(range(last)), tuple(range(plan.cut + 1, plan.length)))]
-    if sequence and relative(base, mixed, future, plan.length) <= floor:
+    if sequence and relative(base, mixed, future, plan.length) <= screen:
         # Nothing the sequence probes judge reads the input they change: "OK" would mean "not checked".
         sequence = False
         not_run = dict.fromkeys(("future", "positions"), _unreached(plan))
-    if leak > floor and keeping != "all":
+    if leak > screen and keeping != "all":
         base_calls = runner.run(plan.arrays)[1]
         keeping = "all"
     noise: float | None = None
@@ -181,13 +193,15 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder
     results: dict[str, Dependence] = {}
     kinds = ["batch"] + (["future"] if sequence else []) + (["padding"] if padding else [])
     single = {
-        "batch": ([Change(last, "all")], _regions(plan, range(last), False)),
         "future": ([Change(0, "future")], _regions(plan, [0], True)),
         "padding": ([Change(0, "pads")], _regions(plan, [0], False)),
     }
     for kind in kinds:
-        if leak <= floor:  # nothing moved where nothing may: every probe of the combined pass is clean
-            results[kind] = Dependence(kind, False, leak, floor, judged)
+        if leak <= screen:  # nothing moved where nothing may: every probe of the combined pass is clean
+            results[kind] = Dependence(kind, False, leak, screen, judged)
+            continue
+        if kind == "batch":
+            results[kind] = _samples(plan, runner, base, base_calls, keeping, tolerance)
             continue
         changes, regions = single[kind]
         outputs, calls = runner.run(plan.variant(changes), keeping)
@@ -202,7 +216,7 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder
         )
     elif sequence:
         results["positions"] = _positions(
-            plan, runner, base, base_calls, (mixed, mixed_calls), results, floor, tolerance
+            plan, runner, base, base_calls, (mixed, mixed_calls), results, (floor, screen), tolerance
         )
     return DependencyResult(
         results,
@@ -218,6 +232,32 @@ def _probe(net: nn.Cell, inputs: tuple[Any, ...], plan: Plan, recorder: Recorder
     )
 
 
+def _samples(
+    plan: Plan, runner: Runner, base: list[np.ndarray], base_calls: list[Call], keeping: str, tolerance: Any
+) -> Dependence:
+    """Which sample's change moves the others, on passes as given (never reversed): the last, the first, then each between.
+
+    The combined (reversed) pass moved. Changing the last sample alone finds every mix
+    into the others from it (today's direction: a mean over the batch, a reshape); the first
+    alone every mix from it (a cumulative sum or shift flowing forward); the samples between
+    find a mix between two of them only. The first that moves the others is reported, named
+    where it enters; none: the reversal alone moved (kernels that round rows by position).
+    """
+    order = [plan.batch - 1, 0, *range(1, plan.batch - 1)]
+    worst: Dependence | None = None
+    for sample in order:
+        regions = _regions(plan, [s for s in range(plan.batch) if s != sample], False)
+        outputs, calls = runner.run(plan.variant([Change(sample, "all")]), keeping)
+        change, bound = relative(base, outputs, regions, plan.length), tolerance()
+        if change > bound:
+            where = entry(base_calls, calls, regions, plan.length, bound) or runner.judged_path
+            return Dependence("batch", True, change, bound, runner.judged_path, where, sample=sample)
+        if worst is None or change > worst.change:
+            worst = Dependence("batch", False, change, bound, runner.judged_path, sample=sample)
+    assert worst is not None
+    return worst
+
+
 def _positions(
     plan: Plan,
     runner: Runner,
@@ -225,7 +265,7 @@ def _positions(
     base_calls: list[Call],
     mixed: tuple[list[np.ndarray], list[Call]],
     results: dict[str, Dependence],
-    floor: float,
+    bounds: tuple[float, float],
     tolerance: Any,
 ) -> Dependence:
     """Whether the first cell that mixes positions sees their order.
@@ -236,47 +276,67 @@ def _positions(
     were reordered sees the order. On a model that reads positions they are the same call; a
     causal model with no positional information reads order only from its mask, one layer
     later; a bag of words never.
+
+    *bounds*: the dtype's floor, and the combined pass's (its samples reversed: a cell's
+    output there is read with the larger). A finding read on the combined pass, which also
+    changed sample 0's padding (it moves cells that mix no position of the sequence probed: an
+    encoder's last position, its source right-padded) and whose calls were read back from the
+    reversed batch (a tensor not laid out ``(B, ...)`` reads as moved), is confirmed on two
+    passes as given: the order alone, sample 0's future alone.
     """
-    last, length = plan.batch - 1, plan.length
-    outputs, calls = mixed
-    mixing, mixing_calls = mixed
-    # The combined pass also changed sample 0's padding, which moves cells that mix no position
-    # of the sequence probed (an encoder's last position, its source right-padded): a finding
-    # made on it is confirmed on a pass that changes only sample 0's future.
-    confirmed = plan.mask is None
-    if results["batch"].found:  # the other samples' changes reach the last one: reorder it alone
-        outputs, calls = runner.run(plan.variant([Change(last, "roll")]))
-        mixing, mixing_calls = runner.run(plan.variant([Change(0, "future")]))
-        confirmed = True
+    last, length, (floor, screen) = plan.batch - 1, plan.length, bounds
     after = [Region((last,), tuple(range(plan.cut, length)))]
-    stays, effect = (
-        relative(base, outputs, after, length),
-        relative(base, outputs, [Region((last,), tuple(range(plan.cut)))], length),
-    )
-    bound = floor if stays > floor else tolerance()
     reaches_last = [Region((0,), (length - 1,))]
-    ordered = first_moving(base_calls, calls, after, length, bound)
     judged = runner.judged_path
 
-    def mixes_unseen(mixing: list[np.ndarray], mixing_calls: list[Call]) -> tuple[bool, int | None]:
-        """Whether the first cell that moves at sample 0's last position (in *mixing*) misses the order."""
-        mixes = first_moving(base_calls, mixing_calls, reaches_last, length, bound)
+    def judge(
+        rolled: tuple[list[np.ndarray], list[Call]], mixing: tuple[list[np.ndarray], list[Call]]
+    ) -> Dependence:
+        (outputs, calls), (moved_outputs, mixing_calls) = rolled, mixing
+        stays, effect = (
+            relative(base, outputs, after, length),
+            relative(base, outputs, [Region((last,), tuple(range(plan.cut)))], length),
+        )
+        bound = floor if stays > floor else tolerance()
+        ordered = first_moving(base_calls, calls, after, length, _reading(bound, calls, screen))
+        mixes = first_moving(
+            base_calls, mixing_calls, reaches_last, length, _reading(bound, mixing_calls, screen)
+        )
         if stays <= bound:  # the judged output itself does not see the order...
             # ...and is reported when it mixes positions: a per-token output (an embedding judged
             # because nothing later has the sequence's length) says nothing about order.
-            return effect > bound and relative(base, mixing, reaches_last, length) > bound, mixes
-        return mixes is not None and (ordered is None or ordered > mixes), mixes
+            found = effect > bound and relative(base, moved_outputs, reaches_last, length) > bound
+            return Dependence("positions", found, stays, bound, judged, judged if found else None, effect)
+        if mixes is None or (ordered is not None and ordered <= mixes):
+            return Dependence("positions", False, stays, bound, judged, None, effect)
+        where = entry(base_calls, mixing_calls, reaches_last, length, bound) or base_calls[mixes].path
+        return Dependence("positions", True, stays, bound, judged, where, effect)
 
-    found, mixes = mixes_unseen(mixing, mixing_calls)
-    if found and not confirmed:
-        mixing, mixing_calls = runner.run(plan.variant([Change(0, "future")]))
-        found, mixes = mixes_unseen(mixing, mixing_calls)
-    if stays <= bound:
-        return Dependence("positions", found, stays, bound, judged, judged if found else None, effect)
-    if not found:
-        return Dependence("positions", False, stays, bound, judged, None, effect)
-    where = entry(base_calls, mixing_calls, reaches_last, length, bound) or base_calls[mixes].path
-    return Dependence("positions", True, stays, bound, judged, where, effect)
+    def as_given() -> tuple[list[np.ndarray], list[Call]]:
+        return runner.run(plan.variant([Change(last, "roll")]))
+
+    def future_alone() -> tuple[list[np.ndarray], list[Call]]:
+        return runner.run(plan.variant([Change(0, "future")]))
+
+    if results["batch"].found:  # the other samples' changes reach the last one: reorder it alone
+        return judge(as_given(), future_alone())
+    rolled = mixed
+    if floor < relative(base, mixed[0], after, length) <= screen:
+        # The reordered sample moved by no more than the reversal may: read the order as given.
+        rolled = as_given()
+    result = judge(rolled, mixed)
+    if result.found:
+        result = judge(rolled if not _reversed(rolled[1]) else as_given(), future_alone())
+    return result
+
+
+def _reversed(calls: list[Call]) -> bool:
+    return bool(calls) and calls[-1].reversed > 0
+
+
+def _reading(bound: float, calls: list[Call], screen: float) -> float:
+    """The bound a cell's output is read with: the combined pass's on a pass whose samples were reversed."""
+    return max(bound, screen) if _reversed(calls) else bound
 
 
 def probe_dependencies(
