@@ -56,34 +56,37 @@ def recognised_causal(cells: dict[str, Any]) -> str | None:
     return None if causal is None else causal.reason
 
 
-def _batch_major(request: AuditRequest, have: EvidenceSet) -> tuple[Any, tuple[Any, ...]] | str:
-    """The network and inputs the probe runs on, its batch axis first; or why it cannot be found.
+def _batch_major(request: AuditRequest, have: EvidenceSet) -> tuple[Any, tuple[Any, ...], bool] | str:
+    """The network and inputs the probe runs on, its batch axis first, and whether the network
+    reads time-major sequences; or why its batch axis cannot be found.
 
     A network with time-major recurrent layers is probed along the batch axis that the label,
-    the dataset or a convolution says (:mod:`graphaudit.evidence.recurrent`): through
-    :class:`~graphaudit.capture.dependency.layout.BatchMajor`, which also puts the batch first
-    in time-major outputs. Undecided (no evidence, ``B == T``): not probed, never a guess.
+    the dataset or a convolution says (:mod:`graphaudit.evidence.recurrent`): a time-major input
+    through :class:`~graphaudit.capture.dependency.layout.BatchMajor`, and every ``(T, B, ...)``
+    tensor the probe reads (the outputs, the cells' calls) read batch first. Undecided (no
+    evidence, ``B == T``): not probed, never a guess.
     """
     from graphaudit.capture.dependency.layout import BatchMajor
 
     assert request.inputs is not None  # TracedPass is there
     layout = recurrent_layout(request, have)
     if layout is None:
-        return request.net, request.inputs
+        return request.net, request.inputs, False
     misfed = any(use.misfed for use in layout.uses)
     if layout.reason is not None and not misfed:
         return layout.reason
     batch = layout.batch.batch
     assert batch is not None
-    swapped = ()
-    if layout.batch.axis == 1:  # a time-major input: each input long as the batch on axis 1 only
-        swapped = tuple(
-            i
-            for i, x in enumerate(request.inputs)
-            if len(getattr(x, "shape", ())) >= 2 and x.shape[0] != batch and x.shape[1] == batch
-        )
+    if layout.batch.axis == 0:
+        return request.net, request.inputs, True
+    # a time-major input: each input long as the batch on axis 1 only is changed along it
+    swapped = tuple(
+        i
+        for i, x in enumerate(request.inputs)
+        if len(getattr(x, "shape", ())) >= 2 and x.shape[0] != batch and x.shape[1] == batch
+    )
     inputs = tuple(x.swapaxes(0, 1) if i in swapped else x for i, x in enumerate(request.inputs))
-    return BatchMajor(request.net, batch, swapped), inputs
+    return BatchMajor(request.net, swapped), inputs, True
 
 
 @dataclass(frozen=True)
@@ -169,9 +172,12 @@ class DependencyProbe(Evidence):
         probed = _batch_major(request, have)
         if isinstance(probed, str):
             return Missing(f"the dependency probe could not run: {probed}")
+        net, inputs, time_major = probed
         result = probe_dependencies(
-            *probed,
+            net,
+            inputs,
             cells,
+            time_major=time_major,
             sequence=causal is not None and causal.not_run is None,
             mask=mask,
             stack=ONE_STACK if causal is None else causal.stack,

@@ -15,8 +15,8 @@ from evidence the audit has, never a guess:
 With *B* known, the layer's traced input says the rest: axis 1 is *B* (and axis 0 is not):
 fed right; axis 0 is *B* (and axis 1 is not): fed a batch-major tensor, the bug. ``B == T``
 and a *B* found on neither axis cannot be decided and are said so. The dependency probe then
-runs along the network input's real batch axis: :class:`BatchMajor` puts it (and each output's
-time-major batch axis) first, so that the probe's "one row per sample" holds.
+runs along the network input's real batch axis: :class:`BatchMajor` puts it first, and the
+probe reads each time-major ``(T, B, ...)`` tensor batch first, so that "one row per sample" holds.
 
 Example:
     >>> decide_batch((2, 7, 3), None, [], None).reason
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
-from mindspore import Tensor, nn, ops
+from mindspore import nn, ops
 
 from graphaudit import graph as g
 
@@ -200,30 +200,20 @@ def recurrent_uses(graph: nx.MultiDiGraph, cells: dict[str, Any], batch: Batch) 
     return uses
 
 
-def _batch_first(x: Any, batch: int) -> Any:
-    """*x* with its batch axis first when it is time-major (axis 1 the batch, axis 0 not)."""
-    if isinstance(x, Tensor) and x.ndim >= 2 and x.shape[0] != batch and x.shape[1] == batch:
-        return ops.swapaxes(x, 0, 1)
-    if isinstance(x, (tuple, list)):
-        return type(x)(_batch_first(item, batch) for item in x)
-    return x
-
-
 class BatchMajor(nn.Cell):
-    """The network with its batch axis first on both sides, for the dependency probe only.
+    """The network fed batch-major inputs, for the dependency probe only.
 
-    The probe changes and compares axis 0, one row per sample. The inputs at *swapped* were
-    made batch-major by the caller and are put back to the network's layout here; every output
-    whose axis 1 is the batch and axis 0 is not (a time-major ``(T, B, classes)``) comes out
-    ``(B, T, classes)``. ``auto_prefix=False``: the network's parameter names stay its own.
+    The probe changes axis 0, one row per sample. The inputs at *swapped* were made batch-major
+    by the caller and are put back to the network's layout here. (What the probe reads, every
+    call's time-major ``(T, B, ...)`` tensors included, it reads batch first itself:
+    ``probe_dependencies(time_major=True)``.) ``auto_prefix=False``: the network's parameter
+    names stay its own.
     """
 
-    def __init__(self, net: nn.Cell, batch: int, swapped: tuple[int, ...]) -> None:
+    def __init__(self, net: nn.Cell, swapped: tuple[int, ...]) -> None:
         super().__init__(auto_prefix=False)
         self.net = net
-        self.batch = batch
         self.swapped = swapped
 
     def construct(self, *args: Any) -> Any:
-        given = [ops.swapaxes(a, 0, 1) if i in self.swapped else a for i, a in enumerate(args)]
-        return _batch_first(self.net(*given), self.batch)
+        return self.net(*[ops.swapaxes(a, 0, 1) if i in self.swapped else a for i, a in enumerate(args)])

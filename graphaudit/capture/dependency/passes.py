@@ -31,7 +31,14 @@ import numpy as np
 from mindspore import Tensor, nn
 
 from graphaudit.capture.compilation.graph_mode import preserved_attributes
-from graphaudit.capture.dependency.plan import Plan, Region, moved, reversed_batch
+from graphaudit.capture.dependency.plan import (
+    Plan,
+    Region,
+    moved,
+    reversed_batch,
+    samples_first,
+    time_major_shape,
+)
 from graphaudit.capture.network.isolation import synchronize
 from graphaudit.capture.network.recorder import flatten_tensors
 from graphaudit.capture.network.values import tensor_values
@@ -45,15 +52,18 @@ class Call:
     inputs: list[Tensor]
     outputs: list[Tensor]
     reversed: int = 0  # the batch size when the pass ran on the samples in reverse order (0: as given)
+    time_major: int = 0  # the batch size when (T, B, ...) tensors are read batch first (Plan.time_major)
 
     def values(self, which: str) -> list[np.ndarray]:
         """The call's ``"inputs"`` or ``"outputs"`` as arrays, each with its samples in the order given.
+
+        In a time-major network a ``(T, B, ...)`` tensor is read batch first (:func:`samples_first`).
 
         A pass on the reversed batch is read back through axis 0 where that axis has one row
         per sample: a tensor laid out otherwise (``(B*T, C)``, ``(B*H, T, T)``) reads as moved,
         which can only make a cell look like the first to move earlier than it is.
         """
-        arrays = [_numpy(t) for t in getattr(self, which)]
+        arrays = [samples_first(_numpy(t), self.time_major) for t in getattr(self, which)]
         return [reversed_batch(a, self.reversed) for a in arrays] if self.reversed else arrays
 
 
@@ -162,15 +172,15 @@ class Runner:
         synchronize()
         self.passes += 1
         calls = self.recorder.calls
-        for call in calls if reverse else ():
-            call.reversed = batch
+        for call in calls:
+            call.reversed, call.time_major = (batch if reverse else 0), self._time_major
         if self.passes == 1:
             self.judged = self._choose(output, calls)
         tensors = self._judged_tensors(output, calls)
         if self.only is not None:
             tensors = [tensors[i] for i in self.only if i < len(tensors)]
         self.dtypes = [str(t.dtype).lower() for t in tensors]
-        values = [_numpy(t) for t in tensors]
+        values = [samples_first(_numpy(t), self._time_major) for t in tensors]
         if self.passes == 1:
             self.first = values
         return [self._read_back(i, v) for i, v in enumerate(values)] if reverse else values, calls
@@ -192,13 +202,19 @@ class Runner:
         distance = [float(np.nansum(np.abs(r.astype(np.float64) - first[index]))) for r in (rows, both)]
         return both if distance[1] <= distance[0] else rows
 
+    @property
+    def _time_major(self) -> int:
+        return self.plan.batch if self.plan.time_major else 0
+
     def _comparable(self, tensors: list[Tensor]) -> bool:
         length = self.plan.length
+        shapes = [tuple(t.shape) for t in tensors]
+        shapes = [(s[1], s[0], *s[2:]) if time_major_shape(s, self._time_major) else s for s in shapes]
         return any(
-            len(t.shape) >= 1
-            and t.shape[0] == self.plan.batch
-            and (not length or any(d == length for d in t.shape[1:]))
-            for t in tensors
+            len(shape) >= 1
+            and shape[0] == self.plan.batch
+            and (not length or any(d == length for d in shape[1:]))
+            for shape in shapes
         )
 
     def _choose(self, output: Any, calls: list[Call]) -> tuple[str, int] | None:

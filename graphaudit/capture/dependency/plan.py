@@ -57,7 +57,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["ONE_STACK", "Change", "Plan", "Region", "Stack", "moved", "reversed_batch", "sequence_axis"]
+__all__ = [
+    "ONE_STACK",
+    "Change",
+    "Plan",
+    "Region",
+    "Stack",
+    "moved",
+    "reversed_batch",
+    "samples_first",
+    "sequence_axis",
+    "time_major_shape",
+]
 
 _SEED = 20260226
 
@@ -117,6 +128,9 @@ class Plan:
     batched: tuple[int, ...] = ()  # the inputs changed with the primary, sample by sample
     stack: Stack = ONE_STACK
     source: int = 0  # the input whose future and order the sequence probes change
+    # The network reads time-major sequences (a batch_first=False recurrent layer): a tensor
+    # whose axis 1 is the batch and axis 0 is not, (T, B, ...), is read with its batch first.
+    time_major: bool = False
 
     @classmethod
     def of(
@@ -126,6 +140,7 @@ class Plan:
         sequence: bool,
         mask: int | None = None,
         stack: Stack = ONE_STACK,
+        time_major: bool = False,
     ) -> Plan:
         """The plan for *arrays* (the batch), or raise ``ValueError`` saying why the probe cannot run."""
         arrays = [None if a is None else np.array(a) for a in arrays]
@@ -134,7 +149,7 @@ class Plan:
             raise ValueError("no input has a batch dimension and a second one (the probe changes that input)")
         first = arrays[primary]
         assert first is not None
-        plan = cls(arrays, primary, int(first.shape[0]), stack=stack, source=primary)
+        plan = cls(arrays, primary, int(first.shape[0]), stack=stack, source=primary, time_major=time_major)
         if plan.batch < 2:
             raise ValueError(f"the batch holds {plan.batch} sample: the probe needs 2 or more")
         if sequence:
@@ -265,6 +280,25 @@ class Plan:
         where = self._where(self.source, self.arrays[self.source], Change(self.batch - 1, "roll"))  # type: ignore[arg-type]
         last = self.arrays[self.source][self.batch - 1, where]  # type: ignore[index]
         return bool((np.roll(last, 1, axis=0) != last).any())
+
+
+def samples_first(values: np.ndarray, batch: int) -> np.ndarray:
+    """*values* with one row per sample on axis 0: a time-major ``(T, B, ...)`` array (axis 1
+    has *batch* rows, axis 0 not) with its first two axes swapped, any other as it is.
+
+    Only for a network that reads time-major sequences (:attr:`Plan.time_major`): elsewhere a
+    ``(B*T, C)`` flattening with ``C == B`` would be misread. *batch* 0: every array as it is.
+
+    Example:
+        >>> samples_first(np.zeros((5, 2, 3)), 2).shape, samples_first(np.zeros((2, 5, 3)), 2).shape
+        ((2, 5, 3), (2, 5, 3))
+    """
+    return values.swapaxes(0, 1) if time_major_shape(values.shape, batch) else values
+
+
+def time_major_shape(shape: Sequence[int], batch: int) -> bool:
+    """Whether *shape* is read batch first by :func:`samples_first` (axis 1 is *batch*, axis 0 not)."""
+    return bool(batch) and len(shape) >= 2 and shape[0] != batch and shape[1] == batch
 
 
 def reversed_batch(values: np.ndarray, batch: int, pairs: bool = False) -> np.ndarray:

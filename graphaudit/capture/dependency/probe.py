@@ -348,13 +348,15 @@ def probe_dependencies(
     mask: int | None = None,
     stack: Stack = ONE_STACK,
     parameters: Iterable[Parameter] = (),
+    time_major: bool = False,
 ) -> DependencyResult | str:
     """Probe *net* on *inputs* (its ``construct`` arguments); *cells* by path are hooked.
 
     *sequence*: run the sequence probes (the future, the positions) on the causal stack that
     *stack* says feeds on which input (one stack, fed by the first token input, by default);
-    *mask*: the index among *inputs* of the attention mask (the padding probe). Returns the
-    result, or a sentence saying why the probe could not run.
+    *mask*: the index among *inputs* of the attention mask (the padding probe); *time_major*:
+    the network reads time-major sequences, and its ``(T, B, ...)`` tensors are read batch first
+    (:attr:`Plan.time_major`). Returns the result, or a sentence saying why the probe could not run.
     """
     arrays = [tensor_values(x).copy() if isinstance(x, Tensor) else None for x in inputs]
     try:
@@ -376,7 +378,7 @@ def probe_dependencies(
             not_run.update(dict.fromkeys(kinds, str(err)))
     sequence = sequence and "future" not in not_run
     mask = None if "padding" in not_run else mask
-    plan = Plan.of(arrays, sequence=sequence, mask=mask, stack=stack)
+    plan = Plan.of(arrays, sequence=sequence, mask=mask, stack=stack, time_major=time_major)
     params = unique([*parameters, *(p for cell in cells.values() for p in cell.get_parameters())])
     try:
         with EXCLUSIVE, graphs_not_saved(), preserved(list(cells.values()), params) as snapshot:
