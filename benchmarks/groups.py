@@ -39,6 +39,7 @@ GROUPS = (
     "reference_time",
     "reference_memory",
     "watch_time",
+    "watch_graph",
     "watch_memory",
     "watch_msrun",
     "scale_time",
@@ -202,6 +203,7 @@ def measure(
     watch_steps: int = 100,
     watch_size: int = 32,
     watch_repeats: int = 3,
+    watch_graph_repeats: int = 3,
     watch_msrun_steps: int = 200,
     watch_msrun_repeats: int = 5,
     torch_python: str | None = None,
@@ -327,6 +329,16 @@ def measure(
             lambda: worker("watch-time", {**watch_params, "repeats": watch_repeats}),
         ),
         (
+            "watch_graph",
+            "Model.train in GRAPH_MODE with Watch()",
+            True,
+            lambda: (
+                worker("watch-time", {**watch_params, "repeats": watch_graph_repeats, "mode": "graph"})
+                if watch_graph_repeats
+                else {"skipped": "not measured (watch_graph_repeats=0): it compiles resnet18's train step"}
+            ),
+        ),
+        (
             "watch_memory",
             "Model.train with Watch() memory",
             False,
@@ -403,6 +415,7 @@ def measure(
         "startup_repeats": startup_repeats,
         "watch_steps": watch_steps,
         "watch_repeats": watch_repeats,
+        "watch_graph_repeats": watch_graph_repeats,
         "watch_msrun_steps": watch_msrun_steps,
         "watch_msrun_repeats": watch_msrun_repeats,
         "sizes": sizes,

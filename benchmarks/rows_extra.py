@@ -26,6 +26,8 @@ def extra_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
         out.extend(_reference_memory_rows(results["reference_memory"]))
     if "watch_time" in results and "watch_memory" in results:
         out.extend(_watch_rows(results["watch_time"], results["watch_memory"], results["meta"]))
+    if "watch_graph" in results and "skipped" not in results["watch_graph"]:
+        out.extend(_watch_rows(results["watch_graph"], None, results["meta"], "GRAPH_MODE "))
     if "watch_msrun" in results and "skipped" not in results["watch_msrun"]:
         out.append(_watch_msrun_row(results["watch_msrun"]))
     if "anchor" in results and "skipped" not in results["anchor"]:
@@ -33,14 +35,17 @@ def extra_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _watch_rows(t: dict[str, Any], mem: dict[str, Any], meta: dict[str, Any]) -> list[dict[str, Any]]:
+def _watch_rows(
+    t: dict[str, Any], mem: dict[str, Any] | None, meta: dict[str, Any], mode: str = ""
+) -> list[dict[str, Any]]:
+    """Row 12: the watched epochs' times against the unwatched (in *mode*), and the memory when measured."""
     seconds = t["seconds"]
     plain = med_min(seconds["plain"])
     shape = f"1 epoch of {meta['watch_steps']} steps, batches of 8"
     out = [
         make_row(
-            f"12 Model.train resnet18, Watch() {label}",
-            "watch_time",
+            f"12 {mode}Model.train resnet18, Watch() {label}",
+            "watch_graph" if mode else "watch_time",
             "s",
             med_min(seconds[name]),
             "Model.train, no Watch",
@@ -58,6 +63,8 @@ def _watch_rows(t: dict[str, Any], mem: dict[str, Any], meta: dict[str, Any]) ->
             ),
         )
     ]
+    if mem is None:
+        return out
     watched, unwatched = mem["watched"], mem["plain"]
     out.append(
         make_row(

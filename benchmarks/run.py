@@ -223,6 +223,7 @@ def main(argv: list[str] | None = None) -> None:
             reference_batches=(1,) if args.quick else (1, 4),
             watch_steps=4 if args.quick else 100,
             watch_repeats=1 if args.quick else 3,
+            watch_graph_repeats=1 if args.quick else 3,
             watch_msrun_steps=20 if args.quick else 200,
             watch_msrun_repeats=1 if args.quick else 5,
             torch_python=args.torch_python,

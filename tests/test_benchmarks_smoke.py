@@ -45,6 +45,7 @@ def measured():
         dependency_repeats=1,
         watch_steps=1,
         watch_repeats=1,
+        watch_graph_repeats=0,  # compiles resnet18's train step twice (plain, tapped): not in the smoke run
         watch_msrun_repeats=0,  # its row launches a 2-rank msrun job (~1 min): not in the smoke run
         torch_python="/nonexistent/python",  # the optional anchor: skipped, with the reason
         worker=run.run_worker,

@@ -99,7 +99,10 @@ def schema_errors(validator: Any, log: dict) -> list[str]:
         rules = driver.pop("rules")
         key = json.dumps(rules, sort_keys=True)
         if key not in _CATALOGUE_ERRORS:
-            alone = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "graphaudit", "rules": rules}}}]}
+            alone = {
+                "version": "2.1.0",
+                "runs": [{"tool": {"driver": {"name": "graphaudit", "rules": rules}}}],
+            }
             _CATALOGUE_ERRORS[key] = _errors(validator, alone)
         errors += [error.replace("runs/0/", f"runs/{index}/", 1) for error in _CATALOGUE_ERRORS[key]]
     return sorted(errors + _errors(validator, log))

@@ -2,7 +2,9 @@
 
     python tests/watch_worker.py CASE watched|plain OUT.npz
 
-CASE is ``model`` (``Model.train`` of a network with BatchNorm, with an ``eval_dataset``), ``loop`` (a functional ``value_and_grad`` loop with Adam) or ``scaled`` (the
+CASE is ``model`` (``Model.train`` of a network with BatchNorm, with an ``eval_dataset``), ``graph``
+(the same in GRAPH_MODE, with a fixed loss scale of 1024, the one a CPU takes: the watch's
+gradient tap stands in the compiled step), ``loop`` (a functional ``value_and_grad`` loop with Adam) or ``scaled`` (the
 loop in float16 with a dynamic loss scaler). Writes every parameter of the network and the
 optimizer (and the loss scale) to OUT.npz, and with ``watched`` the watch's counts to OUT.json.
 Each run is a fresh process: MindSpore's random state (Dropout's per-operation seeds, the
@@ -54,11 +56,18 @@ def state(net: nn.Cell, optimizer: nn.Optimizer) -> dict[str, np.ndarray]:
     return found
 
 
-def model_run(watched: bool) -> tuple[dict[str, np.ndarray], object]:
+def model_run(watched: bool, graph: bool = False) -> tuple[dict[str, np.ndarray], object]:
     net = Net()
-    optimizer = nn.Momentum(net.trainable_params(), 0.05, 0.9)
-    model = ms.train.Model(net, nn.CrossEntropyLoss(), optimizer)
-    watch = graphaudit.Watch(every=1, fail_on="never", eval_dataset=dataset(64, seed=3)) if watched else None
+    scale = 1024.0 if graph else 1.0
+    optimizer = nn.Momentum(net.trainable_params(), 0.05, 0.9, loss_scale=scale)
+    manager = ms.amp.FixedLossScaleManager(scale, drop_overflow_update=False)
+    scaling = {"loss_scale_manager": manager} if graph else {}
+    model = ms.train.Model(net, nn.CrossEntropyLoss(), optimizer, **scaling)
+    # GRAPH_MODE samples every other step: the tap's flag turns the norms on and off in the compiled step
+    every = 2 if graph else 1
+    watch = (
+        graphaudit.Watch(every=every, fail_on="never", eval_dataset=dataset(64, seed=3)) if watched else None
+    )
     model.train(2, dataset(), callbacks=[watch] if watch else None, dataset_sink_mode=False)
     return state(net, optimizer), watch
 
@@ -105,10 +114,13 @@ def loop_run(watched: bool, scaled: bool) -> tuple[dict[str, np.ndarray], object
 
 def main() -> None:
     case, mode, out = sys.argv[1], sys.argv[2], Path(sys.argv[3])
-    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_context(mode=ms.GRAPH_MODE if case == "graph" else ms.PYNATIVE_MODE)
     ms.set_seed(7)
     watched = mode == "watched"
-    found, watch = model_run(watched) if case == "model" else loop_run(watched, scaled=case == "scaled")
+    if case in ("model", "graph"):
+        found, watch = model_run(watched, graph=case == "graph")
+    else:
+        found, watch = loop_run(watched, scaled=case == "scaled")
     np.savez(out, **found)
     if watch is not None:
         record = watch.record

@@ -116,6 +116,7 @@ class RunRecord:
     loss_scaled: bool = False
     gradients_seen: bool = False
     gradients_reason: str | None = None
+    noise_reason: str | None = None  # why the gradients themselves (the noise scale's) were not seen
     samples: list[Sample] = field(default_factory=list)
     validation: list[tuple[int, int, float]] = field(default_factory=list)  # (epoch, step, loss)
     non_finite: NonFinite | None = None
@@ -244,6 +245,8 @@ class GradientNoise(Evidence):
         record = have.need(TrainingRun).record
         if record.batch_size is None:
             return Missing("the batch size is not known: pass watch(..., batch_size=N)")
+        if record.noise_reason is not None and not record.noise_windows:
+            return Missing(record.noise_reason)
         if len(record.noise_windows) < MIN_NOISE_WINDOWS:
             return Missing(
                 f"{len(record.noise_windows)} gradient windows were sampled, {MIN_NOISE_WINDOWS} are needed: "

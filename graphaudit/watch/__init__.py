@@ -20,10 +20,11 @@ import types
 from typing import Any
 
 from graphaudit.watch.callback import Watch
+from graphaudit.watch.compiled import gradient_norms
 from graphaudit.watch.loop import Watcher, watch
 from graphaudit.watch.session import DEFAULT_EVERY, WatchFailed, watchpoints
 
-__all__ = ["DEFAULT_EVERY", "Watch", "WatchFailed", "Watcher", "watch", "watchpoints"]
+__all__ = ["DEFAULT_EVERY", "Watch", "WatchFailed", "Watcher", "gradient_norms", "watch", "watchpoints"]
 
 
 class _CallableModule(types.ModuleType):

@@ -3,8 +3,10 @@
 Every step the loss (and, for a loss-scaled step, whether it overflowed) is read from the
 step's outputs; every ``every`` steps the weights before and after the update are compared
 and the gradients the optimizer got are read (by a forward pre-hook on the optimizer, which
-reads and never writes; PyNative mode only: under GRAPH_MODE the gradient watchpoints are
-NOT RUN, with why). In PyNative the loss is also read as the optimizer is called, before its
+reads and never writes). Under GRAPH_MODE the optimizer runs inside the compiled step: a
+:class:`~graphaudit.watch.compiled.GradientTap` put where the train network calls it hands
+out the gradients' norms from the same graph (the noise scale, which needs the gradients
+themselves, is NOT RUN there), and the optimizer is put back when training ends. In PyNative the loss is also read as the optimizer is called, before its
 update: when it is not finite the weights that made it are kept, and the step's batch is
 re-run (isolated) to name the first layer whose output was not finite (GA950). The validation loss comes from ``Model.fit(valid_dataset=...)`` (a
 ``"loss"`` metric) or from ``Watch(eval_dataset=...)``, evaluated at each epoch's end in
@@ -45,13 +47,16 @@ from graphaudit.watch.session import DEFAULT_EVERY, Session
 
 __all__ = ["Watch"]
 
-_GRAPH_MODE = (
-    "Model.train ran in GRAPH_MODE: the whole train step (forward, backward and the optimizer's "
-    "update) is one compiled graph, so the gradients the optimizer applied never reach Python; "
-    "a second gradient pass would not be the optimizer's gradient and would cost a PyNative step "
-    "per sample. To watch them: train in PyNative (ms.set_context(mode=ms.PYNATIVE_MODE)), or "
-    "write the loop with graphaudit.watch() and pass w.step(grads=...) (a @jit step that returns "
-    "its gradients works)"
+_NOISE_COMPILED = (
+    "Model.train ran in GRAPH_MODE: the compiled step hands out its gradients' norms, and the noise "
+    "scale needs the gradients themselves, summed over steps; train in PyNative "
+    "(ms.set_context(mode=ms.PYNATIVE_MODE)), or write the loop with graphaudit.watch() and pass "
+    "w.step(grads=...)"
+)
+_NOT_TAPPED = (
+    "the compiled step never called the optimizer through graphaudit's gradient tap (the train "
+    "network calls it some other way); train in PyNative, or write the loop with graphaudit.watch() "
+    "and pass w.step(grad_norms=gradient_norms(grads))"
 )
 
 
@@ -155,6 +160,7 @@ class Watch(Callback):
         self._loss_net: Any = None  # the cell that computes the loss: what a NaN's batch is re-run through
         self._loss_hook: Any = None
         self._loss_out: Any = None
+        self._tapped: Any = None  # the GRAPH_MODE train network's gradient tap (graphaudit.watch.compiled)
 
     @property
     def report(self) -> Any:
@@ -219,13 +225,25 @@ class Watch(Callback):
             if isinstance(inner, nn.Cell):
                 self._loss_hook = inner.register_forward_hook(self._saw_loss)
         else:
-            self._recorder.record.gradients_reason = _GRAPH_MODE
+            from graphaudit.watch.compiled import tap_train_network
+
+            tapped = tap_train_network(train_network, optimizer)
+            record = self._recorder.record
+            if isinstance(tapped, str):
+                record.gradients_reason = f"Model.train ran in GRAPH_MODE and {tapped}"
+            else:
+                self._tapped = tapped
+                record.gradients_reason, record.noise_reason = _NOT_TAPPED, _NOISE_COMPILED
         self._drift = RankDrift.when_distributed(self._network, self._recorder.record, self.session.every)
         self._ranks = RankLossExchange.when_distributed(self._recorder.record, self.session.every)
 
     def on_train_step_begin(self, run_context: Any) -> None:
         if self._recorder is not None:
             self._recorder.before(run_context.original_args().cur_step_num)
+            if self._tapped is not None and self._recorder.sampling:
+                self._tapped.tap.mark()
+            elif self._tapped is not None:
+                self._tapped.tap.want(False)
 
     def on_train_step_end(self, run_context: Any) -> None:
         if self._recorder is None:
@@ -236,6 +254,8 @@ class Watch(Callback):
         known = self._recorder.record.non_finite
         batch = getattr(params, "train_dataset_element", None)
         rerun = self._rerun(tuple(batch)) if batch is not None and not math.isfinite(loss) else None
+        if self._tapped is not None and self._recorder.sampling:
+            self._grads = self._tapped.tap.read()
         self._recorder.after(step, params.cur_epoch_num, loss, self._grads, overflow, rerun, scale)
         self._grads = None
         if self._ranks is not None:
@@ -282,7 +302,7 @@ class Watch(Callback):
             raise
 
     def _unhook(self) -> None:
-        for handle in (self._hook, self._loss_hook):
+        for handle in (self._hook, self._loss_hook, self._tapped):
             if handle is not None:
                 handle.remove()
-        self._hook = self._loss_hook = None
+        self._hook = self._loss_hook = self._tapped = None

@@ -41,6 +41,7 @@ from graphaudit.capture.network.values import scalar
 from graphaudit.errors import ArgumentError, ArgumentTypeError
 from graphaudit.errors.arguments import check_count, checked_call
 from graphaudit.findings import Finding
+from graphaudit.watch.record import GradientNorms
 from graphaudit.watch.session import DEFAULT_EVERY, Session
 
 __all__ = ["Watcher", "watch"]
@@ -69,13 +70,32 @@ class Watcher:
         self._net = net
         self._recorder = session.start(net, optimizer, self._params, batch_size)
         self._recorder.record.gradients_reason = (
-            "the loop passed no grads= to w.step(): pass them to watch them"
+            "the loop passed no grads= (or grad_norms=) to w.step(): pass them to watch them"
         )
         self._drift = RankDrift.when_distributed(net, self._recorder.record, session.every)
         self._ranks = RankLossExchange.when_distributed(self._recorder.record, session.every)
         self._step = 0
         self._epoch = 1
         self._recorder.before(1)
+
+    def _norms(self, readings: Any) -> GradientNorms:
+        try:
+            norms = GradientNorms.read(readings)
+        except (TypeError, ValueError) as err:
+            raise ArgumentError(
+                f"w.step(grad_norms=...) expects what gradient_norms(grads) returns, a (2, N) tensor: {err}"
+            ) from None
+        if len(norms.norms) != len(self._params):
+            raise ArgumentError(
+                f"w.step(grad_norms=...) holds {len(norms.norms)} norms for the optimizer's "
+                f"{len(self._params)} parameters: pass gradient_norms() of the gradients of "
+                "value_and_grad(fn, None, optimizer.parameters)"
+            )
+        self._recorder.record.noise_reason = (
+            "the loop passed grad_norms= (a compiled step's norms): the noise scale needs the gradients "
+            "themselves; pass w.step(grads=...) on some steps"
+        )
+        return norms
 
     @property
     def report(self) -> Any:
@@ -97,14 +117,23 @@ class Watcher:
         loss_scale: Any = None,
         epoch: int | None = None,
         inputs: Sequence[Any] | None = None,
+        grad_norms: Any = None,
     ) -> None:
         """Record one step, called after the optimizer's update; see the module docstring.
+
+        *grad_norms* stands for *grads* when the step is compiled (``@jit``) and hands out only
+        ``graphaudit.watch.compiled.gradient_norms(grads)``: the gradient watchpoints read them,
+        the noise scale (GA955), which needs the gradients, does not.
 
         *inputs* (optional) are the step's inputs of ``net`` (``net(*inputs)``): only when the
         loss first stops being finite are they re-run through ``net`` to find the first cell
         whose output holds a NaN or Inf (GA950); nothing is done with them otherwise.
         """
-        if grads is not None and len(grads) != len(self._params):
+        if grads is not None and grad_norms is not None:
+            raise ArgumentError("w.step() takes grads= or grad_norms=, not both: pass one of them")
+        if grad_norms is not None:
+            grads = self._norms(grad_norms)
+        elif grads is not None and len(grads) != len(self._params):
             raise ArgumentError(
                 f"w.step(grads=...) got {len(grads)} gradients for the optimizer's {len(self._params)} "
                 "parameters: pass the gradients of value_and_grad(fn, None, optimizer.parameters)"

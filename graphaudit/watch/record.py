@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ import numpy as np
 from graphaudit.capture.network.values import tensor_values
 from graphaudit.evidence.training import NonFinite, RunRecord, Sample
 
-__all__ = ["NOISE_WINDOW", "POSITIONS", "TRACKED", "WHOLE_BYTES", "Recorder"]
+__all__ = ["NOISE_WINDOW", "POSITIONS", "TRACKED", "WHOLE_BYTES", "GradientNorms", "Recorder"]
 
 #: Consecutive gradient samples that make one estimate of the gradient noise scale.
 NOISE_WINDOW = 5
@@ -44,6 +45,26 @@ WHOLE_BYTES = 16 * 2**20
 TRACKED = 2**16
 
 
+@dataclass(frozen=True)
+class GradientNorms:
+    """The norms of the gradients a compiled step applied, one per parameter, and whether each was finite.
+
+    What leaves a compiled step instead of the gradients (:mod:`graphaudit.watch.compiled`):
+    the watchpoints that read norms judge them; the noise scale, which needs the gradients, does not.
+    """
+
+    norms: tuple[float, ...]
+    finite: tuple[bool, ...]
+
+    @classmethod
+    def read(cls, readings: Any) -> GradientNorms:
+        """From ``gradient_norms(grads)``'s ``(2, N)`` readings (a tensor or an array)."""
+        values = np.asarray(tensor_values(readings) if hasattr(readings, "asnumpy") else readings, np.float64)
+        if values.ndim != 2 or values.shape[0] != 2:
+            raise ValueError(f"gradient norms are read from a (2, N) array, got shape {values.shape}")
+        return cls(tuple(float(v) for v in values[0]), tuple(bool(v) for v in values[1] > 0.5))
+
+
 def _norm(values: np.ndarray) -> float:
     return float(np.linalg.norm(values))
 
@@ -55,8 +76,11 @@ def _values(tensor: Any) -> np.ndarray:
 class Recorder:
     """Samples *params* every *every* steps (and the first step); the loss at every step."""
 
-    def __init__(self, params: Sequence[Any], *, every: int, batch_size: int | None = None) -> None:
+    def __init__(
+        self, params: Sequence[Any], *, every: int, batch_size: int | None = None, gradient_scale: float = 1.0
+    ) -> None:
         self.params = list(params)
+        self.gradient_scale = gradient_scale  # the gradients given are this many times the true ones
         self.record = RunRecord(
             tuple(p.name for p in self.params),
             tuple(int(p.size) for p in self.params),
@@ -86,6 +110,11 @@ class Recorder:
         self._window: list[np.ndarray] = []
         self._window_sq: list[float] = []
 
+    @property
+    def sampling(self) -> bool:
+        """Whether the step under way is sampled (its weights were copied before it)."""
+        return self._before is not None
+
     def sampled(self, step: int) -> bool:
         """Whether *step* (from 1) is sampled: the first, and every ``every``-th."""
         return step == 1 or step % self.every == 0
@@ -110,7 +139,7 @@ class Recorder:
         step: int,
         epoch: int,
         loss: float,
-        grads: Sequence[Any] | None = None,
+        grads: Sequence[Any] | GradientNorms | None = None,
         overflow: bool | None = None,
         rerun: Callable[[Sequence[tuple[Any, np.ndarray]]], Any] | None = None,
         loss_scale: float | None = None,
@@ -144,8 +173,13 @@ class Recorder:
             # arrays, not lists: 256 Python floats a weight were ~0.5 MB a sampled step on resnet18
             values=[w[pos] for w, pos in zip(now, self._positions)],
         )
-        if grads is not None:
+        if isinstance(grads, GradientNorms):  # a compiled step's: norms, no gradients to sum
+            sample.grad_norms = [n / self.gradient_scale for n in grads.norms]
+            record.gradients_seen = True
+        elif grads is not None:
             flat = [_values(g) for g in grads]
+            if self.gradient_scale != 1.0:
+                flat = [g / np.float32(self.gradient_scale) for g in flat]
             sample.grad_norms = [_norm(g) for g in flat]
             record.gradients_seen = True
             self._add_noise_sample(flat, sample.grad_norms)
@@ -234,10 +268,14 @@ class Recorder:
         else:
             found.forward, found.tensor = located.cell, located.tensor
 
-    def _locate(self, step: int, epoch: int, loss: float, grads: Sequence[Any] | None) -> NonFinite:
+    def _locate(
+        self, step: int, epoch: int, loss: float, grads: Sequence[Any] | GradientNorms | None
+    ) -> NonFinite:
         """The first gradient and weight (in the optimizer's order) that hold a NaN or Inf."""
         found = NonFinite(step, epoch, loss)
-        if grads is not None:
+        if isinstance(grads, GradientNorms):
+            found.gradient = next((p.name for p, ok in zip(self.params, grads.finite) if not ok), None)
+        elif grads is not None:
             for param, grad in zip(self.params, grads):
                 if not np.all(np.isfinite(_values(grad))):
                     found.gradient = param.name

@@ -96,7 +96,10 @@ class Session:
 
     def start(self, net: Any, optimizer: Any, params: Sequence[Any], batch_size: int | None) -> Recorder:
         self._net, self._optimizer = net, optimizer
-        self.recorder = Recorder(params, every=self.every, batch_size=batch_size)
+        # An optimizer built with loss_scale=S gets gradients S times too large and divides them itself
+        # (TrainOneStepCell(sens=S), a FixedLossScaleManager): the watch reads the true ones.
+        scale = float(getattr(optimizer, "loss_scale", 1.0) or 1.0)
+        self.recorder = Recorder(params, every=self.every, batch_size=batch_size, gradient_scale=scale)
         return self.recorder
 
     @property
