@@ -11,14 +11,15 @@ Rows (targets from issue 23; nothing about timing is asserted anywhere):
    training process. Target <= 10%.
 
 The timed runs are interleaved in one process (plain, watched, every-step, plain, ...), each
-one epoch of ``--steps`` steps (PyNative, where the watch sees the gradients; batches of 8
+one epoch of ``--steps`` steps (PyNative; ``--mode graph``: GRAPH_MODE, where the watch taps
+the compiled step's gradient norms; batches of 8
 random ``3x32x32`` images, a Momentum optimizer, ``dataset_sink_mode=False``), after one
 warm-up epoch of each; the ratios are of the medians and of the minimums. The load of the
 machine is recorded with the numbers (``benchmarks.common.LoadMonitor``).
 
 Usage::
 
-    python -m benchmarks.watch [--steps 100] [--repeats 3] [--pairs 3] [--size 32] [--json PATH]
+    python -m benchmarks.watch [--steps 100] [--repeats 3] [--pairs 3] [--size 32] [--mode graph] [--json PATH]
 
 ``--pairs`` fresh-process pairs (unwatched, watched) measure the memory row: the rise of an
 unwatched epoch itself varies by tens of MiB between processes, as much as the effect, so the
@@ -121,7 +122,7 @@ def _print_time(result: dict[str, Any], args: argparse.Namespace) -> None:
     seconds = result["seconds"]
     load = result["load"]
     print(
-        f"Model.train of mindcv resnet18, 1 epoch of {args.steps} steps (8x3x{args.size}x{args.size}), "
+        f"Model.train of mindcv resnet18 ({args.mode}), 1 epoch of {args.steps} steps (8x3x{args.size}x{args.size}), "
         f"{args.repeats} interleaved repeats; load average {load['load_before'][0]:.1f} -> "
         f"{load['load_after'][0]:.1f} (max {load['load_max']:.1f}), other processes "
         f"{load['others_cores'] if load['others_cores'] is None else round(load['others_cores'], 2)} cores "
@@ -167,16 +168,20 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=32)
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--only", choices=["time", "memory"])
+    parser.add_argument(
+        "--mode", choices=["pynative", "graph"], default="pynative", help="the timed epochs' mode"
+    )
     parser.add_argument("--json")
     parser.add_argument("--worker", choices=["timed", "memory-plain", "memory-watched"])
     args = parser.parse_args()
     if args.worker == "timed":
-        print(json.dumps(timed(args.steps, args.size, args.repeats)))
+        print(json.dumps(timed(args.steps, args.size, args.repeats, args.mode)))
         return
     if args.worker is not None:
         print(json.dumps(memory(args.steps, args.size, args.worker == "memory-watched")))
         return
     common = ["--steps", str(args.steps), "--size", str(args.size), "--repeats", str(args.repeats)]
+    common += ["--mode", args.mode]
     result: dict[str, Any] = {}
     if args.only != "memory":
         result.update(_in_subprocess(["timed", *common]))
