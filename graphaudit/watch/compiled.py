@@ -62,7 +62,7 @@ class GradientTap(nn.Cell):
     ``auto_prefix=False``: the optimizer's parameter names stay its own.
     """
 
-    def __init__(self, optimizer: nn.Cell, count: int) -> None:
+    def __init__(self, optimizer: nn.Cell, count: int, created: int) -> None:
         super().__init__(auto_prefix=False)
         self.optimizer = optimizer
         self._store = [
@@ -76,7 +76,7 @@ class GradientTap(nn.Cell):
         ]
         self._wanted = True
         self._seen = 0
-        self.created = 0  # the creation time the tapped train network is compiled under (Tapped)
+        self.created = created  # the creation time the tapped train network is compiled under (Tapped)
 
     def construct(self, gradients: Any) -> Any:
         readings, calls, wanted = self._store[0], self._store[1], self._store[2]
@@ -149,8 +149,8 @@ def tap_train_network(train_network: Any, optimizer: Any) -> Tapped | str:
     created = int(train_network.create_time)
     tap = _TAPS.get(train_network)
     if tap is None or tap.optimizer is not optimizer:
-        tap = GradientTap(optimizer, len(optimizer.parameters))
-        tap.created = created + 1  # the tapped step's own key among the compiled graphs
+        # created + 1: the tapped step's own key among the compiled graphs
+        tap = GradientTap(optimizer, len(optimizer.parameters), created + 1)
         _TAPS[train_network] = tap
     cells["optimizer"] = tap
     return Tapped(train_network, tap, created)
