@@ -17,11 +17,6 @@ from typing import Any
 import mindspore as ms
 import numpy as np
 from mindspore import Parameter, Tensor, nn, ops
-
-try:
-    from mindspore.ops.functional import _tensor_move
-except ImportError:  # MindSpore 2.7 has no queued copy kernel: values are read at once there
-    _tensor_move = None
 from mindspore.ops.primitive import Primitive
 
 from graphaudit.capture.network.rng import private_random_state
@@ -29,8 +24,6 @@ from graphaudit.capture.network.values import same_bits, tensor_values
 
 __all__ = [
     "Snapshot",
-    "copy_counter",
-    "device_copy",
     "fresh_random_primitives",
     "preserved",
     "preserved_seed_counters",
@@ -44,41 +37,10 @@ __all__ = [
 # Attributes that mark a primitive holding random state of its own (ops.Dropout and kin).
 RANDOM_PRIMITIVE_ATTRS = ("Seed0", "Seed1", "seed", "seed2", "side_effect_hidden")
 
-# The dtypes TensorMove copies on CPU (checked on MindSpore 2.10: not bfloat16).
-_COPY_KERNEL_DTYPES = frozenset(
-    (
-        *(ms.float16, ms.float32, ms.float64, ms.complex64, ms.complex128, ms.bool_),
-        *(ms.int8, ms.int16, ms.int32, ms.int64, ms.uint8, ms.uint16, ms.uint32, ms.uint64),
-    )
-)
-
 
 def tensor_bytes(tensor: Tensor) -> np.ndarray:
     """A copy of *tensor*'s values as a NumPy array (bfloat16 widened exactly to float32)."""
     return tensor_values(tensor).copy()
-
-
-def device_copy(tensor: Tensor) -> Tensor | np.ndarray:
-    """A copy of *tensor*'s values, made by a queued kernel: no wait for the kernels before it.
-
-    Reading values (``asnumpy``) waits for every queued PyNative kernel; before each write of
-    a pass that stops the pass's kernels overlapping with Python's dispatch (a training-mode
-    resnet50 pass ran twice as slowly). The copy kernel runs in queue order, so it sees the
-    value before the write queued after it. bfloat16, which the CPU copy kernel lacks, is
-    widened exactly to float32 (what :func:`tensor_bytes` gives too); a dtype not known to
-    have a copy kernel is read at once. Errors are not caught: one raised here may be a
-    queued kernel of the pass failing, which must reach the capture.
-    """
-    if tensor.dtype == ms.bfloat16:
-        return tensor.astype(ms.float32)
-    if _tensor_move is not None and tensor.dtype in _COPY_KERNEL_DTYPES:
-        return _tensor_move(tensor)
-    return tensor_bytes(tensor)
-
-
-def host_values(saved: Tensor | np.ndarray) -> np.ndarray:
-    """The values of what :func:`device_copy` returned, as NumPy (waits for the copy)."""
-    return saved if isinstance(saved, np.ndarray) else tensor_values(saved)
 
 
 def synchronize() -> None:
@@ -189,11 +151,6 @@ def preserved_seed_counters() -> Iterator[None]:
         yield
 
 
-def copy_counter() -> Parameter:
-    """The counter of :attr:`Snapshot.copies_done` (made before a pass: making it synchronises)."""
-    return Parameter(Tensor(np.zeros((), np.int64)), name="graphaudit_copies_done", requires_grad=False)
-
-
 @dataclass
 class Snapshot:
     """What a forward pass may change, saved before it runs."""
@@ -204,47 +161,28 @@ class Snapshot:
     training: list[tuple[bool, Any]] = field(default_factory=list)
     requires_grad: list[bool] = field(default_factory=list)
     names: list[tuple[str, bool]] = field(default_factory=list)
-    values: dict[int, tuple[Parameter, Tensor | np.ndarray]] = field(default_factory=dict)
-
-    copies_done: Parameter | None = None
+    values: dict[int, tuple[Parameter, np.ndarray]] = field(default_factory=dict)
 
     def save_parameter(self, param: Parameter) -> None:
-        """Save *param*'s value, once, before something may write into it.
+        """Save *param*'s value, once, before an operation of the pass writes into it.
 
-        A device-side copy (:func:`device_copy`): called before writes in the middle of a
-        pass, it must not wait for the pass's queued kernels; compared and written back once,
-        after the pass (:meth:`restore`). Each copy is followed by a queued count of the
-        copies made so far (:attr:`copies_done`): a kernel that fails asynchronously drops
-        every kernel queued after it, so a copy counted is one that ran, and a copy not
-        counted holds no value (nor did the write queued after it run).
+        Waits for the pass's queued kernels, then reads to host memory: the wait is what makes
+        the save sound. A kernel that fails asynchronously (BCELoss given -1 on CPU) drops
+        the kernels queued while it fails, yet runs those queued after: a queued copy could
+        be dropped while the write after it ran (seen 5-7 times in 40 under load), leaving a
+        value changed and none saved. The wait raises such a failure here, before the write
+        is queued. Measured on a traced resnet18 train step (every weight written mid-pass):
+        1.70x a plain step, against 1.84x with queued copies (docs/performance.md, stop 49).
         """
-        if id(param) in self.values or param is self.copies_done:
-            return
-        saved = device_copy(param)
-        self.values[id(param)] = (param, saved)
-        if isinstance(saved, Tensor):
-            if self.copies_done is None:
-                self.copies_done = copy_counter()
-            ops.assign(self.copies_done, Tensor(len(self.values), ms.int64))
+        if id(param) not in self.values:
+            synchronize()
+            self.save_now((param,))
 
     def save_now(self, params: Iterable[Parameter]) -> None:
-        """Save each of *params*' values, once, before the pass that may write them is queued.
-
-        Read at once to host memory: before a pass there is no kernel of it to wait for, and a
-        queued copy and count (:meth:`save_parameter`) cost ~1 ms a parameter here, forty
-        times a host read (the BatchNorm statistics of a resnet18: 40 ms, most of a forward
-        pass of a small batch).
-        """
+        """Save each of *params*' values, once, as a host copy."""
         for param in params:
-            if id(param) not in self.values and param is not self.copies_done:
+            if id(param) not in self.values:
                 self.values[id(param)] = (param, tensor_bytes(param))
-
-    def _saved_values(self) -> Iterator[tuple[Parameter, np.ndarray]]:
-        """The saved values that are real: the copies that ran (see :meth:`save_parameter`)."""
-        done = 0 if self.copies_done is None else int(self.copies_done.asnumpy())
-        for position, (param, saved) in enumerate(self.values.values(), start=1):
-            if isinstance(saved, np.ndarray) or position <= done:
-                yield param, host_values(saved)
 
     def restore(self) -> None:
         """Put everything back; every step runs even if an earlier one fails."""
@@ -281,7 +219,7 @@ class Snapshot:
                 param.is_init = is_init
 
     def _restore_values(self) -> None:
-        restore_values(self._saved_values())
+        restore_values(self.values.values())
 
 
 @contextmanager
@@ -301,7 +239,6 @@ def preserved(cells: list[nn.Cell], parameters: list[Parameter]) -> Iterator[Sna
         training=[(bool(c.training), getattr(c, "_phase", None)) for c in cells],
         requires_grad=[bool(p.requires_grad) for p in parameters],
         names=[(p.name, bool(getattr(p, "is_init", False))) for p in parameters],
-        copies_done=copy_counter(),
     )
     snapshot.save_now(
         param
