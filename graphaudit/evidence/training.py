@@ -25,6 +25,7 @@ from graphaudit.errors import ArgumentTypeError
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
 
 __all__ = [
+    "Chance",
     "GradientNoise",
     "NonFinite",
     "RankDrift",
@@ -32,6 +33,7 @@ __all__ = [
     "RankStep",
     "RunRecord",
     "Sample",
+    "StartLoss",
     "TrainingRun",
     "WatchedGradients",
     "WatchedLossScale",
@@ -41,6 +43,14 @@ __all__ = [
 #: The fewest gradient windows (of 5 samples each) the noise-scale estimate is made from.
 MIN_NOISE_WINDOWS = 3
 _RUN = "train with graphaudit.Watch() (Model.train) or graphaudit.watch(net, optimizer) (a loop)"
+
+
+@dataclass(frozen=True)
+class Chance:
+    """A uniform guess's loss under the run's loss function (``ln C`` over C classes), and what that loss is."""
+
+    loss: float
+    what: str
 
 
 @dataclass
@@ -120,6 +130,10 @@ class RunRecord:
     samples: list[Sample] = field(default_factory=list)
     validation: list[tuple[int, int, float]] = field(default_factory=list)  # (epoch, step, loss)
     non_finite: NonFinite | None = None
+    chance: Chance | None = None  # a uniform guess's loss, the yardstick of the first loss (GA965)
+    chance_reason: str | None = (
+        "a graphaudit.watch() loop does not say its loss function; Watch() reads Model's"
+    )
     noise_windows: list[tuple[int, float, float]] = field(default_factory=list)  # (k, mean |g|^2, |mean g|^2)
     world_size: int = 1
     drift: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)  # (step, parameters differing)
@@ -202,6 +216,32 @@ class WatchedValidation(Evidence):
         if not record.validation:
             return Missing()
         return cls(tuple(record.validation))
+
+
+@dataclass(frozen=True)
+class StartLoss(Evidence):
+    """The watched run's first loss beside a uniform guess's, and the first sampled gradient and weight norms."""
+
+    title = "the first loss of the watched run and a uniform guess's"
+    requirement = Requirement(
+        f"{_RUN}; Model.train with one of MindSpore's cross-entropy losses",
+        "train under graphaudit.Watch() in Python",
+    )
+    needs = (TrainingRun,)
+
+    loss: float
+    chance: Chance
+    first: Sample | None  # the first sampled step, with its gradient norms when they were seen
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> StartLoss | Missing:
+        record = have.need(TrainingRun).record
+        if record.chance is None:
+            return Missing(record.chance_reason)
+        if not math.isfinite(record.losses[0]):
+            return Missing("the first loss was not finite (GA950's)")
+        first = record.samples[0] if record.samples and record.samples[0].step == 1 else None
+        return cls(record.losses[0], record.chance, first)
 
 
 @dataclass(frozen=True)

@@ -161,6 +161,7 @@ class Watch(Callback):
         self._loss_hook: Any = None
         self._loss_out: Any = None
         self._tapped: Any = None  # the GRAPH_MODE train network's gradient tap (graphaudit.watch.compiled)
+        self._chance_loss: Any = None  # the loss cell whose uniform guess the first loss is judged against
 
     @property
     def report(self) -> Any:
@@ -214,6 +215,9 @@ class Watch(Callback):
         optimizer = getattr(params, "optimizer", None) or getattr(train_network, "optimizer", None)
         self._network = getattr(params, "network", None) or train_network
         self._loss_fn = getattr(params, "loss_fn", None)
+        from graphaudit.watch.start import loss_cell_of
+
+        self._chance_loss = loss_cell_of(train_network, self._loss_fn)
         watched = list(optimizer.parameters) if optimizer is not None else train_network.trainable_params()
         dataset = getattr(params, "train_dataset", None)
         batch = dataset.get_batch_size() if dataset is not None else None
@@ -258,12 +262,30 @@ class Watch(Callback):
             self._grads = self._tapped.tap.read()
         self._recorder.after(step, params.cur_epoch_num, loss, self._grads, overflow, rerun, scale)
         self._grads = None
+        if self._recorder.record.steps == 1:
+            self._read_chance(batch)
+            if self._recorder.record.chance is not None:
+                self._judge(run_context)  # an absurd start stops the run now, not an epoch later
         if self._ranks is not None:
             self._ranks.maybe_exchange(step)
         if self._drift is not None:
             self._drift.maybe_compare(step)
         if known is None and self._recorder.record.non_finite is not None:
             self._judge(run_context)
+
+    def _read_chance(self, batch: Any) -> None:
+        """A uniform guess's loss, the yardstick of the first loss (GA965): one isolated forward pass."""
+        from graphaudit.watch.start import chance_of
+
+        record = self._recorder.record
+        if batch is None or len(batch) < 2:
+            record.chance_reason = "Model.train did not show the first step's batch (inputs and a label)"
+            return
+        chance = chance_of(self._chance_loss, self._network, tuple(batch)[:-1])
+        if isinstance(chance, str):
+            record.chance_reason = chance
+        else:
+            record.chance, record.chance_reason = chance, None
 
     def on_eval_end(self, run_context: Any) -> None:
         params = run_context.original_args()

@@ -23,7 +23,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +36,7 @@ from graphaudit.capture.compilation.jit import jit_disabled
 from graphaudit.capture.network.isolation import preserved, restore_values
 from graphaudit.capture.network.values import tensor_values
 
-__all__ = ["Located", "locate"]
+__all__ = ["Located", "isolated", "locate"]
 
 
 @dataclass(frozen=True)
@@ -85,17 +86,9 @@ def locate(
     if given is not None:
         return Located("(the batch)", given.replace("output", "input", 1))
     named = list(net.cells_and_names())
-    cells = [cell for _, cell in named]
-    parameters = list(net.get_parameters())
     found: list[Located] = []
     handles = []
-    with preserved(cells, parameters) as snapshot:
-        if ms.get_context("mode") != ms.PYNATIVE_MODE:
-            ms.set_context(mode=ms.PYNATIVE_MODE)  # forward hooks run in PyNative; the snapshot restores it
-        for param, _ in weights:
-            snapshot.save_parameter(param)
-        restore_values(weights)
-
+    with isolated(net, weights):
         for name, cell in named:
 
             def hook(_cell: Any, _args: Any, output: Any, name: str = name) -> None:
@@ -106,9 +99,27 @@ def locate(
 
             handles.append(cell.register_forward_hook(hook))
         try:
-            with jit_disabled():  # compiled code runs as Python, so the hooks inside it fire
-                net(*inputs)
+            net(*inputs)
         finally:
             for handle in handles:
                 handle.remove()
     return found[0] if found else None
+
+
+@contextmanager
+def isolated(net: nn.Cell, weights: Sequence[tuple[Parameter, np.ndarray]] = ()) -> Iterator[None]:
+    """Run *net* as plain Python in PyNative (with *weights* written in), then put everything back.
+
+    What a watch's own forward pass needs: hooks fire (``@jit`` code runs as Python), and the
+    weights, BatchNorm's statistics, the random states, the flags and the context are put
+    back bit for bit afterwards (:func:`~graphaudit.capture.network.isolation.preserved`).
+    """
+    cells = [cell for _, cell in net.cells_and_names()]
+    with preserved(cells, list(net.get_parameters())) as snapshot:
+        if ms.get_context("mode") != ms.PYNATIVE_MODE:
+            ms.set_context(mode=ms.PYNATIVE_MODE)  # forward hooks run in PyNative; the snapshot restores it
+        for param, _ in weights:
+            snapshot.save_parameter(param)
+        restore_values(weights)
+        with jit_disabled():  # compiled code runs as Python, so the hooks inside it fire
+            yield
