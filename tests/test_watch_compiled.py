@@ -9,6 +9,7 @@ same gradient findings, and their good twins none. Bit-identical weights under t
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import mindspore as ms
@@ -197,3 +198,65 @@ def test_gradients_scaled_for_a_fixed_loss_scale_are_read_unscaled(mode_restored
         model.train(1, data.batch(16), callbacks=[watch], dataset_sink_mode=False)
         first[scale] = watch.record.samples[0].grad_norms
     assert np.allclose(first[1024.0], first[1.0], rtol=1e-6), first
+
+
+class LogOfInput(nn.Cell):
+    """log(|x| · scale): a batch holding a zero row makes -inf there, whatever the weights."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scale = nn.Dense(8, 8)
+        self.head = nn.Dense(8, 3)
+
+    def construct(self, x):
+        return self.head(ms.ops.log(ms.ops.abs(x)) + self.scale(x))
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
+@pytest.mark.parametrize(
+    ("row", "step", "graph_note"), [(70, 5, "its forward pass saw"), (100, 7, "step 5 saw")]
+)
+def test_a_non_finite_loss_at_an_unsampled_compiled_step_is_re_run_and_named(
+    mode_restored, mode, row, step, graph_note
+):
+    """GRAPH_MODE keeps no weights before an unsampled step's update (the update spreads the NaN
+    into every weight); the step's batch is re-run with the last whole copy (taken after step 4,
+    the last sampled one at every=4: exact for step 5, two steps old for step 7) and names the layer."""
+    ms.set_context(mode=mode)
+    ms.set_seed(0)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((128, 8)).astype(np.float32) + 3.0
+    x[row] = 0.0  # batches of 16
+    y = rng.integers(0, 3, 128).astype(np.int32)
+    net = LogOfInput()
+    model = ms.train.Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params(), 0.01))
+    watch = graphaudit.Watch(every=4, fail_on="never")
+    data = ms.dataset.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(16)
+    model.train(1, data, callbacks=[watch], dataset_sink_mode=False)
+    found = watch.record.non_finite
+    assert found.step == step and found.weight is not None
+    assert found.forward == "head"  # log(0) reaches the head first: the same layer in both modes
+    expected = "the weights " + ("its forward pass saw" if mode == ms.PYNATIVE_MODE else graph_note)
+    assert expected in found.forward_note, found.forward_note
+
+
+def test_a_re_run_with_older_weights_that_stays_finite_says_it_did_not_reproduce():
+    """Weights NaN after an unsampled step (a divergence): the last copy is older and may give
+    finite outputs; the note says the failure did not reproduce rather than blame nothing."""
+    from mindspore import Tensor
+
+    from graphaudit.watch.record import Recorder
+
+    net = nn.Dense(2, 2)
+    recorder = Recorder(net.trainable_params(), every=4)
+    for step in range(1, 7):
+        recorder.before(step)
+        if step == 6:
+            net.weight.set_data(Tensor(np.full((2, 2), np.nan, np.float32)))
+        recorder.after(step, 1, 1.0 if step < 6 else math.nan, rerun=lambda weights: None)
+    found = recorder.record.non_finite
+    assert found.weight == "weight" and found.forward is None
+    assert "the weights step 5 saw, the last copied (1 steps earlier" in found.forward_note
+    assert found.forward_note.endswith(
+        "did not reproduce with those weights (train with every=1 to keep each step's)"
+    )

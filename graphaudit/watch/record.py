@@ -107,6 +107,9 @@ class Recorder:
         self._before_norms: list[float] = []
         self._before_crc: list[int | None] = []  # of a tracked parameter's whole bytes: did it change at all?
         self._kept: list[np.ndarray] | None = None  # the weights before a non-finite step's update
+        # The weights the step after the last sampled one saw (a whole copy, small networks only):
+        # what a non-finite step is re-run with when its own weights were not kept (GRAPH_MODE).
+        self._last: tuple[int, list[np.ndarray]] | None = None
         self._window: list[np.ndarray] = []
         self._window_sq: list[float] = []
 
@@ -165,6 +168,8 @@ class Recorder:
             return
         before, self._before = self._before, None
         now = [_values(p) for p in self.params]
+        if self._whole:
+            self._keep_last(step + 1, now)
         updates = [self._update_norm(*item) for item in zip(now, before, self._tracked, self._before_crc)]
         sample = Sample(
             step,
@@ -184,6 +189,16 @@ class Recorder:
             record.gradients_seen = True
             self._add_noise_sample(flat, sample.grad_norms)
         record.samples.append(sample)
+
+    def _keep_last(self, seen_at: int, now: list[np.ndarray]) -> None:
+        """Copy the weights step *seen_at* starts from, into the last copy's arrays when they fit."""
+        last = self._last[1] if self._last is not None else None
+        if last is None or any(a.shape != b.shape for a, b in zip(last, now)) or len(last) != len(now):
+            last = [v.copy() for v in now]
+        else:
+            for kept, value in zip(last, now):
+                np.copyto(kept, value)
+        self._last = (seen_at, last)
 
     @staticmethod
     def _update_norm(
@@ -236,11 +251,14 @@ class Recorder:
             found.forward_note = "the step's batch was not given (a loop passes w.step(inputs=...))"
             return
         seen = self._kept if self._kept is not None else (self._before if self._whole else None)
+        if seen is None and self._last is not None and self._last[0] == found.step:
+            seen = self._last[1]  # copied after the previous step, the last sampled one
         why = (
             "the step was not sampled"
             if self._whole
             else f"weights over {WHOLE_BYTES // 2**20} MiB are not copied whole"
         )
+        older = ""
         if seen is not None:
             weights = [(p, v.reshape(tuple(p.shape))) for p, v in zip(self.params, seen)]
             found.forward_note = "the step's batch re-run with the weights its forward pass saw"
@@ -249,6 +267,17 @@ class Recorder:
             found.forward_note = (
                 "the step's batch re-run with the weights after its update (all still finite; "
                 f"those before it were not kept: {why})"
+            )
+        elif self._last is not None:
+            seen_at, values = self._last
+            weights = [(p, v.reshape(tuple(p.shape))) for p, v in zip(self.params, values)]
+            found.forward_note = (
+                f"the step's batch re-run with the weights step {seen_at} saw, the last copied "
+                f"({found.step - seen_at} steps earlier: the step's update had made {found.weight} "
+                f"non-finite, and the weights before it were not kept: {why})"
+            )
+            older = (
+                ": the failure did not reproduce with those weights (train with every=1 to keep each step's)"
             )
         else:
             found.forward_note = (
@@ -264,7 +293,7 @@ class Recorder:
             found.forward_note = f"re-running the step's batch failed: {type(err).__name__}: {first}"
             return
         if located is None:
-            found.forward_note += "; every cell's output was finite"
+            found.forward_note += "; every cell's output was finite" + older
         else:
             found.forward, found.tensor = located.cell, located.tensor
 
