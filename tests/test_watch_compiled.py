@@ -260,3 +260,68 @@ def test_a_re_run_with_older_weights_that_stays_finite_says_it_did_not_reproduce
     assert found.forward_note.endswith(
         "did not reproduce with those weights (train with every=1 to keep each step's)"
     )
+
+
+def test_sink_mode_on_the_cpu_trains_step_by_step_with_the_same_findings(mode_restored):
+    """MindSpore trains without a sink on the CPU whatever dataset_sink_mode says: one call a step."""
+    findings = []
+    for sink in (False, True):
+        sample = load(SAMPLES / "GA958" / "bad.py", name=f"sink_{sink}")
+        ms.set_context(mode=ms.GRAPH_MODE)
+        ms.set_seed(0)
+        net = sample.Net()
+        x, y = sample.data(160)
+        data = ms.dataset.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(16)
+        watch = graphaudit.Watch(every=1, fail_on="never")
+        model = ms.train.Model(
+            net, nn.CrossEntropyLoss(), nn.Adam(net.trainable_params(), learning_rate=0.002)
+        )
+        model.train(1, data, callbacks=[watch], dataset_sink_mode=sink, sink_size=4 if sink else -1)
+        assert watch.record.steps_per_call == 1 and watch.record.steps == 10
+        findings.append(gradient_findings(watch))
+    assert findings[0] == findings[1] == {("GA958", "fc.weight")}
+
+
+def test_a_device_sink_says_which_watchpoints_it_cannot_judge(mode_restored):
+    """A device's sink runs sink_size steps a call: driven here as Model.train drives it (one
+    callback pair around 5 real steps, cur_step_num advanced by 5), since the CPU cannot sink."""
+    from mindspore.train.callback import RunContext
+    from mindspore.train.callback._callback import InternalCallbackParam
+
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_seed(0)
+    sample = load(SAMPLES / "GA958" / "good.py", name="device_sink")
+    net = sample.Net()
+    optimizer = nn.Adam(net.trainable_params(), learning_rate=0.002)
+    train = nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()), optimizer)
+    x, y = sample.data(400)
+    params = InternalCallbackParam(
+        train_network=train,
+        network=net,
+        optimizer=optimizer,
+        loss_fn=None,
+        cur_step_num=0,
+        cur_epoch_num=1,
+        dataset_sink_mode=True,
+        sink_size=5,
+        train_dataset=None,
+        train_dataset_element=(),  # a device sink feeds the graph itself
+        batch_num=25,
+        epoch_num=1,
+    )
+    context = RunContext(params)
+    watch = graphaudit.Watch(every=5, fail_on="never")
+    watch.on_train_begin(context)
+    for call in range(5):
+        watch.on_train_step_begin(context)
+        for step in range(5):
+            start = (call * 5 + step) * 16
+            params.net_outputs = train(ms.Tensor(x[start : start + 16]), ms.Tensor(y[start : start + 16]))
+        params.cur_step_num += 5
+        watch.on_train_step_end(context)
+    watch.on_train_end(context)
+    record = watch.record
+    assert record.steps_per_call == 5 and [s.step for s in record.samples] == [5, 10, 15, 20, 25]
+    for check_id in ("GA956", "GA957", "GA965"):
+        assert "dataset sink mode, 5 steps a call" in watch.report.skipped[check_id]
+    assert {"GA951", "GA958", "GA960"} <= set(watch.report.checks_run)

@@ -9,7 +9,7 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.curves import RATIO_TOO_LARGE
 from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
-from graphaudit.evidence.training import TrainingRun
+from graphaudit.evidence.training import StepUpdates, TrainingRun
 from graphaudit.findings import Finding
 
 
@@ -17,7 +17,7 @@ from graphaudit.findings import Finding
     "GA956",
     "update-ratio-too-large",
     severity="warning",
-    needs=(TrainingRun,),
+    needs=(TrainingRun, StepUpdates),
     once="one finding per watched run: every layer whose updates are too large is listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -47,7 +47,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     record = ctx.need(TrainingRun).record
     found: list[tuple[str, float]] = []
     for position in record.matrices():
-        ratios = [r for s in record.samples if (r := s.ratio(position)) is not None]
+        ratios = [r for s in ctx.need(StepUpdates).samples if (r := s.ratio(position)) is not None]
         if len(ratios) >= 3 and statistics.median(ratios) > RATIO_TOO_LARGE:
             found.append((record.parameters[position], statistics.median(ratios)))
     if not found:

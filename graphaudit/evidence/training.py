@@ -34,6 +34,7 @@ __all__ = [
     "RunRecord",
     "Sample",
     "StartLoss",
+    "StepUpdates",
     "TrainingRun",
     "WatchedGradients",
     "WatchedLossScale",
@@ -131,6 +132,7 @@ class RunRecord:
     validation: list[tuple[int, int, float]] = field(default_factory=list)  # (epoch, step, loss)
     non_finite: NonFinite | None = None
     chance: Chance | None = None  # a uniform guess's loss, the yardstick of the first loss (GA965)
+    steps_per_call: int = 1  # steps a callback sees at once: a dataset sink's size on a device
     chance_reason: str | None = (
         "a graphaudit.watch() loop does not say its loss function; Watch() reads Model's"
     )
@@ -218,6 +220,33 @@ class WatchedValidation(Evidence):
         return cls(tuple(record.validation))
 
 
+def _sunk(record: RunRecord, what: str) -> str:
+    return (
+        f"Model.train ran in dataset sink mode, {record.steps_per_call} steps a call: {what}; "
+        "train with dataset_sink_mode=False to judge it"
+    )
+
+
+@dataclass(frozen=True)
+class StepUpdates(Evidence):
+    """The sampled updates of the watched run, each one step's (not a dataset sink's many)."""
+
+    title = "one step's update at each sampled step of the watched run"
+    requirement = Requirement(
+        f"{_RUN}; without a dataset sink of more than one step", "train under graphaudit.Watch() in Python"
+    )
+    needs = (TrainingRun,)
+
+    samples: tuple[Sample, ...]
+
+    @classmethod
+    def produce(cls, request: AuditRequest, have: EvidenceSet) -> StepUpdates | Missing:
+        record = have.need(TrainingRun).record
+        if record.steps_per_call > 1:
+            return Missing(_sunk(record, "the weights are seen once a sink, so an update spans its steps"))
+        return cls(tuple(record.samples))
+
+
 @dataclass(frozen=True)
 class StartLoss(Evidence):
     """The watched run's first loss beside a uniform guess's, and the first sampled gradient and weight norms."""
@@ -236,6 +265,8 @@ class StartLoss(Evidence):
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> StartLoss | Missing:
         record = have.need(TrainingRun).record
+        if record.steps_per_call > 1:
+            return Missing(_sunk(record, "the first loss seen is that of the first sink's last step"))
         if record.chance is None:
             return Missing(record.chance_reason)
         if not math.isfinite(record.losses[0]):

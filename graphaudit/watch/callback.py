@@ -100,6 +100,23 @@ def evaluate(network: Any, loss_fn: Any, dataset: Any) -> float:
     return total / count if count else math.nan
 
 
+def steps_per_call(params: Any) -> int:
+    """Steps each step callback stands for: a dataset sink's size on a device, else 1.
+
+    On the CPU MindSpore trains without a sink whatever ``dataset_sink_mode`` says (it only logs
+    so), and its callback parameters say ``dataset_sink_mode=False``: one step a call.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> steps_per_call(SimpleNamespace(dataset_sink_mode=True, sink_size=-1, batch_num=30))
+        30
+    """
+    if not getattr(params, "dataset_sink_mode", False):
+        return 1
+    size = int(getattr(params, "sink_size", -1) or -1)
+    return max(size if size > 0 else int(getattr(params, "batch_num", 1) or 1), 1)
+
+
 def even_batches(dataset: Any) -> bool:
     """Whether every batch of *dataset* holds as many samples (then a mean of batch means is the mean).
 
@@ -222,6 +239,7 @@ class Watch(Callback):
         dataset = getattr(params, "train_dataset", None)
         batch = dataset.get_batch_size() if dataset is not None else None
         self._recorder = self.session.start(self._network, optimizer, watched, batch)
+        self._recorder.record.steps_per_call = steps_per_call(params)
         inner = getattr(train_network, "network", None)
         self._loss_net = inner if isinstance(inner, nn.Cell) else self._network
         if optimizer is not None and ms.get_context("mode") == ms.PYNATIVE_MODE:
@@ -262,7 +280,7 @@ class Watch(Callback):
             self._grads = self._tapped.tap.read()
         self._recorder.after(step, params.cur_epoch_num, loss, self._grads, overflow, rerun, scale)
         self._grads = None
-        if self._recorder.record.steps == 1:
+        if self._recorder.record.steps == 1 and self._recorder.record.steps_per_call == 1:
             self._read_chance(batch)
             if self._recorder.record.chance is not None:
                 self._judge(run_context)  # an absurd start stops the run now, not an epoch later
