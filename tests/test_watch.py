@@ -201,9 +201,11 @@ def test_ga950_names_the_layer_whose_output_overflowed_and_changes_nothing(pynat
     _, unwatched = _softplus_loop(every=1, give_inputs=False)
     same = [a.tobytes() == b.tobytes() for a, b in zip(weights, unwatched)]
     assert all(same)  # the re-run wrote nothing back
-    # not sampled, and the update already made every weight NaN: said, not guessed from the NaN weights
+    # not sampled, and the update already made every weight NaN: re-run with the last whole copy
+    # (the weights step 5 saw, copied after step 4), said as such, not guessed from the NaN weights
     w, _ = _softplus_loop(every=4, give_inputs=True)
-    assert w.record.non_finite.forward is None and "not re-run" in w.record.non_finite.forward_note
+    bad = w.record.non_finite
+    assert bad.forward == "1" and "the weights step 5 saw, the last copied (1 steps earlier" in bad.forward_note
 
 
 @pytest.mark.parametrize(
