@@ -325,3 +325,22 @@ def test_a_device_sink_says_which_watchpoints_it_cannot_judge(mode_restored):
     for check_id in ("GA956", "GA957", "GA965"):
         assert "dataset sink mode, 5 steps a call" in watch.report.skipped[check_id]
     assert {"GA951", "GA958", "GA960"} <= set(watch.report.checks_run)
+
+
+def test_weights_too_large_to_copy_whole_are_not_re_run_and_it_says_why(monkeypatch):
+    from mindspore import Tensor
+
+    from graphaudit.watch import record as record_module
+
+    monkeypatch.setattr(record_module, "WHOLE_BYTES", 0)  # as for a network over 16 MiB,
+    monkeypatch.setattr(record_module, "TRACKED", 2)  # whose large weights are tracked at positions
+    net = nn.Dense(2, 2)
+    recorder = record_module.Recorder(net.trainable_params(), every=4)
+    for step in range(1, 7):
+        recorder.before(step)
+        if step == 6:
+            net.weight.set_data(Tensor(np.full((2, 2), np.nan, np.float32)))
+        recorder.after(step, 1, 1.0 if step < 6 else math.nan, rerun=lambda weights: pytest.fail("re-run"))
+    found = recorder.record.non_finite
+    assert found.forward is None and found.forward_note.startswith("the forward pass was not re-run")
+    assert "weights over 0 MiB are not copied whole" in found.forward_note
