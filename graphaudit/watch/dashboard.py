@@ -7,7 +7,8 @@ per-layer heatmaps over the sampled steps of the gradient's norm and of the upda
 ratio (log10 colour scales); and, for the parameters a finding names and any the user picked
 (``layers=``), their distribution over the sampled steps (the 5-95%, 25-75% bands and the
 median of the watched values: MindInsight's histogram view, as quantile bands). Every text
-is HTML-escaped. ``samples.jsonl`` holds one JSON object per line: a ``run`` header, a
+is HTML-escaped. ``samples.jsonl`` holds one JSON object per line: a ``run`` header (the
+watched parameters, their ``sizes``, every parameter of the ``network``, ``batch_size``, ``every``), a
 ``step`` per step (loss, epoch, overflow), a ``sample`` per sampled step (per-parameter
 norms), a ``validation`` per evaluation and a ``finding`` per finding.
 
@@ -64,6 +65,8 @@ def samples_lines(record: RunRecord, findings: Sequence[Any] = ()) -> list[str]:
         "parameters": list(record.parameters),
         "batch_size": record.batch_size,
         "every": record.every,
+        "sizes": list(record.sizes),
+        "network": list(getattr(record, "network_parameters", ())),
     }
     lines = [head]
     for index, (loss, epoch) in enumerate(zip(record.losses, record.epochs)):
