@@ -28,6 +28,7 @@ def _trained(samples: list, position: int) -> bool:
     uses=(BaselineSamples,),
     confirms="GA960",
     keeps_message="both",
+    once="one finding per watched run and cause (left out of the optimizer, stopped moving): each parameter is listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter that trained in the known-good run does not here: left out, frozen, or 100x slower.
@@ -39,7 +40,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         or left out of the optimizer's parameters), or when, at the steps both runs sampled (3
         at least), it never moved or moved 100x less at the median. Measured on a digits MLP:
         healthy reruns stay within 1.5x of the baseline's update ratios; a 10x learning rate
-        that killed most ReLUs, 30x smaller. A parameter the optimizer holds and never moves is
+        that killed most ReLUs moved 20x-30x less. A parameter the optimizer holds and never moves is
         also GA960's: this finding is folded into that one. See ``docs/watch.md``.
 
     Why is this bad:
