@@ -80,6 +80,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         f"the baseline's step-to-step noise there, {worst.sigma:.3g}; the band is {LOSS_BAND:g} times it).",
         "Compare this run's recipe with the baseline's: the learning rate and its schedule (a warm-up), "
         "the parameters the optimizer holds (a frozen layer), the data and its preprocessing, the "
-        "initialisation; GA967 and GA968 name the parameters whose gradients or updates differ.",
+        "initialisation; the per-parameter comparisons with the baseline (gradients, updates) name the "
+        "layers that differ, when they do.",
         (g.cell_node(""),),
     )
