@@ -45,7 +45,8 @@ def train(
     warmup: bool = True,
     freeze: bool = False,
 ) -> Any:
-    """Train the recipe once under a watch (``fail_on="never"``); the watch (``.report``, ``.record``)."""
+    """Train the recipe once under a watch (``fail_on="never"``); the watch (``.report``, ``.record``, and
+    ``.seen``: every finding as it appeared, at every judgement while it trained)."""
     mode = ms.get_context("mode")
     ms.set_context(mode=ms.GRAPH_MODE if graph else ms.PYNATIVE_MODE)
     try:
@@ -58,11 +59,19 @@ def train(
         rates = [rate * min(1.0, (i + 1) / per) if warmup else rate for i in range(per * EPOCHS)]
         optimizer = nn.Momentum(net.trainable_params(), learning_rate=rates, momentum=0.9)
         loss_fn = nn.CrossEntropyLoss()
-        options = {"every": EVERY, "fail_on": "never", "out": out, "baseline": baseline}
+        seen: list[Any] = []
+        options = {
+            "every": EVERY,
+            "fail_on": "never",
+            "out": out,
+            "baseline": baseline,
+            "on_finding": seen.append,
+        }
         if how == "model":
             watch = graphaudit.Watch(**options)
             model = ms.train.Model(net, loss_fn, optimizer)
             model.train(EPOCHS, data, callbacks=[watch], dataset_sink_mode=False)
+            watch.seen = seen
             return watch
         grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, optimizer.parameters)
         with graphaudit.watch(net, optimizer, batch_size=BATCH, **options) as watch:
@@ -71,6 +80,7 @@ def train(
                     loss, grads = grad_fn(Tensor(x), Tensor(y))
                     optimizer(grads)
                     watch.step(loss=loss, grads=grads, epoch=epoch)
+        watch.seen = seen
         return watch
     finally:
         ms.set_context(mode=mode)

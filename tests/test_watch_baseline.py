@@ -49,6 +49,8 @@ def test_a_healthy_rerun_with_another_data_order_is_silent(recorded):
     assert not any(found(watch).values()), watch.report
     loud = [f for f in watch.report.findings if f.severity != "info"]
     assert not loud, watch.report
+    # nor at any judgement while it trained (each epoch's end: shorter curves, smaller blocks)
+    assert not [f for f in watch.seen if f.check_id in NEW], watch.seen
 
 
 def test_a_layer_left_out_of_the_optimizer_is_found(recorded):
