@@ -116,7 +116,8 @@ def test_the_header_names_the_network_and_an_old_header_still_reads(tmp_path):
 
 def test_a_baseline_folder_a_record_and_audit_take_it(tmp_path):
     net, optimizer, w = _tiny(out=tmp_path, steps=5)
-    _, _, by_folder = _tiny(baseline=tmp_path, steps=5)
+    _, _, by_folder = _tiny(baseline=tmp_path, steps=5, out=tmp_path / "again")
+    assert 'class="baseline"' in (tmp_path / "again" / "dashboard.html").read_text()  # its loss, in grey
     _, _, by_record = _tiny(baseline=w.record, steps=5)
     for watched in (by_folder, by_record):
         assert "GA968" in watched.report.checks_run

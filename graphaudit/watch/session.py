@@ -167,4 +167,5 @@ class Session:
             return
         from graphaudit.watch.dashboard import write_dashboard
 
-        write_dashboard(self.record, self.report, self.out, layers=self.layers)
+        losses = self.baseline.losses if self.baseline is not None else ()
+        write_dashboard(self.record, self.report, self.out, layers=self.layers, baseline=losses)
