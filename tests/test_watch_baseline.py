@@ -78,17 +78,20 @@ def test_a_dropped_warm_up_is_found(recorded):
     assert not hits["GA968"], watch.report
 
 
-def _tiny(baseline=None, out=None, steps: int = 3, net=None):
+def _tiny(baseline=None, out=None, steps: int = 3, net=None, every: int = 1, held: bool = False):
+    """A few steps of a small MLP in a loop; *held*: its first layer's weight in a group of learning rate 0."""
     ms.set_seed(0)
     net = net or nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2)])
-    optimizer = nn.SGD(net.trainable_params(), 0.1)
+    params = net.trainable_params()
+    groups = [{"params": params[:1], "lr": 0.0}, {"params": params[1:]}] if held else params
+    optimizer = nn.SGD(groups, 0.1)
     grad_fn = ms.value_and_grad(lambda a, b: nn.MSELoss()(net(a), b), None, optimizer.parameters)
     rng = np.random.default_rng(0)
     x, y = (
         Tensor(rng.normal(size=(8, 4)).astype(np.float32)),
         Tensor(rng.normal(size=(8, 2)).astype(np.float32)),
     )
-    with graphaudit.watch(net, optimizer, every=1, fail_on="never", baseline=baseline, out=out) as w:
+    with graphaudit.watch(net, optimizer, every=every, fail_on="never", baseline=baseline, out=out) as w:
         for _ in range(steps):
             loss, grads = grad_fn(x, y)
             optimizer(grads)
@@ -123,6 +126,22 @@ def test_a_baseline_folder_a_record_and_audit_take_it(tmp_path):
         assert "GA968" in watched.report.checks_run
     report = graphaudit.audit(net, optimizer=optimizer, watched=by_folder.record, baseline=tmp_path)
     assert "GA968" in report.checks_run and not report.by_check("GA968")
+
+
+def test_a_layer_the_optimizer_holds_but_never_moves_is_one_finding_of_ga960_confirmed(tmp_path):
+    _tiny(out=tmp_path, steps=6)
+    _, _, w = _tiny(baseline=tmp_path, steps=6, held=True)
+    (finding,) = w.report.by_check("GA968")
+    assert finding.check_id == "GA960" and finding.confirmed_by == ("GA968",), w.report
+    assert "0.weight never moved" in finding.message and finding.severity == "error"
+
+
+def test_runs_sampled_at_other_steps_say_so(tmp_path):
+    _tiny(out=tmp_path, steps=6)
+    _, _, w = _tiny(baseline=tmp_path, steps=6, every=5)
+    reason = w.report.skipped["GA967"]
+    assert "2 steps were sampled in both runs, 3 are needed" in reason and "every=1" in reason, reason
+    assert "GA966" in w.report.checks_run and "GA968" in w.report.checks_run
 
 
 def test_a_baseline_of_another_network_names_its_parameters(tmp_path):
