@@ -935,6 +935,45 @@ CASES: list[Case] = [
         "watch() expects batch_size= to be at least 1, got 0",
     ),
     Case(
+        "watch-baseline-missing",
+        '`Watch(baseline="good_run/samples.jsonl")` (no such file)',
+        lambda t: graphaudit.Watch(baseline=t / "good_run" / "samples.jsonl"),
+        graphaudit.errors.BaselineError,
+        "baseline= {tmp}/good_run/samples.jsonl does not exist",
+        "Watch(out=folder)",
+    ),
+    Case(
+        "watch-baseline-not-samples",
+        "`Watch(baseline=...)`, a file that is not a watch's samples.jsonl (a pickle)",
+        lambda t: graphaudit.Watch(baseline=_file(t / "samples.jsonl", b"cos\nsystem\n(S'echo owned'\ntR.")),
+        graphaudit.errors.BaselineError,
+        "baseline= {tmp}/samples.jsonl is not a graphaudit watch's samples.jsonl: line 1 is not JSON",
+        "Watch(out=folder)",
+    ),
+    Case(
+        "watch-baseline-other-network",
+        "`watch(net, optimizer, baseline=...)`, the samples of a network with other parameters",
+        lambda t: graphaudit.watch(
+            Net(),
+            nn.SGD(Net().trainable_params()),
+            baseline=_file(
+                t / "samples.jsonl",
+                b'{"kind": "run", "parameters": ["fc9.weight"]}\n{"kind": "step", "step": 1, "loss": 1.0}',
+            ),
+        ).__enter__(),
+        graphaudit.errors.BaselineError,
+        "baseline= {tmp}/samples.jsonl was recorded for another network: 1 of its parameters are not in this "
+        "network (fc9.weight)",
+        "a run of this same network",
+    ),
+    Case(
+        "watch-baseline-int",
+        "`Watch(baseline=3)`",
+        lambda t: graphaudit.Watch(baseline=3),
+        AT,
+        "baseline= takes the path of a watch's samples.jsonl (or its out= folder), or a watch's .record, got int",
+    ),
+    Case(
         "callback-keyword-misspelt",
         "`AuditCallback(spce=spec)`",
         lambda t: graphaudit.AuditCallback(spce=Spec()),

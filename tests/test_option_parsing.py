@@ -44,6 +44,7 @@ UNRANGED = {
     "missing_value": "any number can mark a missing entry",
     "grad_weights": "any list of Parameters: GA207 compares it with the optimizer's",
     "watched": "any watch's RunRecord",
+    "baseline": "any path or watch record: what is not a watch's samples is a BaselineError (test_watch_baseline.py)",
 }
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "ArgumentError",
     "ArgumentTypeError",
     "AuditFailed",
+    "BaselineError",
     "CLIError",
     "ExchangeError",
     "FingerprintError",
@@ -141,6 +142,10 @@ class SpecError(GraphAuditError, ValueError):
 
 class FingerprintError(GraphAuditError, ValueError):
     """A weight fingerprint file is missing, unreadable, or not a graphaudit fingerprint."""
+
+
+class BaselineError(GraphAuditError, ValueError):
+    """A watch's ``baseline=`` is missing, is not a watch's ``samples.jsonl``, or is of another network."""
 
 
 class ExchangeError(GraphAuditError, RuntimeError):

@@ -143,6 +143,9 @@ class RunRecord:
     rank_steps: list[RankStep] = field(default_factory=list)  # every rank's loss at each sampled step
     stopped: str | None = None
     finished: bool = False  # the run is over (the end-of-run watchpoints judge only then)
+    network_parameters: tuple[
+        str, ...
+    ] = ()  # every parameter of the network (a baseline's names are checked)
 
     def epoch_losses(self) -> list[tuple[int, float]]:
         """The mean finite training loss of each epoch, in order."""

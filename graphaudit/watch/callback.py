@@ -147,7 +147,9 @@ class Watch(Callback):
     is a folder for the dashboard (``dashboard.html``) and the samples (``samples.jsonl``);
     *eval_dataset* is evaluated at each epoch's end for the validation loss; *layers* names
     parameters whose distributions the dashboard shows besides those the findings name;
-    *on_finding* is called with each finding the moment it appears.
+    *on_finding* is called with each finding the moment it appears; *baseline* is the
+    ``samples.jsonl`` (or the ``out=`` folder) a healthy run of the same recipe wrote, or its
+    ``.record``: the run is judged against it (GA966-GA968, ``docs/watch.md``).
     """
 
     @checked_call
@@ -161,10 +163,17 @@ class Watch(Callback):
         eval_dataset: Any = None,
         layers: Sequence[str] = (),
         on_finding: Callable[[Finding], Any] | None = None,
+        baseline: str | Path | Any = None,
     ) -> None:
         super().__init__()
         self.session = Session(
-            every=every, checks=checks, fail_on=fail_on, out=out, on_finding=on_finding, layers=layers
+            every=every,
+            checks=checks,
+            fail_on=fail_on,
+            out=out,
+            on_finding=on_finding,
+            layers=layers,
+            baseline=baseline,
         )
         self.eval_dataset = eval_dataset
         self._recorder: Recorder | None = None

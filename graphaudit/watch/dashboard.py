@@ -2,12 +2,13 @@
 
 ``dashboard.html`` references nothing outside itself (no script, style sheet, font or image
 from anywhere): every chart is SVG drawn here. It shows the loss curves (training at every
-step, validation at each evaluation) with the steps where a watchpoint fired marked on them;
-per-layer heatmaps over the sampled steps of the gradient's norm and of the update-to-weight
+step, validation at each evaluation, a known-good run's in grey with ``baseline=``) with the
+steps where a watchpoint fired marked on them; per-layer heatmaps over the sampled steps of the gradient's norm and of the update-to-weight
 ratio (log10 colour scales); and, for the parameters a finding names and any the user picked
 (``layers=``), their distribution over the sampled steps (the 5-95%, 25-75% bands and the
 median of the watched values: MindInsight's histogram view, as quantile bands). Every text
-is HTML-escaped. ``samples.jsonl`` holds one JSON object per line: a ``run`` header, a
+is HTML-escaped. ``samples.jsonl`` holds one JSON object per line: a ``run`` header (the
+watched parameters, their ``sizes``, every parameter of the ``network``, ``batch_size``, ``every``), a
 ``step`` per step (loss, epoch, overflow), a ``sample`` per sampled step (per-parameter
 norms), a ``validation`` per evaluation and a ``finding`` per finding.
 
@@ -64,6 +65,8 @@ def samples_lines(record: RunRecord, findings: Sequence[Any] = ()) -> list[str]:
         "parameters": list(record.parameters),
         "batch_size": record.batch_size,
         "every": record.every,
+        "sizes": list(record.sizes),
+        "network": list(getattr(record, "network_parameters", ())),
     }
     lines = [head]
     for index, (loss, epoch) in enumerate(zip(record.losses, record.epochs)):
@@ -89,16 +92,24 @@ def _scale(values: Sequence[float], low: float, high: float) -> Any:
     return lambda v: low + (v - lo) / span * (high - low)
 
 
-def _loss_chart(record: RunRecord, marks: dict[int, list[str]]) -> str:
+def _loss_chart(record: RunRecord, marks: dict[int, list[str]], baseline: Sequence[float] = ()) -> str:
     points = [(i + 1, v) for i, v in enumerate(record.losses) if _finite(v) is not None]
     valid = [(s, v) for _, s, v in record.validation if _finite(v) is not None]
     if not points:
         return "<p>No finite loss was recorded.</p>"
+    # the baseline's loss (baseline=) over the steps this run trained, in grey behind this run's
+    known = [(i + 1, v) for i, v in enumerate(baseline[: len(record.losses)]) if _finite(v) is not None]
     xs = [p[0] for p in points] + [p[0] for p in valid] + [1]
-    ys = [p[1] for p in points] + [p[1] for p in valid]
+    ys = [p[1] for p in points] + [p[1] for p in valid] + [p[1] for p in known]
     fx, fy = _scale(xs, PAD, WIDTH - 10), _scale(ys, HEIGHT - PAD, 10)
     path = " ".join(f"{fx(s):.1f},{fy(v):.1f}" for s, v in points)
     parts = [f'<svg id="loss" width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="loss curves">']
+    if known:
+        base = " ".join(f"{fx(s):.1f},{fy(v):.1f}" for s, v in known)
+        parts.append(
+            f'<polyline class="baseline" fill="none" stroke="#aaa" stroke-width="1.5" points="{base}"/>'
+        )
+        parts.append(f'<text x="660" y="{HEIGHT - 8}" fill="#888">baseline</text>')
     parts.append(f'<polyline class="train" fill="none" stroke="#1f77b4" stroke-width="1.5" points="{path}"/>')
     if valid:
         vpath = " ".join(f"{fx(s):.1f},{fy(v):.1f}" for s, v in valid)
@@ -258,8 +269,13 @@ def _hit_steps(record: RunRecord, findings: Sequence[Any]) -> dict[int, list[str
     return marks
 
 
-def dashboard_html(record: RunRecord, report: Any, *, layers: Sequence[str] = ()) -> str:
-    """The page (see the module docstring) for *record* and the watchpoints' *report* (or ``None``)."""
+def dashboard_html(
+    record: RunRecord, report: Any, *, layers: Sequence[str] = (), baseline: Sequence[float] = ()
+) -> str:
+    """The page (see the module docstring) for *record* and the watchpoints' *report* (or ``None``).
+
+    *baseline* is the loss of every step of the known-good run (``baseline=``), drawn in grey.
+    """
     findings = list(report.findings) if report is not None else []
     named = [n for f in findings for n in f.subjects if n in record.parameters]
     picked = [n for n in record.parameters if n in {*named, *layers}]
@@ -277,7 +293,7 @@ def dashboard_html(record: RunRecord, report: Any, *, layers: Sequence[str] = ()
         f"<h1>graphaudit training watch</h1><p id='summary'>{record.steps} steps, {len(record.samples)} sampled "
         f"(every {record.every}); {summary}</p>",
         f"<h2>Findings</h2><div id='findings'>{listing}</div>",
-        f"<h2>Loss</h2>{_loss_chart(record, _hit_steps(record, findings))}",
+        f"<h2>Loss</h2>{_loss_chart(record, _hit_steps(record, findings), baseline)}",
         _ranks_section(record),
         "<h2>Gradient norm per layer</h2>",
         _heatmap("grad-heatmap", record, lambda s, p: s.grad_norms[p] if s.grad_norms else None),
@@ -296,13 +312,18 @@ def dashboard_html(record: RunRecord, report: Any, *, layers: Sequence[str] = ()
 
 
 def write_dashboard(
-    record: RunRecord, report: Any, out: str | Path, *, layers: Sequence[str] = ()
+    record: RunRecord,
+    report: Any,
+    out: str | Path,
+    *,
+    layers: Sequence[str] = (),
+    baseline: Sequence[float] = (),
 ) -> tuple[Path, Path]:
     """Write ``dashboard.html`` and ``samples.jsonl`` into the folder *out*; their paths."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     html = folder / "dashboard.html"
-    html.write_text(dashboard_html(record, report, layers=layers), encoding="utf-8")
+    html.write_text(dashboard_html(record, report, layers=layers, baseline=baseline), encoding="utf-8")
     lines = folder / "samples.jsonl"
     findings = list(report.findings) if report is not None else []
     lines.write_text("\n".join(samples_lines(record, findings)) + "\n", encoding="utf-8")

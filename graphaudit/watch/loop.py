@@ -195,13 +195,20 @@ def watch(
     layers: Sequence[str] = (),
     batch_size: int | None = None,
     on_finding: Callable[[Finding], Any] | None = None,
+    baseline: str | Path | Any = None,
 ) -> Iterator[Watcher]:
     """Watch the functional loop inside the ``with`` block; the options are :class:`~graphaudit.Watch`'s.
 
     *batch_size* is the loop's batch size (the noise-scale watchpoint GA955 needs it).
     """
     session = Session(
-        every=every, checks=checks, fail_on=fail_on, out=out, on_finding=on_finding, layers=layers
+        every=every,
+        checks=checks,
+        fail_on=fail_on,
+        out=out,
+        on_finding=on_finding,
+        layers=layers,
+        baseline=baseline,
     )
     check_count(batch_size, "batch_size", "watch()", minimum=1, allow_none=True)
     watcher = Watcher(session, net, optimizer, batch_size)

@@ -19,6 +19,7 @@ from graphaudit.checks import Check, all_checks, find_check
 from graphaudit.errors import ArgumentError, WatchFailed
 from graphaudit.errors.arguments import check_callable, check_names, check_path, checked_call
 from graphaudit.evidence import EvidenceSet
+from graphaudit.evidence.baseline import baseline_of
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.findings import FAIL_ON, Finding
 from graphaudit.report import Report
@@ -76,6 +77,7 @@ class Session:
         out: str | Path | None,
         on_finding: Callable[[Finding], Any] | None,
         layers: Sequence[str] = (),
+        baseline: Any = None,
     ) -> None:
         if fail_on not in FAIL_ON:
             raise ArgumentError(f"watch(fail_on=...) takes one of {', '.join(FAIL_ON)}, got {fail_on!r}")
@@ -87,6 +89,8 @@ class Session:
         self.out = check_path(out, "out", "watch()", allow_none=True)
         self.on_finding = check_callable(on_finding, "on_finding", "watch()", takes="a Finding")
         self.layers = tuple(check_names(layers, "layers", "watch()", what="cell paths"))
+        # read now, before any training: a missing or foreign file says so at once (JSON only)
+        self.baseline = None if baseline is None else baseline_of("baseline", baseline)
         self.recorder: Recorder | None = None
         self.report: Report | None = None
         self._net: Any = None
@@ -100,6 +104,14 @@ class Session:
         # (TrainOneStepCell(sens=S), a FixedLossScaleManager): the watch reads the true ones.
         scale = float(getattr(optimizer, "loss_scale", 1.0) or 1.0)
         self.recorder = Recorder(params, every=self.every, batch_size=batch_size, gradient_scale=scale)
+        record = self.recorder.record
+        record.network_parameters = (
+            tuple(p.name for p in net.get_parameters()) if hasattr(net, "get_parameters") else ()
+        )
+        if self.baseline is not None:
+            self.baseline.check_network(
+                record.network_parameters or record.parameters, dict(zip(record.parameters, record.sizes))
+            )
         return self.recorder
 
     @property
@@ -110,7 +122,10 @@ class Session:
         from graphaudit.runner import run_checks
         from graphaudit.runner.request import build_request
 
-        request = build_request(self._net, self._optimizer, options={"watched": self.record})
+        options = {"watched": self.record}
+        if self.baseline is not None:
+            options["baseline"] = self.baseline
+        request = build_request(self._net, self._optimizer, options=options)
         given = {} if self._graph is None else {NetworkGraph: self._graph}
         have = EvidenceSet(request, given)
         self._graph = have.need(NetworkGraph)  # the structure does not change while training: made once
@@ -152,4 +167,5 @@ class Session:
             return
         from graphaudit.watch.dashboard import write_dashboard
 
-        write_dashboard(self.record, self.report, self.out, layers=self.layers)
+        losses = self.baseline.losses if self.baseline is not None else ()
+        write_dashboard(self.record, self.report, self.out, layers=self.layers, baseline=losses)
