@@ -25,10 +25,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
     What it does:
         At every sampled step of a watched run (3 at least), compares each parameter the
-        optimizer holds before and after the update, bit for bit. It reports those that
-        never changed, saying whether their gradient was zero at every sample (dead: a ReLU
-        that never fires, a branch multiplied by 0) or not (the optimizer leaves them: a
-        learning rate of 0 for their group, ``requires_grad=False``).
+        optimizer holds before and after the update, bit for bit (while the run goes on,
+        only at the steps where some parameter moved: a step where none did, such as the
+        first epoch of ``nn.warmup_lr``, whose learning rate is 0, or a skipped update, says
+        nothing about any one of them). It reports those that never changed, saying
+        whether their gradient was zero at every sample (dead: a ReLU that never fires, a
+        branch multiplied by 0) or not (the optimizer leaves them: a learning rate of 0 for
+        their group, ``requires_grad=False``).
 
     Why is this bad:
         The accuracy guide (§2) tells users to look at the parameter distributions over the
@@ -48,6 +51,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     record = ctx.need(TrainingRun).record
     known = [s for s in record.samples if s.update_norms]
+    # A sampled step where no weight at all moved says nothing about any one of them: the learning
+    # rate of the whole network was 0 there (nn.warmup_lr's first epoch is at 0) or the update was
+    # skipped (a loss-scaled overflow). While the run goes on, only the steps that moved some weight
+    # are judged; once it is over, a run where nothing ever moved is judged on all its steps.
+    moving = [s for s in known if any(u is None or u != 0.0 for u in s.update_norms)]
+    if moving or not record.finished:
+        known = moving
     if len(known) < MIN_SAMPLES:
         return
     dead, held = [], []

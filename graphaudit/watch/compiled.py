@@ -80,10 +80,14 @@ class GradientTap(nn.Cell):
 
     def construct(self, gradients: Any) -> Any:
         readings, calls, wanted = self._store[0], self._store[1], self._store[2]
-        if wanted > 0:  # only the steps the watch samples pay for the norms
-            ops.assign(readings, gradient_norms(gradients))
-            ops.assign_add(calls, ops.ones((), ms.int32))
-        return self.optimizer(gradients)
+        # No side effect inside the branch: around an optimizer whose construct is compiled apart
+        # (AdamWeightDecay's @jit(backend="ms_backend")), a branch that assigned dropped either the
+        # optimizer's update (called after it: the watched run never trained) or its own writes.
+        norms = gradient_norms(gradients) if wanted > 0 else readings  # only sampled steps pay for them
+        updated = self.optimizer(gradients)
+        ops.assign(readings, norms)
+        ops.assign_add(calls, wanted)  # counts the sampled calls: 1 when wanted, else 0
+        return updated
 
     def want(self, wanted: bool) -> None:
         """Whether the next steps compute the norms (a host write only when it changes)."""
@@ -92,7 +96,7 @@ class GradientTap(nn.Cell):
             self._wanted = wanted
 
     def calls(self) -> int:
-        """How many times the compiled step has called the optimizer through the tap."""
+        """How many steps the watch sampled (the flag set) have called the optimizer through the tap."""
         return int(self._store[1].asnumpy())
 
     def mark(self) -> None:
