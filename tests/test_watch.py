@@ -205,7 +205,9 @@ def test_ga950_names_the_layer_whose_output_overflowed_and_changes_nothing(pynat
     # (the weights step 5 saw, copied after step 4), said as such, not guessed from the NaN weights
     w, _ = _softplus_loop(every=4, give_inputs=True)
     bad = w.record.non_finite
-    assert bad.forward == "1" and "the weights step 5 saw, the last copied (1 steps earlier" in bad.forward_note
+    assert (
+        bad.forward == "1" and "the weights step 5 saw, the last copied (1 steps earlier" in bad.forward_note
+    )
 
 
 @pytest.mark.parametrize(
