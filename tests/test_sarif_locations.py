@@ -155,6 +155,10 @@ LINES: dict[str, str | tuple[str, ...]] = {
     "GA962": "self.fc = nn.Dense(16, 32)",
     "GA963": "net, optimizer = network()",
     "GA964": "net, optimizer = network()",
+    "GA965": "net = network(SIGMA)",
+    "GA966": "net, optimizer, record = run(",
+    "GA967": "self.hidden = nn.Dense(16, 32)",
+    "GA968": "self.hidden = nn.Dense(16, 32)",
 }
 
 

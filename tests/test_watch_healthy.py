@@ -7,9 +7,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import mindspore as ms
 import numpy as np
 import pytest
+from healthy_recipes import MODES, RECIPES, run
 from mindspore import Tensor, nn
 
 import graphaudit
@@ -81,3 +84,35 @@ def test_a_run_that_never_moves_is_still_caught_at_the_end(mode_restored):
         2, _data(), callbacks=[watch], dataset_sink_mode=False
     )
     assert "GA960" in [f.check_id for f in watch.report.findings]
+
+
+# -- the recipes: real data, learning well, watched: no warning, no error -----------------------
+# Every recipe in both modes is the matrix (GRAPHAUDIT_EXHAUSTIVE=1; PyNative takes minutes a
+# recipe on 2 cores); the suite runs the runs that had false alarms, in GRAPH_MODE: GA953 on
+# breast cancer (its validation loss +51% above its best at a held accuracy) and GA954 on wine
+# (still falling 3.7% an epoch at 0.0097).
+REPRESENTATIVES = {("breast_cancer_adamw_cosine", "graph"), ("wine_adam", "graph")}
+
+
+def _cases() -> list[Any]:
+    return [
+        pytest.param(name, mode, marks=() if (name, mode) in REPRESENTATIVES else pytest.mark.exhaustive)
+        for name, recipe in RECIPES.items()
+        if recipe.suite
+        for mode in MODES
+    ]
+
+
+@pytest.mark.parametrize(("name", "mode"), _cases())
+def test_a_healthy_recipe_learns_and_the_watch_stays_silent(mode_restored, name, mode):
+    outcome = run(name, mode)
+    assert outcome.accuracy >= RECIPES[name].min_accuracy
+    assert outcome.loud == [], [f.message for f in outcome.seen]
+
+
+@pytest.mark.parametrize(
+    "mode", [pytest.param("graph"), pytest.param("pynative", marks=pytest.mark.exhaustive)]
+)
+def test_random_labels_may_be_flat_but_never_diverge_or_oscillate(mode_restored, mode):
+    outcome = run("random_labels", mode)
+    assert {c for c, _ in outcome.loud} <= {"GA952"}, [f.message for f in outcome.seen]

@@ -16,7 +16,7 @@ import pytest
 from mindspore import nn
 
 import graphaudit
-from graphaudit.watch.callback import evaluate, even_batches
+from graphaudit.watch.validation import evaluate, even_batches
 
 
 class Fixed(nn.Cell):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from graphaudit import graph as g
@@ -12,6 +13,11 @@ from graphaudit.findings import Finding
 
 PATIENCE = 3  # evaluations without improvement (Prechelt 1998's UP_3; Keras' EarlyStopping patience)
 WORSE = 0.01  # each of them this much above the best
+# Without an accuracy to read, the last evaluation this much above the best: healthy MLPs'
+# cross-entropy crept up 4% above its best at a constant accuracy as they grew confident
+# (measured, docs/watch.md), while memorising runs climb far past it.
+RISEN = 0.10
+ACCURACY_NOISE = 2.0  # standard errors of the accuracy (binomial, over the validation samples)
 
 
 @register(
@@ -27,8 +33,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     What it does:
         Finds the evaluation with the lowest validation loss; when the last 3 evaluations or
         more came after it, each more than 1% above it, while the training loss (its mean over
-        each epoch) fell from that epoch to the last, it reports "too many epochs: best at
-        epoch E".
+        each epoch) fell from that epoch to the last, and the overfitting shows beyond a
+        classifier growing confident, it reports "too many epochs: best at epoch E". A
+        classifier's validation accuracy (read when the outputs are class scores, or from
+        ``Model.eval``'s ``accuracy`` metric) shows it when it fell after epoch E by more
+        than 2 standard errors; with no accuracy to read, the last validation loss is 10%
+        above the best. A healthy classifier's cross-entropy creeps up at a constant
+        accuracy as it grows confident (measured on real data: up to +51% after the best
+        epoch, at 96-98% accuracy throughout): it would classify no better at epoch E.
 
     Why is this bad:
         The accuracy guide (§2, too many epochs): "epoch过大, 模型训练时间过长, 容易在训练集上过
@@ -47,7 +59,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         model.fit(25, train, valid_dataset=valid, callbacks=[ms.train.ModelCheckpoint(...)])  # or early stopping
         ```
     """
-    points = ctx.need(WatchedValidation).points
+    validation = ctx.need(WatchedValidation)
+    points = validation.points
     train = dict(ctx.need(TrainingRun).record.epoch_losses())
     best = min(range(len(points)), key=lambda i: points[i][2])
     after = points[best + 1 :]
@@ -57,13 +70,32 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     last_epoch = points[-1][0]
     if best_epoch not in train or last_epoch not in train or not train[last_epoch] < train[best_epoch]:
         return
+    accuracy = _accuracy_fall(validation.accuracy, best)
+    if accuracy == "":
+        # The accuracy held: the loss rises as the model grows confident (on what it gets right,
+        # and on its few mistakes), and the weights of the best epoch would classify no better.
+        return
+    if accuracy is None and points[-1][2] <= best_loss * (1 + RISEN):
+        return
     yield ctx.finding(
         "warning",
         "(root)",
         f"Too many epochs: best at epoch {best_epoch} (validation loss {best_loss:.4g}); in the "
         f"{len(after)} evaluations since, the validation loss rose to {points[-1][2]:.4g} while the "
-        f"training loss fell from {train[best_epoch]:.4g} to {train[last_epoch]:.4g}: the model overfits.",
+        f"training loss fell from {train[best_epoch]:.4g} to {train[last_epoch]:.4g}{accuracy or ''}: the model overfits.",
         f"Train for about {best_epoch} epochs, keep the checkpoint of epoch {best_epoch} (ModelCheckpoint), "
         "or stop early; more data, augmentation or regularisation (weight decay, dropout) delay it.",
         (g.cell_node(""),),
     )
+
+
+def _accuracy_fall(accuracy: tuple[tuple[float, int] | None, ...], best: int) -> str | None:
+    """How the accuracy fell after evaluation *best* (words for the message); ``""`` when it held; ``None`` when unknown."""
+    if len(accuracy) <= best or any(a is None for a in accuracy[best:]):
+        return None
+    (then, samples), later = accuracy[best], [a for a, _ in accuracy[best + 1 :]]  # type: ignore[misc]
+    mean = sum(later) / len(later)
+    noise = max(math.sqrt(then * (1 - then) / samples), 1 / samples)
+    if then - mean <= ACCURACY_NOISE * noise:
+        return ""
+    return f", and the validation accuracy fell from {then:.1%} to {later[-1]:.1%} ({samples} samples)"

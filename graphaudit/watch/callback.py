@@ -44,6 +44,7 @@ from graphaudit.errors.arguments import checked_call
 from graphaudit.findings import Finding
 from graphaudit.watch.record import Recorder
 from graphaudit.watch.session import DEFAULT_EVERY, Session
+from graphaudit.watch.validation import Validation, accuracy_in, even_batches, validate
 
 __all__ = ["Watch"]
 
@@ -79,27 +80,6 @@ def loss_of(outputs: Any) -> tuple[float, bool | None, float | None]:
     return float(np.asarray(outputs.asnumpy()).mean()), None, None
 
 
-def evaluate(network: Any, loss_fn: Any, dataset: Any) -> float:
-    """The mean loss per sample of *network* (with *loss_fn*, unless it returns its loss) over *dataset*, in eval mode.
-
-    Each batch's mean weighs as many samples as it holds: a mean of the batch means would let a
-    last batch of one sample weigh as much as a full one (an overconfident mistake in it then
-    drives the curve, and GA953 took a healthy run for overfitting).
-    """
-    from graphaudit.capture.network.isolation import training_flags
-
-    total, count = 0.0, 0
-    with training_flags(network, False):
-        for batch in dataset.create_tuple_iterator(num_epochs=1):
-            *inputs, label = batch
-            output = network(*inputs)
-            loss = loss_fn(output, label) if loss_fn is not None else output
-            samples = int(label.shape[0]) if len(label.shape) else 1
-            total += float(np.asarray(loss.asnumpy(), np.float64).mean()) * samples
-            count += samples
-    return total / count if count else math.nan
-
-
 def steps_per_call(params: Any) -> int:
     """Steps each step callback stands for: a dataset sink's size on a device, else 1.
 
@@ -115,26 +95,6 @@ def steps_per_call(params: Any) -> int:
         return 1
     size = int(getattr(params, "sink_size", -1) or -1)
     return max(size if size > 0 else int(getattr(params, "batch_num", 1) or 1), 1)
-
-
-def even_batches(dataset: Any) -> bool:
-    """Whether every batch of *dataset* holds as many samples (then a mean of batch means is the mean).
-
-    Known when the pipeline's last ``batch()`` drops its remainder or its input divides evenly;
-    anything else (no ``batch()`` found, a size that cannot be read) is taken as uneven.
-    """
-    node = dataset
-    while node is not None and type(node).__name__ != "BatchDataset":
-        children = getattr(node, "children", None) or []
-        node = children[0] if len(children) == 1 else None
-    if node is None:
-        return False
-    try:
-        size = node.get_batch_size()
-        rows = node.children[0].get_dataset_size()
-    except Exception:  # a per-batch size function, a source without a size
-        return False
-    return bool(getattr(node, "drop_remainder", False)) or (isinstance(size, int) and rows % size == 0)
 
 
 class Watch(Callback):
@@ -318,23 +278,22 @@ class Watch(Callback):
         params = run_context.original_args()
         results = getattr(params, "eval_results", None) or {}
         if self._recorder is not None and "loss" in results:
-            record = self._recorder.record
-            loss = float(results["loss"])
             valid = getattr(params, "valid_dataset", None)
+            accuracy = accuracy_in(results, valid)
+            result = Validation(float(results["loss"]), *(accuracy or (None, 0)))
             if valid is not None and not even_batches(valid) and self._network is not None:
                 # MindSpore's Loss metric averages batch means: a short last batch weighs as much as
                 # a full one. The loss per sample is what the watchpoints judge (one more pass).
-                loss = evaluate(self._network, self._loss_fn, valid)
-            record.validation.append((params.cur_epoch_num, record.steps, loss))
+                result = validate(self._network, self._loss_fn, valid)
+            self._recorder.record.add_validation(params.cur_epoch_num, result)
 
     def on_train_epoch_end(self, run_context: Any) -> None:
         if self._recorder is None:
             return
         if self.eval_dataset is not None:
             params = run_context.original_args()
-            loss = evaluate(self._network, self._loss_fn, self.eval_dataset)
-            record = self._recorder.record
-            record.validation.append((params.cur_epoch_num, record.steps, loss))
+            result = validate(self._network, self._loss_fn, self.eval_dataset)
+            self._recorder.record.add_validation(params.cur_epoch_num, result)
         self._judge(run_context)
 
     def on_train_end(self, run_context: Any) -> None:

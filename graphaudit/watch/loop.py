@@ -43,6 +43,7 @@ from graphaudit.errors.arguments import check_count, checked_call
 from graphaudit.findings import Finding
 from graphaudit.watch.record import GradientNorms
 from graphaudit.watch.session import DEFAULT_EVERY, Session
+from graphaudit.watch.validation import Validation
 
 __all__ = ["Watcher", "watch"]
 
@@ -171,10 +172,22 @@ class Watcher:
             self.session.judge()
 
     @checked_call
-    def validate(self, loss: Any, *, epoch: int | None = None) -> None:
-        """Record a validation loss (of the epoch *epoch*, default the current one); the watchpoints judge."""
+    def validate(
+        self, loss: Any, *, epoch: int | None = None, accuracy: float | None = None, samples: int = 0
+    ) -> None:
+        """Record a validation loss (of the epoch *epoch*, default the current one); the watchpoints judge.
+
+        A classifier also passes its validation *accuracy* (a fraction) over *samples* samples: the
+        too-many-epochs watchpoint (GA953) then tells a model that grows overconfident from one
+        that generalises worse.
+        """
         value = float(np.asarray(loss.asnumpy() if hasattr(loss, "asnumpy") else loss).mean())
-        self._recorder.record.validation.append((epoch or self._epoch, self._step, value))
+        if accuracy is not None and not (0.0 <= float(accuracy) <= 1.0 and samples >= 1):
+            raise ArgumentError(
+                f"validate(accuracy={accuracy!r}, samples={samples!r}): pass the accuracy as a fraction "
+                "in [0, 1] and samples= the number of validation samples it was counted over"
+            )
+        self._recorder.record.add_validation(epoch or self._epoch, Validation(value, accuracy, samples))
         self._epoch = (epoch or self._epoch) + 1
         self.session.judge()
 

@@ -26,16 +26,12 @@ def dataset() -> ms.dataset.Dataset:
     return ms.dataset.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(32)
 
 
-def train(sigma: float) -> dict:
+def build() -> dict:
     ms.set_context(mode=ms.PYNATIVE_MODE)
     ms.set_seed(0)
-    net = network(sigma)
+    net = network(SIGMA)
     optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
     model = ms.train.Model(net, nn.CrossEntropyLoss(), optimizer)
     watch = graphaudit.Watch(fail_on="never")
     model.train(1, dataset(), callbacks=[watch], dataset_sink_mode=False)
     return {"net": net, "optimizer": optimizer, "watched": watch.record}
-
-
-def build() -> dict:
-    return train(SIGMA)
