@@ -8,7 +8,7 @@ import graphaudit
 
 SUBJECT = "(root)"
 
-STEPS, WARMUP, RATE = 60, 20, 0.05
+STEPS, WARMUP, RATE = 40, 12, 0.05
 
 
 class Net(nn.Cell):
@@ -40,7 +40,7 @@ def wrong_labels(count: int) -> tuple:
 
 
 def run(order: int, rate: float, warmup: bool, frozen: bool, baseline=None, source=data) -> tuple:
-    """The recipe: Momentum(0.05, 0.9) warmed up over 20 steps, 60 steps of 16 samples; a watch sees it."""
+    """The recipe: Momentum(0.05, 0.9) warmed up over 12 steps, 40 steps of 16 samples; a watch sees it."""
     ms.set_seed(0)
     net = Net()
     if frozen:

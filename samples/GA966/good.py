@@ -6,7 +6,7 @@ from mindspore import Tensor, nn
 
 import graphaudit
 
-STEPS, WARMUP, RATE = 60, 20, 0.05
+STEPS, WARMUP, RATE = 40, 12, 0.05
 
 
 class Net(nn.Cell):
@@ -28,7 +28,7 @@ def data(count: int) -> tuple:
 
 
 def run(order: int, rate: float, warmup: bool, frozen: bool, baseline=None) -> tuple:
-    """The recipe: Momentum(0.05, 0.9) warmed up over 20 steps, 60 steps of 16 samples; a watch sees it."""
+    """The recipe: Momentum(0.05, 0.9) warmed up over 12 steps, 40 steps of 16 samples; a watch sees it."""
     ms.set_seed(0)
     net = Net()
     if frozen:
