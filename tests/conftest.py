@@ -31,6 +31,19 @@ def _run_in_a_scratch_folder(tmp_path_factory, monkeypatch):
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
 
 
+@pytest.fixture(autouse=True)
+def _execution_mode_put_back():
+    """Put MindSpore's execution mode back after every test: a test that leaves GRAPH_MODE set
+    made later files' PyNative-only code (a lambda given to ``value_and_grad``) fail, depending
+    on which files a worker ran before."""
+    import mindspore as ms
+
+    mode = ms.get_context("mode")
+    yield
+    if ms.get_context("mode") != mode:
+        ms.set_context(mode=mode)
+
+
 @pytest.fixture(scope="session")
 def out(tmp_path_factory):
     """Where the browser tests save what a reviewer looks at (screenshots, timings): the folder

@@ -94,7 +94,8 @@ def test_a_dropped_warm_up_is_found(recorded):
 
 
 def _tiny(baseline=None, out=None, steps: int = 3, net=None, every: int = 1, held: bool = False):
-    """A few steps of a small MLP in a loop; *held*: its first layer's weight in a group of learning rate 0."""
+    """A few steps of a small MLP in a PyNative loop; *held*: its first layer's weight in a group of learning rate 0."""
+    ms.set_context(mode=ms.PYNATIVE_MODE)  # the loss is a lambda: PyNative only (conftest puts the mode back)
     ms.set_seed(0)
     net = net or nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2)])
     params = net.trainable_params()
