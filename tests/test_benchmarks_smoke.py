@@ -41,6 +41,8 @@ def measured():
         startup_repeats=1,
         probe_model="synthetic:20",
         probe_steps=2,
+        probe_repeats=1,
+        reference_repeats=1,  # the default 5 interleaved rounds of the ViT port and resnet: 20 s of this test
         dependency_size=8,
         dependency_repeats=1,
         watch_steps=1,
