@@ -16,7 +16,7 @@ import pytest
 from mindspore import nn
 
 import graphaudit
-from graphaudit.watch.validation import evaluate, even_batches
+from graphaudit.watch.validation import even_batches, validate
 
 
 class Fixed(nn.Cell):
@@ -35,7 +35,7 @@ def _data(size: int, batch: int, *, drop: bool = False) -> ds.Dataset:
 
 
 def test_the_mean_is_over_samples_not_over_batches():
-    loss = evaluate(Fixed(), nn.CrossEntropyLoss(), _data(65, 64))
+    loss = validate(Fixed(), nn.CrossEntropyLoss(), _data(65, 64)).loss
     per_sample = (64 * np.log(2) + 40.0) / 65  # 64 samples at ln 2, the last at 40
     assert loss == pytest.approx(per_sample, rel=1e-5)
     assert loss < (np.log(2) + 40.0) / 2 / 10  # the mean of the two batch means is ten times more
@@ -59,4 +59,4 @@ def test_model_fit_records_the_loss_per_sample_where_its_metric_averages_batches
     watch = graphaudit.Watch(fail_on="never")
     model.fit(1, _data(65, 64), _data(65, 64), callbacks=[watch], dataset_sink_mode=False)
     recorded = watch.session.record.validation[-1][2]
-    assert recorded == pytest.approx(evaluate(net, loss_fn, _data(65, 64)), rel=1e-5)
+    assert recorded == pytest.approx(validate(net, loss_fn, _data(65, 64)).loss, rel=1e-5)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
@@ -70,32 +71,49 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     last_epoch = points[-1][0]
     if best_epoch not in train or last_epoch not in train or not train[last_epoch] < train[best_epoch]:
         return
-    accuracy = _accuracy_fall(validation.accuracy, best)
-    if accuracy == "":
+    accuracy = _accuracy_after(validation.accuracy, best)
+    if accuracy is None and points[-1][2] <= best_loss * (1 + RISEN):
+        return
+    if accuracy is not None and not accuracy.fell:
         # The accuracy held: the loss rises as the model grows confident (on what it gets right,
         # and on its few mistakes), and the weights of the best epoch would classify no better.
         return
-    if accuracy is None and points[-1][2] <= best_loss * (1 + RISEN):
-        return
+    fell = f", and the validation accuracy fell from {accuracy}" if accuracy is not None else ""
     yield ctx.finding(
         "warning",
         "(root)",
         f"Too many epochs: best at epoch {best_epoch} (validation loss {best_loss:.4g}); in the "
         f"{len(after)} evaluations since, the validation loss rose to {points[-1][2]:.4g} while the "
-        f"training loss fell from {train[best_epoch]:.4g} to {train[last_epoch]:.4g}{accuracy or ''}: the model overfits.",
+        f"training loss fell from {train[best_epoch]:.4g} to {train[last_epoch]:.4g}{fell}: the model overfits.",
         f"Train for about {best_epoch} epochs, keep the checkpoint of epoch {best_epoch} (ModelCheckpoint), "
         "or stop early; more data, augmentation or regularisation (weight decay, dropout) delay it.",
         (g.cell_node(""),),
     )
 
 
-def _accuracy_fall(accuracy: tuple[tuple[float, int] | None, ...], best: int) -> str | None:
-    """How the accuracy fell after evaluation *best* (words for the message); ``""`` when it held; ``None`` when unknown."""
-    if len(accuracy) <= best or any(a is None for a in accuracy[best:]):
+@dataclass(frozen=True)
+class _Accuracy:
+    """The validation accuracy at the best epoch and its mean over the evaluations after it."""
+
+    then: float
+    later: float
+    last: float
+    samples: int
+
+    @property
+    def fell(self) -> bool:
+        """By more than its binomial noise (at least one sample's worth)."""
+        noise = max(math.sqrt(self.then * (1 - self.then) / self.samples), 1 / self.samples)
+        return self.then - self.later > ACCURACY_NOISE * noise
+
+    def __str__(self) -> str:
+        return f"{self.then:.1%} to {self.last:.1%} ({self.samples} samples)"
+
+
+def _accuracy_after(accuracy: tuple[tuple[float, int] | None, ...], best: int) -> _Accuracy | None:
+    """The accuracy from evaluation *best* on, when every one of those evaluations had one."""
+    known = [a for a in accuracy[best:] if a is not None]
+    if len(accuracy) <= best + 1 or len(known) != len(accuracy) - best:
         return None
-    (then, samples), later = accuracy[best], [a for a, _ in accuracy[best + 1 :]]  # type: ignore[misc]
-    mean = sum(later) / len(later)
-    noise = max(math.sqrt(then * (1 - then) / samples), 1 / samples)
-    if then - mean <= ACCURACY_NOISE * noise:
-        return ""
-    return f", and the validation accuracy fell from {then:.1%} to {later[-1]:.1%} ({samples} samples)"
+    later = [value for value, _ in known[1:]]
+    return _Accuracy(known[0][0], sum(later) / len(later), later[-1], known[0][1])

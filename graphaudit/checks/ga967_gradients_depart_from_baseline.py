@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.baseline import FAR, STOPPED, log_ratios, median_log_ratio
+from graphaudit.checks._shared.baseline import FAR, log_ratios, median_log_ratio, stopped
 from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.baseline import BaselineSamples, WatchBaseline
@@ -62,15 +62,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     baseline = ctx.need(WatchBaseline).baseline
     pairs = ctx.need(BaselineSamples).pairs
     here = {name: i for i, name in enumerate(record.parameters)}
-    bound, stopped = math.log10(FAR), -math.log10(STOPPED)
+    bound = math.log10(FAR)
     found: list[tuple[str, list[str]]] = []
     for there, name in enumerate(baseline.parameters):
         if name not in here:
             continue  # not in this run's optimizer: GA968's
-        medians = {what: median_log_ratio(log_ratios(pairs, there, here[name], what)) for what in _WHAT}
-        ratio = medians["ratio"]
-        if ratio is not None and ratio <= stopped:
+        logs = {what: log_ratios(pairs, there, here[name], what) for what in _WHAT}
+        if stopped(logs["ratio"]) is not None:
             continue  # it stopped training: GA968's
+        medians = {what: median_log_ratio(values) for what, values in logs.items()}
         far = [
             f"{_WHAT[what]} {_times(m)}"
             for what, m in medians.items()

@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Iterator
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.baseline import STOPPED, TRAINED, log_ratios
+from graphaudit.checks._shared.baseline import TRAINED, log_ratios, stopped
 from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.baseline import BaselineSamples, WatchBaseline
@@ -87,14 +87,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for there, name in trained:
         if name not in here:
             continue
-        logs = log_ratios(compared.pairs, there, here[name], "ratio")
-        if len(logs) < 3:
-            continue
-        median = statistics.median(logs)
-        if all(v == -math.inf for v in logs):
-            slowed.append((name, "never moved"))
-        elif median <= -math.log10(STOPPED):
-            slowed.append((name, f"moved {10 ** (-median):.3g}x less"))
+        how = stopped(log_ratios(compared.pairs, there, here[name], "ratio"))
+        if how is not None:
+            slowed.append((name, how))
     if slowed:
         names = [name for name, _ in slowed]
         yield ctx.finding(

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from mindspore import Tensor, nn
 
+from graphaudit.evidence.run_record import Chance
 from graphaudit.watch.locate import isolated
 
 __all__ = ["Chance", "chance_of", "loss_cell_of"]
@@ -47,14 +47,6 @@ _CROSS_ENTROPIES: Final[dict[str, int | None]] = {
 }
 # Reductions under which the run's loss is a mean per sample (``loss_of`` means a "none" vector).
 _MEANS: Final = {"mean", "none"}
-
-
-@dataclass(frozen=True)
-class Chance:
-    """A uniform guess's loss under the run's loss function, and what that loss is."""
-
-    loss: float
-    what: str
 
 
 def loss_cell_of(train_network: Any, loss_fn: Any) -> Any:

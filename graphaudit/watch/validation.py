@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["ACCURACY_KEYS", "Validation", "accuracy_in", "evaluate", "even_batches", "validate"]
+__all__ = ["ACCURACY_KEYS", "Validation", "accuracy_in", "even_batches", "validate"]
 
 ACCURACY_KEYS = ("accuracy", "acc", "top_1_accuracy", "top1_accuracy", "top1")  # Model.eval's usual names
 
@@ -76,11 +76,6 @@ def validate(network: Any, loss_fn: Any, dataset: Any) -> Validation:
     if not count:
         return Validation(math.nan, None, 0)
     return Validation(total / count, correct / count if classified else None, count)
-
-
-def evaluate(network: Any, loss_fn: Any, dataset: Any) -> float:
-    """The mean loss per sample of :func:`validate`."""
-    return validate(network, loss_fn, dataset).loss
 
 
 def _batch_node(dataset: Any) -> Any:

@@ -50,6 +50,7 @@ __all__ = [
     "log_ratios",
     "loss_blocks",
     "median_log_ratio",
+    "stopped",
 ]
 
 LOSS_BAND = 5.0
@@ -142,3 +143,14 @@ def log_ratios(pairs: Sequence[tuple[int, Sample, Sample]], there: int, here: in
 def median_log_ratio(values: Sequence[float]) -> float | None:
     """The median of *values* (``None`` when fewer than 3: too few steps to say)."""
     return statistics.median(values) if len(values) >= 3 else None
+
+
+def stopped(update_logs: Sequence[float]) -> str | None:
+    """How a parameter stopped training, from :func:`log_ratios` of its update ratio: ``None`` when it did not.
+
+    GA968 reports it; GA967 leaves such a parameter to GA968.
+    """
+    median = median_log_ratio(update_logs)
+    if median is None or median > -math.log10(STOPPED):
+        return None
+    return "never moved" if all(v == -math.inf for v in update_logs) else f"moved {10 ** (-median):.3g}x less"
