@@ -9,6 +9,8 @@ os.environ.setdefault("GLOG_v", "3")  # MindSpore's C++ warnings would drown pyt
 
 sys.path.insert(0, str(Path(__file__).parent))  # so tests can import the shared nets module
 
+from seeds import seed_everything  # found through the path set just above
+
 # Scripts the tests run in processes of their own: not test modules, and not importable
 # without their command-line arguments (--doctest-modules would import them).
 collect_ignore = ["probe_fault_twin.py", "state_twin.py"]
@@ -29,6 +31,12 @@ def _run_in_a_scratch_folder(tmp_path_factory, monkeypatch):
     """Run every test in a folder of its own: what MindSpore writes next to the working folder
     (``rank_0/om/analyze_fail.ir`` after a failed graph compile) never lands in the checkout."""
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
+@pytest.fixture(autouse=True)
+def _seeded():
+    """Every test starts from one random state (MindSpore, its datasets, NumPy, ``random``)."""
+    seed_everything()
 
 
 @pytest.fixture(autouse=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from golden import compare_with_golden
 from sample_audits import audited
 
 import graphaudit
@@ -58,6 +59,7 @@ def test_bad_sample_fires_with_the_exact_subject_and_the_declared_severities(che
     emitted = {f.severity for f in report.findings if f.reported_by(check_id)}
     assert check.severity in emitted, (check.severity, emitted)
     assert emitted <= set(check.severities), (emitted, check.severities)
+    compare_with_golden(check_id, report)  # and says what it said: samples/<ID>/bad.expected
 
 
 @pytest.mark.parametrize("check_id", IDS)

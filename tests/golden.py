@@ -1,0 +1,72 @@
+"""Golden output: what graphaudit says about each bad sample, kept next to it and reviewed as a diff.
+
+``samples/<ID>/bad.expected`` holds the findings of the audit of ``samples/<ID>/bad.py`` as the
+text report shows them, then each finding's fields as JSON (its check, severity, subjects, and
+the typed cause its message and fix are rendered from). tests/test_samples.py compares every bad
+sample's audit with its file; a wording change is then a diff in review, not a silent drift.
+
+Regenerate every file (one command, after a deliberate change; review ``git diff samples``):
+
+    GRAPHAUDIT_GOLDEN=update bash scripts/test.sh tests/test_samples.py -k bad_sample
+
+Temporary folders that samples write files to show as ``<tmp>/prefix-XXXXXXXX``. The header line (how many checks ran) and the list of checks not run are left out: a new check
+would otherwise change every file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import graphaudit
+from graphaudit.findings import SEVERITIES
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+UPDATE = os.environ.get("GRAPHAUDIT_GOLDEN") == "update"
+#: A folder made by tempfile.mkdtemp (its prefix kept, its 8 random characters not): samples write files there.
+_TEMPORARY = re.compile(re.escape(tempfile.gettempdir()) + r"/([\w.-]*?[-_])?[a-z0-9_]{8}(?![\w-])")
+_HEAD = (
+    "# What graphaudit reports on samples/{id}/bad.py: its findings as the text report shows them,\n"
+    "# then their fields. Regenerate: GRAPHAUDIT_GOLDEN=update bash scripts/test.sh tests/test_samples.py -k bad_sample\n"
+)
+
+
+def golden_text(check_id: str, report: graphaudit.Report) -> str:
+    """The golden file's text for *report*, the audit of *check_id*'s bad sample."""
+    text = report.text().split("\nNOT RUN", 1)[0]
+    findings = text.split("\n", 1)[1].strip("\n") if "\n" in text else ""
+    fields = [
+        {
+            key: value
+            for key, value in finding.to_dict().items()
+            if key not in ("name", "message", "fix", "nodes") and value not in ([], None)
+        }
+        for severity in SEVERITIES
+        for finding in report.of_severity(severity)
+    ]
+    said = f"{_HEAD.format(id=check_id)}\n{findings}\n\n{json.dumps(fields, indent=1, ensure_ascii=False)}\n"
+    return _TEMPORARY.sub(r"<tmp>/\1XXXXXXXX", said)
+
+
+def compare_with_golden(check_id: str, report: graphaudit.Report) -> None:
+    """Assert that *report* says what ``samples/<check_id>/bad.expected`` holds (or write it, updating)."""
+    path = SAMPLES / check_id / "bad.expected"
+    said = golden_text(check_id, report)
+    if UPDATE:
+        if not path.exists() or path.read_text(encoding="utf-8") != said:
+            path.write_text(said, encoding="utf-8")
+        return
+    assert path.exists(), f"{path.relative_to(SAMPLES.parent)} is missing: regenerate it ({__doc__.split('::')[0]})"
+    expected = path.read_text(encoding="utf-8")
+    if said != expected:
+        diff = difflib.unified_diff(
+            expected.splitlines(), said.splitlines(), f"samples/{check_id}/bad.expected", "now", lineterm=""
+        )
+        raise AssertionError(
+            f"what graphaudit says about samples/{check_id}/bad.py changed: if it is meant to, regenerate "
+            "with GRAPHAUDIT_GOLDEN=update (tests/golden.py) and review the diff\n" + "\n".join(diff)
+        )
