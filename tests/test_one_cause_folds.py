@@ -9,6 +9,7 @@ says the other way (steps too large, a rate below its range).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import mindspore as ms
@@ -256,15 +257,18 @@ def test_a_chain_folds_from_its_far_end_whatever_the_order_of_the_findings():
         assert merged.subjects == ("SGD", "0.weight", "0.bias", "(root)")
 
 
-def ga721(side: str, layer: str = "0", groups: str = "") -> Finding:
-    """A GA721 finding worded as the check words it: the rate of *layer* *side* (above, below) its range."""
-    rate, bounds = (1e-6, "1e-05 to 0.03") if side == "below" else (1.0, "1e-07 to 0.03")
-    return finding(
-        "GA721",
-        "warning",
-        ("Adam", f"{layer}.weight", f"{layer}.bias"),
-        f"Adam (Adam-like) has a fixed learning rate of {rate:.3g}{groups}, {side} the plausible range "
-        f"{bounds} of its family (usual: Kingma & Ba 2015).",
+def ga721(side: str, layer: str = "0", group: int | None = None) -> Finding:
+    """A GA721 finding as the check makes it: the rate of *layer* *side* (above, below) its range."""
+    from graphaudit.checks.ga721_learning_rate_out_of_range import LearningRateOutOfRange
+
+    rate, low = (1e-6, 1e-5) if side == "below" else (1.0, 1e-7)
+    cause = LearningRateOutOfRange(
+        "Adam", "Adam-like", "fixed", rate, group, layer, side, "plausible", low, 0.03, 1e-5, 0.01, "Kingma & Ba 2015"
+    )
+    return dataclasses.replace(
+        finding("GA721", "warning", ("Adam", f"{layer}.weight", f"{layer}.bias"), cause.message()),
+        fix=cause.fix(),
+        cause=cause,
     )
 
 
@@ -284,7 +288,7 @@ def test_a_fold_that_would_say_both_ways_keeps_both():
     [merged] = merge_confirmations([above, ratio, curve], CHECKS.values())  # the rate too large: one finding
     assert merged.confirmed_by == ("GA908", "GA907") and merged.message.startswith(above.message)
     # two parameter groups, one rate above and one below: each group's steps go with their own rate only
-    high, low = ga721("above", "0", " for group 0 (0)"), ga721("below", "4", " for group 1 (4)")
+    high, low = ga721("above", "0", 0), ga721("below", "4", 1)
     ratio_high, ratio_low = (finding("GA908", "warning", (f"{n}.weight",), f"Group {n}.") for n in "04")
     merged, kept_low, kept_ratio = merge_confirmations([high, low, ratio_high, ratio_low], CHECKS.values())
     assert (merged.check_id, merged.confirmed_by, kept_low, kept_ratio) == (
@@ -328,7 +332,7 @@ def test_the_declared_folds():
         ({"confirms": "GA201", "covered_by": "names"}, "covered_by= is one of"),
         ({"confirms": "GA201", "keeps_message": "mine"}, "keeps_message= is one of"),
         ({"covered_by": "cells"}, "say how it folds into what it confirms="),
-        ({"confirms": "GA201", "direction": 1}, "direction= is a word or a function"),
+        ({"confirms": "GA201", "direction": 1}, "direction= is a word (or empty"),
     ],
 )
 def test_a_malformed_fold_is_refused_at_import(keywords, error):

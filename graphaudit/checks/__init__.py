@@ -25,9 +25,15 @@ Each check lives in its own module in this package, named after its ID
   message stays: ``"confirmed"`` (the default: theirs, with ``Confirmed by GAnnn (name).``)
   or ``"both"`` (theirs, then its own: a probe's numbers after a static finding).
   ``direction`` says which way a finding says its cause goes, when two checks of a fold can
-  say opposite ways: a word (GA908: ``"too large"``, the updates and so the rate) or a
-  function of the finding giving one (GA721: ``"too large"`` above its range, ``"too small"``
-  below). A finding is never folded into one that says the other way: both are kept;
+  say opposite ways: a word for every finding of the check (GA908: ``"too large"``, the
+  updates and so the rate), or, left empty, what each finding's cause says
+  (:attr:`~graphaudit.findings.Cause.direction`: GA721's ``"too large"`` above its range,
+  ``"too small"`` below). A finding is never folded into one that says the other way: both
+  are kept;
+- ``causes``: the classes of the causes its findings carry (frozen dataclasses of
+  :class:`~graphaudit.findings.Cause`: the facts a finding's message and fix are rendered
+  from, which JSON and SARIF carry and ``docs/checks.md`` lists); a finding of another
+  cause is a bug;
 - ``once``: when the check's finding cannot repeat for one cause (one finding per network,
   per loss, per optimizer...), why, in words (``"one finding per network: ..."``). Every other
   check reports one cause once however many cells or parameters it touches, its ``subjects``
@@ -59,11 +65,11 @@ import importlib
 import pkgutil
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from typing import TYPE_CHECKING, Literal
 
 from graphaudit.evidence import Evidence
-from graphaudit.findings import SEVERITIES, Finding, Severity, severity_rank
+from graphaudit.findings import SEVERITIES, Cause, Finding, Severity, severity_rank
 
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
@@ -88,8 +94,6 @@ Coverage = Literal["subjects", "cells"]
 KeptMessage = Literal["confirmed", "both"]
 COVERAGES: tuple[Coverage, ...] = ("subjects", "cells")
 KEPT_MESSAGES: tuple[KeptMessage, ...] = ("confirmed", "both")
-#: Which way a finding says its cause goes ("too large"): a word for every finding, or a function of one.
-Direction = str | Callable[[Finding], str]
 
 FAMILIES = {
     "0": "data pipeline",
@@ -132,16 +136,19 @@ class Check:
     once: str = ""  # why one cause cannot give several findings of it, when it cannot
     covered_by: Coverage = "subjects"  # when a finding of a confirmed check covers one of it
     keeps_message: KeptMessage = "confirmed"  # which message a folded finding leaves
-    direction: Direction = field(default="", compare=False)  # which way its findings say the cause goes
+    direction: str = field(default="", compare=False)  # which way all its findings say the cause goes
+    causes: tuple[type[Cause], ...] = field(default=(), compare=False)  # what its findings' causes are
 
     def direction_of(self, finding: Finding) -> str:
-        """Which way *finding* (of this check) says its cause goes, ``""`` when it does not say.
+        """Which way *finding* (of this check) says its cause goes: the check's word, else its cause's.
 
         Example:
             >>> all_checks()["GA908"].direction_of(None), all_checks()["GA201"].direction_of(None)
             ('too large', '')
         """
-        return self.direction(finding) if callable(self.direction) else self.direction
+        if self.direction or finding is None or finding.cause is None:
+            return self.direction
+        return finding.cause.direction
 
     @property
     def severities(self) -> tuple[Severity, ...]:
@@ -186,6 +193,12 @@ class Check:
                     f"{self.check_id} reported a {finding.severity} finding but declares only "
                     f"{', '.join(self.severities)}: declare it with register(..., also=(...))"
                 )
+            if finding.cause is not None and not isinstance(finding.cause, self.causes):  # MIGRATION (issue 39)
+                raise TypeError(
+                    f"{self.check_id} reported a finding whose cause is a {type(finding.cause).__name__}, "
+                    f"but declares {', '.join(c.__name__ for c in self.causes) or 'none'}: "
+                    "declare it with register(..., causes=(...))"
+                )
         return found
 
 
@@ -218,8 +231,9 @@ def register(
     confirms: str | Iterable[str] = (),
     covered_by: Coverage = "subjects",
     keeps_message: KeptMessage = "confirmed",
-    direction: Direction = "",
+    direction: str = "",
     once: str = "",
+    causes: Iterable[type[Cause]] = (),
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register the decorated function as check *check_id* called *name*; see the module docstring.
 
@@ -230,13 +244,14 @@ def register(
     own, its ID in ``confirmed_by``); with ``covered_by="cells"`` a finding about ``backbone``
     is covered by one about ``backbone.0.1``. A chain folds from its far end (GA907 into GA908,
     then GA908 into GA721); a finding that no finding of those checks covers stays its own.
-    ``direction`` (a word, or a function of a finding) keeps apart findings that say opposite
-    ways: GA908's ``"too large"`` never folds into a GA721 finding whose rate is ``"too small"``.
+    ``direction`` (a word; left empty, each finding's cause says it) keeps apart findings that
+    say opposite ways: GA908's ``"too large"`` never folds into a GA721 finding whose rate is
+    ``"too small"``.
 
     Raises ``ValueError`` at import when the declaration is malformed or *check_id* is
     already used by another module.
     """
-    needs, uses = tuple(needs), tuple(uses)
+    needs, uses, causes = tuple(needs), tuple(uses), tuple(causes)
     confirmed = (confirms,) if isinstance(confirms, str) else tuple(confirms)
 
     def decorate(run: CheckFunction) -> CheckFunction:
@@ -272,14 +287,19 @@ def register(
             raise ValueError(
                 f"{check_id}: covered_by= and keeps_message= say how it folds into what it confirms="
             )
-        if not (isinstance(direction, str) or callable(direction)):
+        if not isinstance(direction, str):
             raise ValueError(
-                f"{check_id}: direction= is a word or a function of a finding, got {direction!r}"
+                f"{check_id}: direction= is a word (or empty: each finding's cause says it), got {direction!r}"
             )
         if once and not once.startswith("one finding per "):
             raise ValueError(
                 f"{check_id}: once= says why its finding cannot repeat: 'one finding per ...: why'"
             )
+        for cause in causes:
+            if not (isinstance(cause, type) and issubclass(cause, Cause) and is_dataclass(cause)):
+                raise ValueError(
+                    f"{check_id}: causes= takes frozen dataclasses of graphaudit.findings.Cause, got {cause!r}"
+                )
         missing = [s for s in REQUIRED_DOC_SECTIONS if s not in (run.__doc__ or "")]
         if missing:
             raise ValueError(f"the docstring of check {check_id} lacks the sections {missing}")
@@ -303,6 +323,7 @@ def register(
             covered_by=covered_by,
             keeps_message=keeps_message,
             direction=direction,
+            causes=causes,
         )
         return run
 

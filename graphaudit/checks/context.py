@@ -39,7 +39,7 @@ from graphaudit.evidence.mode import IntendedMode
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding, Severity
+from graphaudit.findings import Cause, Finding, Severity
 from graphaudit.spec import Spec
 
 if TYPE_CHECKING:
@@ -216,22 +216,32 @@ class AuditContext:
         self,
         severity: Severity,
         subject: str,
-        message: str,
-        fix: str,
-        nodes: Iterable[str] = (),
-        *,
+        cause: Cause,
+        *args: Any,
         subjects: Iterable[str] = (),
     ) -> Finding:
-        """A finding of the check this context is bound to."""
+        """A finding of the check this context is bound to, its message and fix rendered from *cause*."""
         if self.check is None:
             raise RuntimeError("ctx.finding() needs a context bound to a check: run checks with check(ctx)")
+        if isinstance(cause, str):  # MIGRATION (issue 39): (message, fix, nodes) of a check not yet migrated
+            fix, nodes = args[0], (args[1] if len(args) > 1 else ())
+            return Finding(
+                self.check.check_id, self.check.name, severity, subject, cause, fix, tuple(nodes), tuple(subjects)
+            )
+        nodes = args[0] if args else ()
+        if not isinstance(cause, Cause):
+            raise TypeError(
+                f"{self.check.check_id}: ctx.finding() takes the cause as data (a graphaudit.findings.Cause), "
+                f"got {type(cause).__name__}"
+            )
         return Finding(
             self.check.check_id,
             self.check.name,
             severity,
             subject,
-            message,
-            fix,
+            cause.message(),
+            cause.fix(),
             tuple(nodes),
             tuple(subjects),
+            cause=cause,
         )

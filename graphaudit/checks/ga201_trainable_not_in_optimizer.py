@@ -3,13 +3,53 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import group_parameters, one_group
+from graphaudit.checks._shared.grouping import Group, group_parameters, one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.optimizer import OptimizerView
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import members, pronouns
+
+
+@dataclass(frozen=True)
+class LeftOutOfOptimizer(Cause):
+    """Trainable parameters the optimizer does not update (*declared_frozen*: the design freezes them)."""
+
+    names_subjects = True
+    subject: str  # the cell holding them all, or the parameter
+    names: tuple[str, ...]  # the parameters' attribute paths
+    whole_cell: bool  # every trainable parameter of the subject cell is left out
+    declared_frozen: bool
+    note: str = ""  # a lone parameter's Parameter.name, when it differs from its path
+
+    @classmethod
+    def of(cls, group: Group, *, declared_frozen: bool) -> LeftOutOfOptimizer:
+        return cls(group.subject, group.names, group.cell is not None, declared_frozen, group.note)
+
+    def message(self) -> str:
+        they = pronouns(len(self.names))
+        group = members(self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note)
+        if self.declared_frozen:
+            return (
+                f"{group} {they.be} trainable but not in the optimizer; the design declares them "
+                "frozen, so leaving them out is the freeze."
+            )
+        return (
+            f"{group} {they.be} trainable (requires_grad=True) but not in the optimizer: the training "
+            f"step never updates {they.object}, so {they.subject} {they.keep} {they.possessive} initial value."
+        )
+
+    def fix(self) -> str:
+        if self.declared_frozen:
+            they = pronouns(len(self.names))
+            return f"Also set requires_grad = False on {self.subject} so that no gradient is computed for {they.object}."
+        return (
+            f"Build the optimizer from net.trainable_params() (or add {self.subject} to a parameter group); "
+            "if it is meant to stay fixed, set requires_grad=False or declare it in Spec(frozen=[...])."
+        )
 
 
 @register(
@@ -20,6 +60,7 @@ from graphaudit.findings import Finding
     needs=(OptimizerView,),
     uses=(DeclaredDesign,),
     confirms="GA202",
+    causes=(LeftOutOfOptimizer,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter that the optimizer does not update.
@@ -57,29 +98,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if not ctx.in_optimizer(param):
             (declared if ctx.spec.is_frozen(param.name) else left_out).append(node)
     for group in group_parameters(ctx, declared, universe):
-        they = group.pronouns()
-        yield ctx.finding(
-            "info",
-            group.subject,
-            f"{group.describe('parameter')} {they.be} trainable but not in the optimizer; the "
-            "design declares them frozen, so leaving them out is the freeze.",
-            f"Also set requires_grad = False on {group.subject} so that no gradient is computed for {they.object}.",
-            group.graph_nodes,
-            subjects=group.names,
-        )
+        cause = LeftOutOfOptimizer.of(group, declared_frozen=True)
+        yield ctx.finding("info", group.subject, cause, group.graph_nodes, subjects=group.names)
     groups = group_parameters(ctx, left_out, universe)
     if len(groups) > 1:  # one cause (the optimizer was built from too few), whatever cells it spans
         groups = one_group(ctx, left_out)
     for group in groups:
-        they = group.pronouns()
-        yield ctx.finding(
-            "error",
-            group.subject,
-            f"{group.describe('parameter')} {they.be} trainable (requires_grad=True) but not in the "
-            f"optimizer: the training step never updates {they.object}, so {they.subject} {they.keep} "
-            f"{they.possessive} initial value.",
-            f"Build the optimizer from net.trainable_params() (or add {group.subject} to a parameter group); "
-            "if it is meant to stay fixed, set requires_grad=False or declare it in Spec(frozen=[...]).",
-            group.graph_nodes,
-            subjects=group.names,
-        )
+        cause = LeftOutOfOptimizer.of(group, declared_frozen=False)
+        yield ctx.finding("error", group.subject, cause, group.graph_nodes, subjects=group.names)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.lr_groups import group_of_schedule
@@ -11,7 +11,7 @@ from graphaudit.checks._shared.lr_ranges import RANGES, family_of
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.schedule import LearningRates
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 #: Networks below this many trained parameters are not fine-tuned at the rates of large pretrained models.
 SMALL_NETWORK = 10_000_000
@@ -19,24 +19,49 @@ SMALL_NETWORK = 10_000_000
 SMALL_NETWORK_FLOOR = {"adam": 1e-5}
 
 
-#: The side of its range the message says the rate is on (``..., above the usual range ...``).
-_SIDE = re.compile(r", (above|below) the (?:usual|plausible)\b")
+@dataclass(frozen=True)
+class LearningRateOutOfRange(Cause):
+    """An optimizer's (peak) learning rate outside the usual or plausible range of its family.
 
-
-def direction(finding: Finding) -> str:
-    """``"too large"`` for a rate above its range, ``"too small"`` below: as the finding's message says.
-
-    The message is GA721's own first (what the probe folds into it follows), so its first
-    side is the rate's; GA907 and GA908 (``"too large"``) fold only into the first.
-
-    Example:
-        >>> from graphaudit.findings import Finding
-        >>> said = "SGD (SGD / Momentum) has a fixed learning rate of 1e-07, below the plausible range 1e-06 to 10 ..."
-        >>> direction(Finding("GA721", "learning-rate-out-of-range", "warning", "SGD", said, "Fix."))
-        'too small'
+    Its ``direction`` is its side: ``"too large"`` above the range, ``"too small"`` below (GA907
+    and GA908, which say ``"too large"``, fold only into a rate above it).
     """
-    side = _SIDE.search(finding.message)
-    return "" if side is None else {"above": "too large", "below": "too small"}[side[1]]
+
+    optimizer: str  # the optimizer's class
+    family: str  # the family's name ("Adam-like")
+    schedule: str  # "fixed" or the kind of schedule read for its peak
+    rate: float  # the fixed rate, or the schedule's peak
+    group: int | None  # the parameter group, when the optimizer has several
+    group_subject: str  # what that group holds
+    side: str  # "above" or "below"
+    range_name: str  # "usual" or "plausible"
+    low: float
+    high: float
+    usual_low: float
+    usual_high: float
+    source: str  # where the family's usual rates come from
+    network_millions: float | None = None  # a small network's size, when it lowered the plausible floor
+
+    @property
+    def direction(self) -> str:
+        return "too large" if self.side == "above" else "too small"
+
+    def message(self) -> str:
+        kind = "fixed learning rate" if self.schedule == "fixed" else "peak learning rate"
+        group = f" for group {self.group} ({self.group_subject})" if self.group is not None else ""
+        word = self.range_name
+        if self.network_millions is not None:
+            word = f"plausible (for a network of {self.network_millions:.2g}M parameters)"
+        return (
+            f"{self.optimizer} ({self.family}) has a {kind} of {self.rate:.3g}{group}, {self.side} the {word} "
+            f"range {self.low:g} to {self.high:g} of its family (usual: {self.source})."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Use a learning rate within {self.usual_low:g} to {self.usual_high:g} for {self.family} optimizers "
+            "(or check that a rate meant for another optimizer was not carried over)."
+        )
 
 
 def _trained_size(ctx: AuditContext) -> int:
@@ -50,7 +75,7 @@ def _trained_size(ctx: AuditContext) -> int:
     also=("info",),
     needs=(LearningRates,),
     uses=(OptimizerView,),
-    direction=direction,
+    causes=(LearningRateOutOfRange,),
     once="one finding per learning rate of the optimizer: each parameter group's rate is set on its own, its parameters listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -128,18 +153,20 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue  # a schedule that never rises above 0 is GA914's
         group = group_of_schedule(ctx, schedule)
         name = type(optimizer).__name__
-        kind = "fixed learning rate" if schedule.kind == "fixed" else "peak learning rate"
-        groups = f" for group {schedule.group} ({group.subject})" if len(schedules) > 1 else ""
-        side = "above" if peak > bounds[1] else "below"
-        if small and peak < low:
-            word = f"plausible (for a network of {_trained_size(ctx) / 1e6:.2g}M parameters)"
-        yield ctx.finding(
-            severity,
+        cause = LearningRateOutOfRange(
             name,
-            f"{name} ({ranges.name}) has a {kind} of {peak:.3g}{groups}, {side} the {word} range "
-            f"{bounds[0]:g} to {bounds[1]:g} of its family (usual: {ranges.source}).",
-            f"Use a learning rate within {usual_low:g} to {usual_high:g} for {ranges.name} optimizers (or check that "
-            "a rate meant for another optimizer was not carried over).",
-            group.graph_nodes,
-            subjects=(name, *group.names),
+            ranges.name,
+            schedule.kind,
+            peak,
+            schedule.group if len(schedules) > 1 else None,
+            group.subject,
+            "above" if peak > bounds[1] else "below",
+            word,
+            bounds[0],
+            bounds[1],
+            usual_low,
+            usual_high,
+            ranges.source,
+            _trained_size(ctx) / 1e6 if small and peak < low else None,
         )
+        yield ctx.finding(severity, name, cause, group.graph_nodes, subjects=(name, *group.names))

@@ -22,9 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
+from graphaudit.text import Pronouns, listing, members, pronouns
 
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
@@ -43,17 +44,6 @@ __all__ = [
 ]
 
 
-class Pronouns(NamedTuple):
-    """``it`` / ``they`` and the words that agree with them."""
-
-    subject: str
-    object: str
-    possessive: str
-    be: str
-    keep: str
-
-
-PLURAL = Pronouns("they", "them", "their", "are", "keep")
 ROOT = "(root)"  # how a finding names the network itself (a cell path, in the graph, of "")
 
 
@@ -76,31 +66,18 @@ class Group:
         """The members as text: ``a``, ``a and b``, ``a, b, c, d and 12 more``."""
         return listing(self.names)
 
+    @property
+    def holder(self) -> str | None:
+        """The cell all of whose parameters (of the universe) are members, by path; ``None`` when there is none."""
+        return self.subject if self.cell is not None else None
+
     def describe(self, what: str) -> str:
         """The group in a sentence: ``head.bias``, or ``the 2 trainable parameters of head (...)``."""
-        if len(self.names) == 1:
-            return self.names[0] + self.note
-        if self.cell is not None:
-            return f"the {len(self.names)} {what}s of {self.subject} ({self.listing()})"
-        return self.listing()
+        return members(self.names, what, holder=self.holder, note=self.note)
 
     def pronouns(self) -> Pronouns:
         """The words that refer back to the group: singular for one member, plural for more."""
-        return Pronouns("it", "it", "its", "is", "keeps") if len(self.names) == 1 else PLURAL
-
-
-def listing(names: Sequence[str], limit: int = 4) -> str:
-    """*names* as readable text, at most *limit* of them spelt out.
-
-    Example:
-        >>> listing(["a"]), listing(["a", "b"]), listing(["a", "b", "c", "d", "e", "f"])
-        ('a', 'a and b', 'a, b, c, d and 2 more')
-    """
-    if len(names) == 1:
-        return names[0]
-    if len(names) <= limit:
-        return f"{', '.join(names[:-1])} and {names[-1]}"
-    return f"{', '.join(names[:limit])} and {len(names) - limit} more"
+        return pronouns(len(self.names))
 
 
 def holds(cell: str, path: str) -> bool:

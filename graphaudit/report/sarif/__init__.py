@@ -189,6 +189,7 @@ def _result(
             "confirmedBy": list(finding.confirmed_by),
             "fix": finding.fix,
             "nodes": list(finding.nodes),
+            **({"cause": finding.cause.fields()} if finding.cause is not None else {}),
         },
     }
     if finding.check_id in rule_index:
