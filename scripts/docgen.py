@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import sys
 from collections.abc import Iterable
@@ -40,6 +41,23 @@ def _uses(check: Check) -> str:
     return ", ".join(kind.title for kind in check.uses)
 
 
+def _facts(check: Check) -> list[str]:
+    """What its findings carry as data (JSON's and SARIF's ``cause``): each cause class and its fields."""
+    return [
+        f"Facts (`cause` in JSON and SARIF): `{cause.__name__}`: "
+        + ", ".join(f"`{f.name}` ({f.type})" for f in dataclasses.fields(cause) if f.repr)
+        + "."
+        for cause in check.causes
+    ]
+
+
+def _deferrals(check: Check) -> list[str]:
+    whose = {"reported": "", "subjects": " about the same subjects", "cells": " about the same cells"}
+    return [
+        f"Stays silent when {target} reports{whose[check.deferred_when]}: {why}." for target, why in check.defers_to
+    ]
+
+
 def checks_markdown() -> str:
     """The Markdown page listing every check, grouped by family, with its documentation."""
     checks = all_checks()
@@ -63,6 +81,7 @@ def checks_markdown() -> str:
             lines += ["", f"### {check.check_id} {check.name}", "", summary.strip(), ""]
             uses = f" Uses, when given: {_uses(check)}." if check.uses else ""
             lines += [f"Severity: {_severities(check)}. Needs: {_needs(check)}.{uses}", ""]
+            lines += [line for fact in (*_facts(check), *_deferrals(check)) for line in (fact, "")]
             for line in body.strip("\n").splitlines():
                 stripped = line.strip()
                 if stripped.rstrip(":") in ("What it does", "Why is this bad", "Example", "Use instead"):

@@ -30,6 +30,13 @@ Each check lives in its own module in this package, named after its ID
   (:attr:`~graphaudit.findings.Cause.direction`: GA721's ``"too large"`` above its range,
   ``"too small"`` below). A finding is never folded into one that says the other way: both
   are kept;
+- ``defers_to``: the checks that say a cause this check's findings would only repeat or
+  muddle, each with why (``{"GA340": "the samples mix: what moves cannot be told apart"}``):
+  when one of them reports, this check's findings that ``deferred_when`` says it covers are
+  dropped (:func:`graphaudit.runner.merge.defer`): ``"reported"`` (the default: any finding of
+  it, the whole network's), ``"subjects"`` or ``"cells"`` (as ``covered_by``). Unlike a fold,
+  nothing of the deferred finding is kept: it would be read from evidence the other cause
+  spoils. The knowledge lives in the declaration, never in a check's body;
 - ``causes``: the classes of the causes its findings carry (frozen dataclasses of
   :class:`~graphaudit.findings.Cause`: the facts a finding's message and fix are rendered
   from, which JSON and SARIF carry and ``docs/checks.md`` lists); a finding of another
@@ -64,7 +71,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, is_dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -93,6 +100,8 @@ CheckFunction = Callable[["AuditContext"], Iterable[Finding]]
 Coverage = Literal["subjects", "cells"]
 KeptMessage = Literal["confirmed", "both"]
 COVERAGES: tuple[Coverage, ...] = ("subjects", "cells")
+Deferral = Literal["reported", "subjects", "cells"]
+DEFERRALS: tuple[Deferral, ...] = ("reported", "subjects", "cells")
 KEPT_MESSAGES: tuple[KeptMessage, ...] = ("confirmed", "both")
 
 FAMILIES = {
@@ -138,6 +147,8 @@ class Check:
     keeps_message: KeptMessage = "confirmed"  # which message a folded finding leaves
     direction: str = field(default="", compare=False)  # which way all its findings say the cause goes
     causes: tuple[type[Cause], ...] = field(default=(), compare=False)  # what its findings' causes are
+    defers_to: tuple[tuple[str, str], ...] = ()  # (check ID, why) of the checks it stays silent for
+    deferred_when: Deferral = "reported"  # which of its findings a finding of those silences
 
     def direction_of(self, finding: Finding) -> str:
         """Which way *finding* (of this check) says its cause goes: the check's word, else its cause's.
@@ -234,6 +245,8 @@ def register(
     direction: str = "",
     once: str = "",
     causes: Iterable[type[Cause]] = (),
+    defers_to: Mapping[str, str] | None = None,
+    deferred_when: Deferral = "reported",
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register the decorated function as check *check_id* called *name*; see the module docstring.
 
@@ -252,6 +265,7 @@ def register(
     already used by another module.
     """
     needs, uses, causes = tuple(needs), tuple(uses), tuple(causes)
+    deferrals = tuple((defers_to or {}).items())
     confirmed = (confirms,) if isinstance(confirms, str) else tuple(confirms)
 
     def decorate(run: CheckFunction) -> CheckFunction:
@@ -295,6 +309,16 @@ def register(
             raise ValueError(
                 f"{check_id}: once= says why its finding cannot repeat: 'one finding per ...: why'"
             )
+        for target, why in deferrals:
+            if not _ID.match(target) or target == check_id or not (isinstance(why, str) and why):
+                raise ValueError(
+                    f"{check_id}: defers_to= maps the IDs of other checks to why it stays silent for them, "
+                    f"got {target!r}: {why!r}"
+                )
+        if deferred_when not in DEFERRALS:
+            raise ValueError(f"{check_id}: deferred_when= is one of {DEFERRALS}, got {deferred_when!r}")
+        if not deferrals and deferred_when != "reported":
+            raise ValueError(f"{check_id}: deferred_when= says which findings the checks of defers_to= silence")
         for cause in causes:
             if not (isinstance(cause, type) and issubclass(cause, Cause) and is_dataclass(cause)):
                 raise ValueError(
@@ -324,6 +348,8 @@ def register(
             keeps_message=keeps_message,
             direction=direction,
             causes=causes,
+            defers_to=deferrals,
+            deferred_when=deferred_when,
         )
         return run
 

@@ -33,7 +33,7 @@ from graphaudit.evidence.network import NetworkGraph
 from graphaudit.findings import Finding
 from graphaudit.report import NotRun, Report
 from graphaudit.runner.config import Config, configured, find_config, load_config
-from graphaudit.runner.merge import merge_confirmations
+from graphaudit.runner.merge import defer, merge_confirmations
 from graphaudit.runner.request import REPORT_KEYWORDS, build_request
 
 __all__ = ["audit", "run_checks"]
@@ -178,7 +178,7 @@ def run_checks(have: EvidenceSet, checks: Iterable[Check] | None = None) -> Repo
             ) from err
         run.append(check.check_id)
     return Report(
-        merge_confirmations(findings, selected),
+        defer(merge_confirmations(findings, selected), selected),
         network.graph,
         checks_run=run,
         not_run=not_run,

@@ -44,7 +44,7 @@ from graphaudit.checks import Check
 from graphaudit.checks._shared.grouping import holds, listing
 from graphaudit.findings import Finding, severity_rank
 
-__all__ = ["covers", "fold_order", "merge_confirmations"]
+__all__ = ["covers", "defer", "fold_order", "merge_confirmations"]
 
 
 def merge_confirmations(findings: list[Finding], checks: Iterable[Check]) -> list[Finding]:
@@ -55,6 +55,39 @@ def merge_confirmations(findings: list[Finding], checks: Iterable[Check]) -> lis
     for check_id in fold_order(by_id.values()):
         merged = _fold(merged, by_id[check_id], by_id)
     return [finding for finding, _ in merged]
+
+
+def defer(findings: list[Finding], checks: Iterable[Check]) -> list[Finding]:
+    """*findings* without those of checks that defer to a check that reported (``register(defers_to=)``).
+
+    A check's finding is dropped when a finding of a check it defers to covers it: any finding,
+    with ``deferred_when="reported"``; else one covering its subjects, as ``covered_by`` says.
+
+    Example:
+        >>> from graphaudit.checks import all_checks
+        >>> mixing = Finding("GA340", "batch-elements-mix", "error", "(root)", "Samples mix.", "Fix it.")
+        >>> future = Finding("GA341", "future-tokens-reach-past", "error", "(root)", "Future leaks.", "Mask it.")
+        >>> [f.check_id for f in defer([mixing, future], all_checks().values())], defer([future], all_checks().values()) == [future]
+        (['GA340'], True)
+    """
+    by_id = {check.check_id: check for check in checks}
+    reported: dict[str, list[str]] = {}
+    for finding in findings:  # what a check confirmed, folded into another's finding, it reported too
+        for check_id in (finding.check_id, *finding.confirmed_by):
+            reported.setdefault(check_id, []).extend(finding.subjects)
+    return [finding for finding in findings if not _deferred(finding, by_id, reported)]
+
+
+def _deferred(finding: Finding, by_id: dict[str, Check], reported: dict[str, list[str]]) -> bool:
+    check = by_id.get(finding.check_id)
+    if check is None:
+        return False
+    for target, _ in check.defers_to:
+        if target not in reported:
+            continue
+        if check.deferred_when == "reported" or covers(reported[target], finding.subjects, check.deferred_when):
+            return True
+    return False
 
 
 def fold_order(checks: Iterable[Check]) -> list[str]:
