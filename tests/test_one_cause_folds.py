@@ -332,7 +332,7 @@ def test_the_declared_folds():
         ({"confirms": "GA201", "covered_by": "names"}, "covered_by= is one of"),
         ({"confirms": "GA201", "keeps_message": "mine"}, "keeps_message= is one of"),
         ({"covered_by": "cells"}, "say how it folds into what it confirms="),
-        ({"confirms": "GA201", "direction": 1}, "direction= is a word (or empty"),
+        ({"confirms": "GA201", "direction": 1}, "direction= is a word"),
     ],
 )
 def test_a_malformed_fold_is_refused_at_import(keywords, error):

@@ -4,7 +4,9 @@
 :func:`run_checks` runs every check whose evidence is there, producing each kind of evidence
 at most once, on first need (:class:`~graphaudit.evidence.EvidenceSet`), records every
 check that could not run with the reason, and merges what two checks found about one cause
-(:mod:`~graphaudit.runner.merge`).
+(:mod:`~graphaudit.runner.merge`). Every entry point (``audit``, ``audit_dataset``,
+``run_probe``, the training watch) reports through :func:`judged`: the same folds, deferrals
+and configuration (``[tool.graphaudit]``), the same wrapping of unexpected errors (:func:`judging`).
 
 Example:
     >>> import graphaudit
@@ -20,7 +22,8 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from graphaudit.checks import Check, all_checks
@@ -36,7 +39,7 @@ from graphaudit.runner.config import Config, configured, find_config, load_confi
 from graphaudit.runner.merge import defer, merge_confirmations
 from graphaudit.runner.request import REPORT_KEYWORDS, build_request
 
-__all__ = ["audit", "run_checks"]
+__all__ = ["audit", "configuration", "judged", "judging", "run_checks"]
 
 
 @checked_call
@@ -91,21 +94,47 @@ def audit(
     given = locals()  # the keywords are declared once (REQUEST_KEYWORDS): passed on by name
     from graphaudit.capture.network.structure import gc_frozen
 
+    settings = configuration(config, "audit()").with_keywords(select=select, ignore=ignore)
+    with gc_frozen(), judging("the audit", "The network was left as it was; if the error is not in your network's own code"):
+        # the collector would rescan the network's objects throughout the audit
+        request = build_request(net, options=options, **{name: given[name] for name in REQUEST_KEYWORDS})
+        return judged(EvidenceSet(request), settings)
+
+
+@contextmanager
+def judging(what: str, left: str) -> Iterator[None]:
+    """Let graphaudit's own errors through; turn any other that escapes *what* into an :class:`InternalError`.
+
+    *left* says what was left as it was (``"The network was left as it was; if the error is not
+    in your network's own code"``), before ``, this is a bug in graphaudit``.
+    """
     try:
-        with gc_frozen():  # the collector would rescan the network's objects throughout the audit
-            request = build_request(net, options=options, **{name: given[name] for name in REQUEST_KEYWORDS})
-            settings = _configuration(config).with_keywords(select=select, ignore=ignore)
-            return configured(run_checks(EvidenceSet(request)), settings)
+        yield
     except GraphAuditError:
         raise
     except Exception as err:  # whatever escaped (a late kernel error...): still graphaudit's own error
         raise InternalError(
-            f"the audit failed with {type(err).__name__}: {err}. The network was left as it was; if the "
-            "error is not in your network's own code, this is a bug in graphaudit: please report it."
+            f"{what} failed with {type(err).__name__}: {err}. {left}, this is a bug in graphaudit: please report it."
         ) from err
 
 
-def _configuration(config: Any) -> Config:
+def judged(have: EvidenceSet, config: Config, checks: Iterable[Check] | None = None) -> Report:
+    """The one policy of every entry point: run *checks* on *have*, fold, defer, and report as *config* says.
+
+    ``audit``, ``audit_dataset``, ``run_probe`` and the training watch all come here: each
+    check is run (:func:`run_checks`: folds and deferrals included), then the configuration
+    (``[tool.graphaudit]``, ``select=``/``ignore=``) hides or re-grades findings
+    (:func:`~graphaudit.runner.config.configured`).
+    """
+    return configured(run_checks(have, checks), config)
+
+
+def configuration(config: Any, where: str) -> Config:
+    """The configuration *config* names for *where* (``"audit()"``): ``None`` finds ``pyproject.toml``.
+
+    A path to a ``pyproject.toml``, a :class:`~graphaudit.runner.config.Config`, ``False``
+    (no configuration) or ``None`` (the ``[tool.graphaudit]`` table of the nearest one).
+    """
     if config is None:
         return find_config()
     if config is False:
@@ -115,7 +144,7 @@ def _configuration(config: Any) -> Config:
     if isinstance(config, (str, os.PathLike)):
         return load_config(config)
     raise ArgumentTypeError(
-        f"audit() expects config= to be a path to a pyproject.toml, a graphaudit.runner.config.Config or "
+        f"{where} expects config= to be a path to a pyproject.toml, a graphaudit.runner.config.Config or "
         f"False, got {type(config).__name__}"
     )
 

@@ -28,7 +28,6 @@ from typing import Any
 import networkx as nx
 
 from graphaudit.checks import all_checks
-from graphaudit.errors import GraphAuditError, InternalError
 from graphaudit.errors.arguments import checked_call
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet
 from graphaudit.evidence.dataset import (
@@ -41,7 +40,7 @@ from graphaudit.evidence.dataset import (
 )
 from graphaudit.evidence.network import NetworkGraph
 from graphaudit.report import Report
-from graphaudit.runner import run_checks
+from graphaudit.runner import configuration, judged, judging
 from graphaudit.runner.request import check_options
 
 __all__ = ["audit_dataset"]
@@ -72,6 +71,9 @@ def audit_dataset(
     missing_value: float | None = None,
     seconds: float = DEFAULT_SECONDS,
     max_rows: int = DEFAULT_MAX_ROWS,
+    select: Any = None,
+    ignore: Any = None,
+    config: Any = None,
 ) -> Report:
     """Run the data-pipeline checks on *train_ds* (and *eval_dataset*) and return a :class:`~graphaudit.report.Report`.
 
@@ -87,7 +89,8 @@ def audit_dataset(
     keywords work for ``graphaudit.audit(net, optimizer, dataset=train_ds, ...)``, with
     ``dataset_batches=`` for *batches*. Sampling stops after *seconds*, or once the
     pipeline's filters have read *max_rows* rows (``dataset_seconds=``,
-    ``dataset_max_rows=``), with what was sampled by then.
+    ``dataset_max_rows=``), with what was sampled by then. What is reported follows the
+    configuration as for :func:`graphaudit.audit` (``[tool.graphaudit]``, *config*, *select*, *ignore*).
     """
     if train_ds is None:
         from graphaudit.capture.data.pipeline import check_dataset
@@ -107,16 +110,11 @@ def audit_dataset(
         "imbalanced": None if imbalanced is False else imbalanced,
     }
     options |= {k: v for k, v in given.items() if v is not None}
-    try:
+    settings = configuration(config, "audit_dataset()").with_keywords(select=select, ignore=ignore)
+    left = "The pipelines were left as they were; if the error is not in your pipeline's own code"
+    with judging("the data audit", left):
         request = AuditRequest(None, train_ds, options=check_options(options))
         have = EvidenceSet(request, {NetworkGraph: _no_network()})
         have.need(TrainingData)  # a wrong train_ds is the user's error, raised before any check runs
-        report = run_checks(have, [check for check in all_checks().values() if _reads_data(check.needs)])
+        report = judged(have, settings, [check for check in all_checks().values() if _reads_data(check.needs)])
         return dataclasses.replace(report, network=type(train_ds).__name__, datasets=pipeline_graphs(have))
-    except GraphAuditError:
-        raise
-    except Exception as err:
-        raise InternalError(
-            f"the data audit failed with {type(err).__name__}: {err}. The pipelines were left as they were; if the "
-            "error is not in your pipeline's own code, this is a bug in graphaudit: please report it."
-        ) from err

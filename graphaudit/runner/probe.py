@@ -45,6 +45,7 @@ from graphaudit.checks import all_checks
 from graphaudit.errors import ProbeInputError, ProbeStepError
 from graphaudit.errors.arguments import checked_call
 from graphaudit.findings import Finding, printable, severity_rank
+from graphaudit.report import Suppressed
 
 __all__ = [
     "PROBE_CHECKS",
@@ -69,6 +70,7 @@ class ProbeResult:
     loss: float
     parameters: list[ParameterProbe] = field(default_factory=list)
     optimizer: str = ""
+    suppressed: list[Suppressed] = field(default_factory=list)  # what the configuration hid, with why
 
     def __post_init__(self) -> None:
         self.findings = sorted(self.findings, key=Finding.sort_key)
@@ -127,6 +129,7 @@ def run_probe(
     parameter_nodes: dict[int, str] | None = None,
     is_frozen: Callable[[str], bool] | None = None,
     training: bool | None = None,
+    config: Any = None,
 ) -> ProbeResult:
     """Run one real training step of *net* and confirm from the numbers what trains.
 
@@ -137,7 +140,9 @@ def run_probe(
     ``id(Parameter)`` to a graph node id (``Structure.parameter_nodes``); without it nodes
     are ``param:<name>``. *is_frozen* (e.g. ``spec.is_frozen``) turns GA905 into ``info`` for
     a parameter the design declares frozen. *training* forces the network's training mode
-    for the step (``None``: keep the mode it is in, as ``TrainOneStepCell`` does).
+    for the step (``None``: keep the mode it is in, as ``TrainOneStepCell`` does). What is
+    reported follows the configuration as for :func:`graphaudit.audit` (``[tool.graphaudit]``
+    or *config*); what it hides is in ``result.suppressed``.
 
     Everything is restored afterwards, bit for bit, on success and on failure.
 
@@ -147,8 +152,9 @@ def run_probe(
     """
     from graphaudit.evidence import AuditRequest, EvidenceSet
     from graphaudit.evidence.probe import ProbeStep
-    from graphaudit.runner import run_checks
+    from graphaudit.runner import configuration, judged
 
+    settings = configuration(config, "run_probe()")
     net = check_step_arguments(net, optimizer, loss_fn, label)
     args = normalize_inputs(net, data)
     loss, probes = measure_step(
@@ -159,5 +165,7 @@ def run_probe(
     # The step measured here is the probe's evidence; the request says nothing else (no
     # optimizer, no curve), so the checks read only the step, as they do inside audit().
     have = EvidenceSet(AuditRequest(net), {ProbeStep: step})
-    report = run_checks(have, [check for check in all_checks().values() if check.needs_probe])
-    return ProbeResult(list(report.findings), loss, list(probes), type(optimizer).__name__)
+    report = judged(have, settings, [check for check in all_checks().values() if check.needs_probe])
+    return ProbeResult(
+        list(report.findings), loss, list(probes), type(optimizer).__name__, list(report.suppressed)
+    )

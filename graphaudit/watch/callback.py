@@ -109,7 +109,9 @@ class Watch(Callback):
     parameters whose distributions the dashboard shows besides those the findings name;
     *on_finding* is called with each finding the moment it appears; *baseline* is the
     ``samples.jsonl`` (or the ``out=`` folder) a healthy run of the same recipe wrote, or its
-    ``.record``: the run is judged against it (GA966-GA968, ``docs/watch.md``).
+    ``.record``: the run is judged against it (GA966-GA968, ``docs/watch.md``). What is
+    reported follows the configuration as for :func:`graphaudit.audit`: the ``[tool.graphaudit]``
+    table of the nearest ``pyproject.toml`` (read when the watch is made), or *config*.
     """
 
     @checked_call
@@ -124,6 +126,7 @@ class Watch(Callback):
         layers: Sequence[str] = (),
         on_finding: Callable[[Finding], Any] | None = None,
         baseline: str | Path | Any = None,
+        config: Any = None,
     ) -> None:
         super().__init__()
         self.session = Session(
@@ -134,6 +137,7 @@ class Watch(Callback):
             on_finding=on_finding,
             layers=layers,
             baseline=baseline,
+            config=config,
         )
         self.eval_dataset = eval_dataset
         self._recorder: Recorder | None = None

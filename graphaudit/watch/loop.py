@@ -209,6 +209,7 @@ def watch(
     batch_size: int | None = None,
     on_finding: Callable[[Finding], Any] | None = None,
     baseline: str | Path | Any = None,
+    config: Any = None,
 ) -> Iterator[Watcher]:
     """Watch the functional loop inside the ``with`` block; the options are :class:`~graphaudit.Watch`'s.
 
@@ -222,6 +223,7 @@ def watch(
         on_finding=on_finding,
         layers=layers,
         baseline=baseline,
+        config=config,
     )
     check_count(batch_size, "batch_size", "watch()", minimum=1, allow_none=True)
     watcher = Watcher(session, net, optimizer, batch_size)

@@ -78,13 +78,18 @@ class Session:
         on_finding: Callable[[Finding], Any] | None,
         layers: Sequence[str] = (),
         baseline: Any = None,
+        config: Any = None,
     ) -> None:
+        from graphaudit.runner import configuration
+
         if fail_on not in FAIL_ON:
             raise ArgumentError(f"watch(fail_on=...) takes one of {', '.join(FAIL_ON)}, got {fail_on!r}")
         self.every = check_every(every)
         if checks is not None and not isinstance(checks, str):
             checks = check_names(checks, "checks", "watch()", what="watchpoint IDs or names")
         self.checks = watchpoints(checks)
+        # what is reported follows [tool.graphaudit] (or config=), as for audit(): read once, at the start
+        self.config = configuration(config, "watch()")
         self.fail_on = fail_on
         self.out = check_path(out, "out", "watch()", allow_none=True)
         self.on_finding = check_callable(on_finding, "on_finding", "watch()", takes="a Finding")
@@ -119,7 +124,7 @@ class Session:
         return None if self.recorder is None else self.recorder.record
 
     def _report(self) -> Report:
-        from graphaudit.runner import run_checks
+        from graphaudit.runner import judged
         from graphaudit.runner.request import build_request
 
         options = {"watched": self.record}
@@ -129,7 +134,7 @@ class Session:
         given = {} if self._graph is None else {NetworkGraph: self._graph}
         have = EvidenceSet(request, given)
         self._graph = have.need(NetworkGraph)  # the structure does not change while training: made once
-        return run_checks(have, self.checks)
+        return judged(have, self.config, self.checks)
 
     def judge(self) -> Report:
         """Run the watchpoints on the run so far; say each new finding; stop on one at ``fail_on``."""
