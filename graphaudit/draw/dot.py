@@ -21,9 +21,11 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import graphviz
 import networkx as nx
@@ -332,23 +334,7 @@ def draw(
     return drawing
 
 
-def to_dot(
-    graph: nx.MultiDiGraph,
-    findings: Iterable[Finding] = (),
-    *,
-    view: str = "auto",
-    depth: int | None = None,
-    params: str = "shared",
-    rollup: bool | None = None,
-    max_nodes: int = 1500,
-    rollup_threshold: int = 400,
-    edge_labels: bool | None = None,
-    legend: bool = True,
-    title: str | None = None,
-    loss: Loss | str | None = None,
-    repeats: bool = False,
-    reference: Divergence | None = None,
-) -> str:
+def to_dot(graph: nx.MultiDiGraph, findings: Iterable[Finding] = (), **options: Any) -> str:
     """Graphviz DOT source drawing *graph*, with *findings* marked on their nodes.
 
     *view*: ``"traced"`` (calls and operations nested by cell, the data flow with shapes;
@@ -373,9 +359,11 @@ def to_dot(
         >>> print([line.strip() for line in dot.splitlines() if "->" in line and "ga-legend" not in line][0])
         "ga-input_3a_0" -> "ga-call_3a_0_23_1" [label="[1, 2]" color="#444444"]
     """
-    options = {"view": view, "depth": depth, "params": params, "rollup": rollup, "max_nodes": max_nodes}
-    options |= {"rollup_threshold": rollup_threshold, "edge_labels": edge_labels, "legend": legend}
-    return draw(graph, findings, title=title, loss=loss, repeats=repeats, reference=reference, **options).dot
+    return draw(graph, findings, **options).dot
+
+
+# The drawing options are declared once, by draw(): to_dot takes (and shows) the same.
+to_dot.__signature__ = inspect.signature(draw).replace(return_annotation="str")  # type: ignore[attr-defined]
 
 
 def findings_json(drawing: Drawing) -> str:

@@ -121,9 +121,11 @@ class AuditRequest:
     loss_inside: bool = False
     unwrapped: tuple[str, ...] = ()
 
-    def option(self, name: str, default: Any = None) -> Any:
-        """The value of an evidence option (``peers``...), or *default* when it was not given."""
-        return self.options.get(name, default)
+    def option(self, name: str) -> Any:
+        """The value of an evidence option (``peers``...), or its declared default when it was not given."""
+        if name in self.options:
+            return self.options[name]
+        return all_options()[name][1].default
 
 
 #: The fixed ``audit()`` keywords that make the request, declared once, by the fields above

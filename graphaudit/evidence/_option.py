@@ -31,7 +31,8 @@ class Option:
     (``int``, ``float`` or ``str``; a ``"flag"`` is a boolean), the bounds ``minimum``
     (inclusive), ``above`` (exclusive) and ``maximum``, and ``choices``. ``parse``, for
     what a declaration cannot say, takes the option's name and the value and returns the
-    value to use. Every refusal is an :class:`~graphaudit.errors.OptionError` naming the
+    value to use. ``default`` is the value when the keyword is not given (what
+    ``AuditRequest.option`` returns then). Every refusal is an :class:`~graphaudit.errors.OptionError` naming the
     option as ``name=`` in Python and as its flag on the command line.
 
     Example:
@@ -60,6 +61,7 @@ class Option:
     above: float | None = None
     maximum: float | None = None
     choices: tuple[Any, ...] | None = None
+    default: Any = None  # the value when the keyword is not given: declared here, read nowhere else
 
     def describe(self) -> str:
         """What the option takes, in words (``"a whole number >= 1"``); ``""`` when it does not say."""

@@ -77,6 +77,7 @@ class CheckpointContents(Evidence):
             "the strict_load the checkpoint is loaded with (default False, as in MindSpore)",
             flag="--strict-load",
             cli_value="flag",
+            default=False,
         ),
         Option(
             "new_parameters",
@@ -115,7 +116,7 @@ class CheckpointContents(Evidence):
             return Missing()
         from graphaudit.capture.checkpoint import plan_load, read_entries
 
-        strict = bool(request.option("strict_load", False))
+        strict = bool(request.option("strict_load"))
         try:
             entries = read_entries(checkpoint)
         except GraphAuditError as err:  # unreadable: about the option's value, said in the CLI's words too

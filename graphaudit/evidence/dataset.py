@@ -162,8 +162,8 @@ class EvaluationData(_Data, Evidence):
 def _sample(request: AuditRequest, data: _Data, batches: int, label: str) -> Sample | Missing:
     from graphaudit.capture.data.sampling import SamplingError, sample_pipeline
 
-    seconds = request.option("dataset_seconds", DEFAULT_SECONDS)  # parsed at the door (Option)
-    max_rows = request.option("dataset_max_rows", DEFAULT_MAX_ROWS)
+    seconds = request.option("dataset_seconds")  # parsed at the door (Option)
+    max_rows = request.option("dataset_max_rows")
     try:
         return sample_pipeline(data.pipeline, batches, label=label, seconds=seconds, max_rows=max_rows)
     except SamplingError as err:
@@ -188,6 +188,7 @@ class DataSample(Evidence):
             metavar="N",
             type=int,
             minimum=0,
+            default=DEFAULT_BATCHES,
         ),
         Option(
             "dataset_seconds",
@@ -196,6 +197,7 @@ class DataSample(Evidence):
             metavar="SECONDS",
             type=float,
             above=0,
+            default=DEFAULT_SECONDS,
         ),
         Option(
             "dataset_max_rows",
@@ -205,6 +207,7 @@ class DataSample(Evidence):
             metavar="N",
             type=int,
             minimum=1,
+            default=DEFAULT_MAX_ROWS,
         ),
         Option(
             "missing_value",
@@ -222,7 +225,7 @@ class DataSample(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> DataSample | Missing:
-        batches = request.option("dataset_batches", DEFAULT_BATCHES)  # options are parsed at the door
+        batches = request.option("dataset_batches")  # options are parsed at the door
         missing = request.option("missing_value")
         if batches == 0:
             return Missing("sampling is turned off (dataset_batches=0)")
@@ -250,7 +253,7 @@ class EvalSample(Evidence):
 
     @classmethod
     def produce(cls, request: AuditRequest, have: EvidenceSet) -> EvalSample | Missing:
-        if request.option("dataset_batches", DEFAULT_BATCHES) == 0:
+        if request.option("dataset_batches") == 0:
             return Missing("sampling is turned off (dataset_batches=0)")
         data = have.need(EvaluationData)
         sample = _sample(request, data, 1, "the evaluation data")

@@ -72,6 +72,7 @@ class LabelCounts(Evidence):
             "the training set is imbalanced on purpose (its class frequencies are the deployment's): GA008 is silent",
             flag="--imbalanced",
             cli_value="flag",
+            default=False,
         ),
     )
 
@@ -98,7 +99,7 @@ class LabelCounts(Evidence):
                 f"the training pipeline has no column named like a label (its columns are {list(data.features)}): "
                 "pass label_column='...'"
             )
-        intended = bool(request.option("imbalanced", False))
+        intended = bool(request.option("imbalanced"))
         sampler = next((d["sampler"] for _, d in data.graph.nodes(data=True) if d.get("sampler")), "")
         rebalanced = sampler if sampler in ("WeightedRandomSampler", "PKSampler") else ""
         extra = {"intended_imbalance": intended, "rebalanced": rebalanced}

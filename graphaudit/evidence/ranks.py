@@ -35,7 +35,7 @@ from graphaudit.errors import (
     GraphAuditError,
 )
 from graphaudit.evidence import AuditRequest, Evidence, EvidenceSet, Missing, Option, Requirement
-from graphaudit.evidence.dataset import DEFAULT_BATCHES, TrainingData
+from graphaudit.evidence.dataset import TrainingData
 
 if TYPE_CHECKING:
     from graphaudit.distributed.fingerprint import DataFacts, Fingerprint, RankSetup
@@ -85,7 +85,7 @@ def _local_setup(request: AuditRequest, have: EvidenceSet) -> RankSetup:
     if data is None:
         return rank_setup(request.net)
     # the option, not the DataSample kind: making it would sample 8 batches only to learn this
-    sampled = request.option("dataset_batches", DEFAULT_BATCHES) != 0
+    sampled = request.option("dataset_batches") != 0
     return rank_setup(request.net, data.pipeline, first_batch(data.pipeline) if sampled else None)
 
 

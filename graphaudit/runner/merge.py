@@ -41,8 +41,9 @@ import dataclasses
 from collections.abc import Iterable
 
 from graphaudit.checks import Check
-from graphaudit.checks._shared.grouping import holds, listing
+from graphaudit.checks._shared.grouping import holds
 from graphaudit.findings import Finding, severity_rank
+from graphaudit.text import listing
 
 __all__ = ["covers", "defer", "fold_order", "merge_confirmations"]
 
