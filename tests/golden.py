@@ -20,12 +20,12 @@ import json
 import os
 import re
 import tempfile
-from pathlib import Path
+
+from sample_audits import SAMPLES
 
 import graphaudit
 from graphaudit.findings import SEVERITIES
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 UPDATE = os.environ.get("GRAPHAUDIT_GOLDEN") == "update"
 #: A folder made by tempfile.mkdtemp (its prefix kept, its 8 random characters not): samples write files there.
 _TEMPORARY = re.compile(re.escape(tempfile.gettempdir()) + r"/([\w.-]*?[-_])?[a-z0-9_]{8}(?![\w-])")

@@ -20,6 +20,33 @@ from seeds import seed_everything
 import graphaudit
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+#: The mark a bad sample puts at the end of the line its findings' SARIF locations point at.
+SARIF_MARK = "# <- SARIF"
+
+
+def is_slow(check_id: str) -> bool:
+    """Whether *check_id*'s samples say they are slow (``SLOW = True``: a real msrun job, a training)."""
+    text = (SAMPLES / check_id / "bad.py").read_text(encoding="utf-8")
+    return any(line.startswith("SLOW = True") for line in text.splitlines())
+
+
+def sample_ids() -> list[Any]:
+    """Every check's ID, as pytest parameters, those whose samples are slow marked ``slow``."""
+    import pytest
+
+    from graphaudit.checks import all_checks
+
+    return [pytest.param(c, marks=pytest.mark.slow) if is_slow(c) else c for c in sorted(all_checks())]
+
+
+#: Every check's ID as a pytest parameter, marked ``slow`` when its samples say so.
+IDS = sample_ids()
+
+
+def marked_lines(path: Path) -> set[int]:
+    """The numbers of the lines of the sample *path* that end with :data:`SARIF_MARK`."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {number for number, line in enumerate(lines, 1) if line.rstrip().endswith(SARIF_MARK)}
 
 
 class Audited(NamedTuple):

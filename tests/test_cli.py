@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import twins
-from sample_audits import audited
+from sample_audits import SAMPLES, audited
 
 import graphaudit
 from graphaudit.checks import all_checks
@@ -22,7 +22,6 @@ from graphaudit.cli.targets import random_tensors
 from graphaudit.spec import Spec
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "samples"
 REPORT_SCHEMA = ROOT / "graphaudit" / "report" / "schema" / "report.schema.json"
 CHECKS = all_checks()
 

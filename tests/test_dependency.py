@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import mindspore as ms
 import numpy as np
 import pytest
 from mindspore import Tensor, nn
+from sample_audits import SAMPLES
 
 import graphaudit
 from graphaudit.capture.dependency.probe import probe_dependencies
@@ -23,7 +23,6 @@ from graphaudit.errors import ArgumentError
 from graphaudit.evidence import EvidenceSet
 from graphaudit.evidence.dependency import DependencyProbe
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 IDS = ("GA340", "GA341", "GA342", "GA343")
 
 

@@ -10,14 +10,12 @@ judgements of :mod:`graphaudit.checks._shared.rank_data` are tested on hand-made
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from sample_audits import SAMPLES
 
 from graphaudit.checks._shared.rank_data import not_sharded, seen_differently, shard_sizes
 from graphaudit.distributed.fingerprint import DataFacts, SourceShard
-
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 WHOLE = SourceShard("NumpySlicesDataset", 1, 0, "RandomSampler", "global")
 

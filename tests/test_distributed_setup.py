@@ -7,17 +7,15 @@ collectively on every rank and keep each rank's findings: read here, no extra la
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from mindspore import nn
+from sample_audits import SAMPLES
 
 import graphaudit
 from graphaudit.distributed.fingerprint import DataFacts, Fingerprint, RankSetup, SourceShard
 from graphaudit.distributed.jobs import sample_folder
 from graphaudit.fingerprint import fingerprint
-
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
 @pytest.mark.slow

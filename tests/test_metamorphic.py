@@ -31,13 +31,12 @@ from typing import Any
 import mindspore as ms
 import pytest
 from mindspore import jit, nn
-from sample_audits import audited, load
+from sample_audits import SAMPLES, audited, load
 
 import graphaudit
 from graphaudit.capture.training.unwrap import unwrap
 from graphaudit.checks import all_checks
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CASES = [(check_id, which) for check_id in sorted(all_checks()) for which in ("bad", "good")]
 SUFFIX = "_rn"
 

@@ -13,28 +13,17 @@ import re
 from pathlib import Path
 
 import pytest
-from sample_audits import audited
+from sample_audits import SAMPLES, audited, is_slow
 
 import graphaudit
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-SLOW = {
-    "GA802",
-    "GA803",
-    "GA804",
-    "GA805",
-    "GA806",
-    "GA962",
-    "GA963",
-    "GA964",
-}  # their samples run in one real two-rank msrun job
 #: A check ID, also as the end of a range (GA051-GA054), not inside a path (/tmp/graphaudit-GA001-x2b).
 CHECK_ID = re.compile(r"(?<![\w/])(?<![A-Za-z]-)GA\d{3}(?!\w)")
 SAMPLE_FILES = sorted(p for p in SAMPLES.glob("GA*/*.py"))
 
 
 def _param(path: Path):
-    marks = [pytest.mark.slow] if path.parent.name in SLOW else []
+    marks = [pytest.mark.slow] if is_slow(path.parent.name) else []
     return pytest.param(path, id=f"{path.parent.name}/{path.stem}", marks=marks)
 
 

@@ -3,34 +3,22 @@
 Samples live in ``samples/<ID>/bad.py`` and ``samples/<ID>/good.py``. Each defines
 ``build()``, returning the keyword arguments of :func:`graphaudit.audit` (``net`` and any of
 ``optimizer``, ``inputs``, ``loss_fn``, ``spec``); ``bad.py`` also defines ``SUBJECT``, the
-exact parameter name or cell path its finding must name.
+exact parameter name or cell path its finding must name, and ``SLOW = True`` when its audit is
+slow (a real msrun job): the sample carries its own facts, a new check edits no test file.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 from golden import compare_with_golden
-from sample_audits import audited
+from sample_audits import IDS, SAMPLES, audited
 
 import graphaudit
 from graphaudit.checks import all_checks
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CHECKS = all_checks()
-SLOW = {
-    "GA802",
-    "GA803",
-    "GA804",
-    "GA805",
-    "GA806",
-    "GA962",
-    "GA963",
-    "GA964",
-}  # their samples run in one real two-rank msrun job
-IDS = [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c for c in sorted(CHECKS)]
 
 
 def run(check_id: str, which: str) -> tuple[ModuleType, graphaudit.Report]:

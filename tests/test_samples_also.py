@@ -8,15 +8,12 @@ finding names), each a real network whose case is of that severity; its docstrin
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from sample_audits import load
+from sample_audits import SAMPLES, load
 
 import graphaudit
 from graphaudit.checks import all_checks
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CHECKS = all_checks()
 DECLARED = [(check_id, severity) for check_id in sorted(CHECKS) for severity in CHECKS[check_id].also]
 #: (check, severity) pairs no cheap real sample can show, with the reason; none so far.

@@ -20,14 +20,13 @@ from typing import Any
 import numpy as np
 import pytest
 from mindspore import Parameter, Tensor, nn
-from sample_audits import audited, load
+from sample_audits import SAMPLES, audited, load
 
 import graphaudit
 from graphaudit.checks import all_checks
 from graphaudit.report.sarif import LEVELS, default_severity, to_sarif, uri_of
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "samples"
 CHECKS = all_checks()
 #: bad and good only: the also_<severity>.py samples are tests/test_samples_also.py's (run once, not per renderer)
 SAMPLE_FILES = [p for p in sorted(SAMPLES.glob("GA*/*.py")) if p.stem in ("bad", "good")]

@@ -11,6 +11,6 @@ def build() -> dict:
     rng = np.random.default_rng(0)
     x = rng.standard_normal((400, 4)).astype(np.float32)
     y = np.repeat(np.arange(4), 100).astype(np.int32)  # sorted by class, as stored
-    train = ds.NumpySlicesDataset({"x": x, "label": y}, shuffle=False).shuffle(8).batch(16)
+    train = ds.NumpySlicesDataset({"x": x, "label": y}, shuffle=False).shuffle(8).batch(16)  # <- SARIF
     net = nn.Dense(4, 4)
     return {"net": net, "optimizer": nn.SGD(net.trainable_params()), "dataset": train}

@@ -28,6 +28,6 @@ def image_folder() -> str:
 
 def build() -> dict:
     prepare = [vision.Decode(), vision.Resize((8, 8)), vision.HWC2CHW()]
-    train = ds.ImageFolderDataset(image_folder()).map(prepare, "image").batch(8)
+    train = ds.ImageFolderDataset(image_folder()).map(prepare, "image").batch(8)  # <- SARIF
     net = nn.SequentialCell([nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten(), nn.Dense(256, 2)])
     return {"net": net, "optimizer": nn.Adam(net.trainable_params()), "dataset": train}

@@ -33,7 +33,7 @@ def build() -> dict:
         vision.Normalize([0.5] * 3, [0.29] * 3),
         vision.HWC2CHW(),
     ]
-    train = ds.ImageFolderDataset(image_folder(5)).map(prepare, "image").batch(4)
+    train = ds.ImageFolderDataset(image_folder(5)).map(prepare, "image").batch(4)  # <- SARIF
     net = nn.SequentialCell([nn.Flatten(), nn.Dense(192, 4)])
     x = Tensor(np.zeros((2, 3, 8, 8), np.float32))
     return {"net": net, "optimizer": nn.SGD(net.trainable_params()), "inputs": (x,), "dataset": train}

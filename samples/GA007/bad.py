@@ -29,7 +29,7 @@ def mindrecord(rows: int) -> str:
 
 
 def build() -> dict:
-    train = ds.MindDataset(mindrecord(48)).map(transforms.OneHot(3), "label").batch(8)
+    train = ds.MindDataset(mindrecord(48)).map(transforms.OneHot(3), "label").batch(8)  # <- SARIF
     net = nn.Dense(6, 3)
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     return {"net": net, "optimizer": nn.SGD(net.trainable_params()), "loss_fn": loss, "dataset": train}

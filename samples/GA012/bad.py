@@ -33,6 +33,6 @@ class Fusion(nn.Cell):
 
 
 def build() -> dict:
-    train = ds.GeneratorDataset(Scans(depth_found=False), ["rgb", "depth", "label"]).batch(8)
+    train = ds.GeneratorDataset(Scans(depth_found=False), ["rgb", "depth", "label"]).batch(8)  # <- SARIF
     net = Fusion()
     return {"net": net, "optimizer": nn.SGD(net.trainable_params()), "dataset": train}

@@ -9,7 +9,7 @@ SUBJECT = "inputs[0]"
 class SmallCNN(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.features = nn.SequentialCell(
+        self.features = nn.SequentialCell(  # <- SARIF
             [
                 nn.Conv2d(3, 16, 3),
                 nn.ReLU(),

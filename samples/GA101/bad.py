@@ -10,7 +10,7 @@ class Classifier(nn.Cell):
         super().__init__()
         self.stem = nn.Dense(4, 8)
         block = nn.SequentialCell([nn.Dense(8, 8), nn.ReLU()])
-        self.body = nn.SequentialCell([block] * 3)
+        self.body = nn.SequentialCell([block] * 3)  # <- SARIF
         self.head = nn.Dense(8, 2)
 
     def construct(self, x):

@@ -8,7 +8,7 @@ SUBJECT = "embed.embedding_table"
 class LanguageModel(nn.Cell):
     def __init__(self, vocab: int = 10, dim: int = 6) -> None:
         super().__init__()
-        self.embed = nn.Embedding(vocab, dim)
+        self.embed = nn.Embedding(vocab, dim)  # <- SARIF
         self.decoder = nn.Dense(dim, vocab, has_bias=False)
         self.decoder.weight = self.embed.embedding_table
 

@@ -11,7 +11,7 @@ class LanguageModel(nn.Cell):
     def __init__(self, vocab: int = 10, dim: int = 6) -> None:
         super().__init__()
         self.embed = nn.Embedding(vocab, dim)
-        self.decoder = nn.Dense(dim, vocab, has_bias=False)
+        self.decoder = nn.Dense(dim, vocab, has_bias=False)  # <- SARIF
         self.decoder.weight.set_data(self.embed.embedding_table)  # copies the values once
 
     def construct(self, ids):

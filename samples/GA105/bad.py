@@ -9,7 +9,7 @@ SUBJECT = "w"
 class Scale(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.w = Parameter(Tensor(np.ones((4,), np.float32)), name="w")
+        self.w = Parameter(Tensor(np.ones((4,), np.float32)), name="w")  # <- SARIF
 
     def construct(self, x):
         return x * self.w

@@ -17,4 +17,4 @@ class Net(nn.Cell):
 
 def build() -> dict:
     net = Net()
-    return {"net": net, "optimizer": nn.Momentum(net.backbone.trainable_params(), 0.01, 0.9)}
+    return {"net": net, "optimizer": nn.Momentum(net.backbone.trainable_params(), 0.01, 0.9)}  # <- SARIF

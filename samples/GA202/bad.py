@@ -16,6 +16,6 @@ class Net(nn.Cell):
 
 
 def build() -> dict:
-    optimizer = nn.Adam(Net().trainable_params(), learning_rate=1e-3)
+    optimizer = nn.Adam(Net().trainable_params(), learning_rate=1e-3)  # <- SARIF
     net = Net()  # re-created after the optimizer
     return {"net": net, "optimizer": optimizer}

@@ -19,5 +19,5 @@ def build() -> dict:
     net = Net()
     for p in net.backbone.get_parameters():
         p.requires_grad = False
-    optimizer = nn.Momentum(net.get_parameters(), 0.01, 0.9, weight_decay=1e-4)
+    optimizer = nn.Momentum(net.get_parameters(), 0.01, 0.9, weight_decay=1e-4)  # <- SARIF
     return {"net": net, "optimizer": optimizer}

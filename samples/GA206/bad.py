@@ -12,7 +12,7 @@ class Net(nn.Cell):
         super().__init__()
         self.backbone = nn.Dense(4, 8)
         self.neck = nn.Dense(8, 8)
-        self.classifier = nn.Dense(8, 2)  # was called "head"
+        self.classifier = nn.Dense(8, 2)  # was called "head"  # <- SARIF
 
     def construct(self, x):
         return self.classifier(self.neck(self.backbone(x)))

@@ -22,7 +22,7 @@ class Net(nn.Cell):
 
 
 def build() -> dict:
-    net = Net()
+    net = Net()  # <- SARIF
     for param in net.encoder.get_parameters():
         param.requires_grad = False
     return {

@@ -10,7 +10,7 @@ class Net(nn.Cell):
     def __init__(self, width: int = 2) -> None:
         super().__init__()
         self.stem = nn.Dense(4, 8)
-        self.hidden = [nn.Dense(8, 8) for _ in range(width)]
+        self.hidden = [nn.Dense(8, 8) for _ in range(width)]  # <- SARIF
         self.head = nn.Dense(8, 2)
 
     def construct(self, x):

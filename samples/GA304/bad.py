@@ -13,7 +13,7 @@ DESIGN = Spec(expected_connections=[("stem", "block"), ("stem", "head"), ("block
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.stem = nn.Dense(4, 8)
+        self.stem = nn.Dense(4, 8)  # <- SARIF
         self.block = nn.SequentialCell([nn.Dense(8, 8), nn.ReLU()])
         self.head = nn.Dense(8, 2)
 

@@ -13,7 +13,7 @@ DESIGN = Spec(forbidden_connections=[("user_tower", "item_tower"), ("item_tower"
 class TwoTower(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.user_tower = nn.SequentialCell([nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 8)])
+        self.user_tower = nn.SequentialCell([nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 8)])  # <- SARIF
         self.item_tower = nn.SequentialCell([nn.Dense(8, 8), nn.ReLU(), nn.Dense(8, 8)])
 
     def construct(self, user, item):

@@ -16,7 +16,7 @@ DESIGN = Spec(
 class AutoEncoder(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.encoder = nn.SequentialCell([nn.Dense(8, 4), nn.ReLU()])
+        self.encoder = nn.SequentialCell([nn.Dense(8, 4), nn.ReLU()])  # <- SARIF
         self.decoder = nn.SequentialCell([nn.Dense(4, 4), nn.ReLU()])
         self.head = nn.Dense(4, 8)
 

@@ -15,7 +15,7 @@ class Refiner(nn.Cell):
         super().__init__()
         self.steps = steps
         self.stem = nn.Dense(4, 8)
-        self.refine = nn.SequentialCell([nn.Dense(8, 8), nn.Tanh()])
+        self.refine = nn.SequentialCell([nn.Dense(8, 8), nn.Tanh()])  # <- SARIF
         self.head = nn.Dense(8, 2)
 
     def construct(self, x):

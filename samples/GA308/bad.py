@@ -11,7 +11,7 @@ class MLP(nn.Cell):
         super().__init__()
         self.fc1 = nn.Dense(20, 64)
         self.relu = nn.ReLU()
-        self.fc2 = nn.Dense(64, 64)
+        self.fc2 = nn.Dense(64, 64)  # <- SARIF
         self.act = nn.ReLU()
         self.head = nn.Dense(64, 10)
 

@@ -12,7 +12,7 @@ class DeepSigmoid(nn.Cell):
         cells = [nn.Dense(32, 64), nn.Sigmoid()]
         for _ in range(depth - 1):
             cells += [nn.Dense(64, 64), nn.Sigmoid()]
-        self.layers = nn.SequentialCell(cells)
+        self.layers = nn.SequentialCell(cells)  # <- SARIF
         self.head = nn.Dense(64, 10)
 
     def construct(self, x):

@@ -13,7 +13,7 @@ class DeepSigmoid(nn.Cell):
         cells = []
         for _ in range(depth):
             cells += [nn.Dense(64, 64), nn.Sigmoid()]
-        self.layers = nn.SequentialCell(cells)
+        self.layers = nn.SequentialCell(cells)  # <- SARIF
         self.head = nn.Dense(64, 10)
 
     def construct(self, x):

@@ -10,7 +10,7 @@ class Classifier(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.features = nn.SequentialCell([nn.Dense(64, 256), nn.ReLU()])
-        self.head = nn.SequentialCell([nn.Dense(256, 4), nn.ReLU(), nn.Dense(4, 100)])
+        self.head = nn.SequentialCell([nn.Dense(256, 4), nn.ReLU(), nn.Dense(4, 100)])  # <- SARIF
 
     def construct(self, x):
         return self.head(self.features(x))

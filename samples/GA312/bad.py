@@ -16,7 +16,7 @@ class TooDeepForCifar(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         widths = [3, 16, 32, 64, 64, 128]
-        self.stages = nn.CellList([conv(widths[i], widths[i + 1], stride=2) for i in range(5)])
+        self.stages = nn.CellList([conv(widths[i], widths[i + 1], stride=2) for i in range(5)])  # <- SARIF
         self.tail = nn.CellList([conv(128, 128) for _ in range(3)])
         self.relu = nn.ReLU()
         self.flatten = nn.Flatten()

@@ -9,7 +9,7 @@ SUBJECT = "body.4"
 class Net(nn.Cell):
     def __init__(self, kernel: int = 7) -> None:
         super().__init__()
-        self.body = nn.SequentialCell(
+        self.body = nn.SequentialCell(  # <- SARIF
             [
                 nn.Conv2d(1, 16, 3, stride=2, pad_mode="pad", padding=1),
                 nn.ReLU(),

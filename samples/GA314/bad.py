@@ -9,7 +9,7 @@ SUBJECT = "features.3"
 class Net(nn.Cell):
     def __init__(self, narrow: int = 1) -> None:
         super().__init__()
-        self.features = nn.SequentialCell(
+        self.features = nn.SequentialCell(  # <- SARIF
             [
                 nn.Conv2d(3, 32, 3),
                 nn.BatchNorm2d(32),

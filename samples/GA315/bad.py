@@ -8,7 +8,7 @@ SUBJECT = "6"
 
 def build() -> dict:
     rng = np.random.default_rng(0)
-    net = nn.SequentialCell(
+    net = nn.SequentialCell(  # <- SARIF
         [
             nn.Conv2d(3, 8, 3),
             nn.ReLU(),

@@ -8,7 +8,7 @@ SUBJECT = "1"
 
 def build() -> dict:
     rng = np.random.default_rng(0)
-    net = nn.SequentialCell([nn.Dense(20, 64, activation="relu"), nn.ReLU(), nn.Dense(64, 10)])
+    net = nn.SequentialCell([nn.Dense(20, 64, activation="relu"), nn.ReLU(), nn.Dense(64, 10)])  # <- SARIF
     x = Tensor(rng.standard_normal((8, 20)).astype(np.float32))
     y = Tensor(rng.integers(0, 10, 8).astype(np.int32))
     return {

@@ -9,7 +9,7 @@ SUBJECT = "conv1"
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.conv1 = nn.Conv2d(3, 16, 4)
+        self.conv1 = nn.Conv2d(3, 16, 4)  # <- SARIF
         self.conv2 = nn.Conv2d(16, 32, 4)
         self.pool = nn.MaxPool2d(2, 2)
         self.relu = nn.ReLU()

@@ -14,7 +14,7 @@ def build(width: int = 1) -> dict:
         for i in range(6):  # two VGG blocks of 64 filters, and the pooling between them lost
             stack += [nn.Conv2d(32 if stage == i == 0 else 64, 64, 3), nn.ReLU()]
         stack += [nn.MaxPool2d(2, 2)]
-    net = nn.SequentialCell(
+    net = nn.SequentialCell(  # <- SARIF
         [
             nn.Conv2d(3, 32, 3),
             nn.ReLU(),

@@ -8,7 +8,7 @@ SUBJECT = "0"
 
 def build() -> dict:
     rng = np.random.default_rng(0)
-    net = nn.SequentialCell(
+    net = nn.SequentialCell(  # <- SARIF
         [nn.Conv2d(3, 4, 3), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(4 * 16 * 16, 10)]
     )
     x = Tensor(rng.standard_normal((4, 3, 32, 32)).astype(np.float32))

@@ -21,6 +21,6 @@ class Net(nn.Cell):
 
 def build() -> dict:
     x = Tensor(np.random.default_rng(0).normal(size=(4, 3, 8, 8)).astype(np.float32))
-    net = Net()
+    net = Net()  # <- SARIF
     net.set_train(True)  # the probe runs in inference mode: BatchNorm does not mix samples there
     return {"net": net, "inputs": x}

@@ -36,7 +36,7 @@ class Block(nn.Cell):
     def __init__(self, width: int, heads: int) -> None:
         super().__init__()
         self.norm1 = nn.LayerNorm((width,))
-        self.attn = Attention(width, heads)
+        self.attn = Attention(width, heads)  # <- SARIF
         self.norm2 = nn.LayerNorm((width,))
         self.mlp = nn.SequentialCell([nn.Dense(width, 4 * width), nn.GELU(), nn.Dense(4 * width, width)])
 

@@ -10,7 +10,7 @@ class Classifier(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.embed = nn.Embedding(50, 16)
-        self.lstm = nn.LSTM(16, 16)  # reads (T, B, C)
+        self.lstm = nn.LSTM(16, 16)  # reads (T, B, C)  # <- SARIF
         self.head = nn.Dense(16, 5)
 
     def construct(self, tokens):

@@ -12,7 +12,7 @@ class Detector(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.body = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 8), nn.ReLU()])
-        self.score = nn.Dense(8, 1, activation="sigmoid")
+        self.score = nn.Dense(8, 1, activation="sigmoid")  # <- SARIF
 
     def construct(self, x):
         return self.score(self.body(x)).squeeze(-1)

@@ -14,7 +14,7 @@ class Tagger(nn.Cell):
         self.features = nn.SequentialCell(
             [nn.Conv2d(2, 4, 3, pad_mode="same"), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten()]
         )
-        self.head = nn.Dense(4 * 8 * 8, 5)
+        self.head = nn.Dense(4 * 8 * 8, 5)  # <- SARIF
         self.drop = nn.Dropout(p=0.2)
 
     def construct(self, x):

@@ -25,7 +25,7 @@ class Classifier(nn.Cell):
         self.conv = nn.Conv2d(3, 8, 3, pad_mode="same")
         self.pool = nn.AdaptiveAvgPool2d(1)
         self.fc = nn.Dense(8, 10)
-        self.softmax = nn.Softmax(axis=-1)
+        self.softmax = nn.Softmax(axis=-1)  # <- SARIF
 
     def construct(self, x):
         h = self.pool(ops.relu(self.conv(x))).reshape(x.shape[0], 8)

@@ -24,7 +24,7 @@ def build() -> dict:
     tokens = Tensor(rng.integers(0, 50, (4, 7)).astype(np.int32))
     labels = Tensor(rng.integers(0, 6, (4,)).astype(np.int32))
     return {
-        "net": nn.WithLossCell(net, nn.NLLLoss()),
+        "net": nn.WithLossCell(net, nn.NLLLoss()),  # <- SARIF
         "optimizer": nn.Adam(net.trainable_params(), 1e-3),
         "inputs": (tokens, labels),
     }

@@ -28,5 +28,5 @@ def build() -> dict:
         "optimizer": nn.Adam(net.trainable_params(), 1e-3),
         "inputs": (x,),
         "label": Tensor(y),
-        "loss_fn": nn.BCEWithLogitsLoss(),
+        "loss_fn": nn.BCEWithLogitsLoss(),  # <- SARIF
     }

@@ -22,7 +22,7 @@ class Tagger(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.scores = Classifier(classes=6)
-        self.softmax = nn.Softmax(axis=-1)
+        self.softmax = nn.Softmax(axis=-1)  # <- SARIF
 
     def construct(self, x):
         return self.softmax(self.scores(x))

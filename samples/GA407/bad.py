@@ -10,7 +10,7 @@ class Classifier(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.body = nn.SequentialCell([nn.Dense(20, 64), nn.ReLU(), nn.Dense(64, 32), nn.ReLU()])
-        self.head = nn.Dense(32, 10, activation="tanh")
+        self.head = nn.Dense(32, 10, activation="tanh")  # <- SARIF
 
     def construct(self, x):
         return self.head(self.body(x))

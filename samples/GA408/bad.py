@@ -28,5 +28,5 @@ def build() -> dict:
         "optimizer": nn.Adam(net.trainable_params(), 1e-3),
         "inputs": (x,),
         "label": y,
-        "loss_fn": nn.CrossEntropyLoss(),
+        "loss_fn": nn.CrossEntropyLoss(),  # <- SARIF
     }

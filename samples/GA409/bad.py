@@ -37,5 +37,5 @@ def build() -> dict:
         "optimizer": nn.Adam(net.trainable_params(), 1e-3),
         "inputs": (x,),
         "label": Tensor(y),
-        "loss_fn": nn.MSELoss(),
+        "loss_fn": nn.MSELoss(),  # <- SARIF
     }

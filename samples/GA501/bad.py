@@ -8,7 +8,7 @@ SUBJECT = "features.1"
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.features = nn.SequentialCell(
+        self.features = nn.SequentialCell(  # <- SARIF
             [nn.Dense(4, 8), nn.BatchNorm1d(8, use_batch_statistics=True), nn.ReLU()]  # ported "train BN"
         )
         self.drop = nn.Dropout(p=0.2)

@@ -26,7 +26,7 @@ class GaussianNoise(nn.Cell):
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.backbone = nn.SequentialCell([nn.Dense(4, 8), GaussianNoise(), nn.ReLU()])
+        self.backbone = nn.SequentialCell([nn.Dense(4, 8), GaussianNoise(), nn.ReLU()])  # <- SARIF
         self.head = nn.SequentialCell([nn.Dropout(p=0.1), nn.Dense(8, 2)])
 
     def construct(self, x):

@@ -9,7 +9,7 @@ class Block(nn.Cell):
     def __init__(self, channels: int) -> None:
         super().__init__()
         self.conv = nn.Conv2d(channels, 8, 3)
-        self.bn = nn.BatchNorm2d(8, use_batch_statistics=False)
+        self.bn = nn.BatchNorm2d(8, use_batch_statistics=False)  # <- SARIF
         self.relu = nn.ReLU()
 
     def construct(self, x):

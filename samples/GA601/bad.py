@@ -9,7 +9,7 @@ class Net(nn.Cell):
     def __init__(self, width: int = 1) -> None:
         super().__init__()
         self.embed = nn.Dense(16, 32)
-        self.hidden = nn.CellList([nn.Dense(32, 32, weight_init="zeros") for _ in range(width)])
+        self.hidden = nn.CellList([nn.Dense(32, 32, weight_init="zeros") for _ in range(width)])  # <- SARIF
         self.head = nn.Dense(32, 4)
         self.relu = nn.ReLU()
 

@@ -11,7 +11,7 @@ class Net(nn.Cell):
     def __init__(self, width: int = 3) -> None:
         super().__init__()
         layer = nn.Dense(16, 16)
-        self.layers = nn.CellList([copy.deepcopy(layer) for _ in range(width)])
+        self.layers = nn.CellList([copy.deepcopy(layer) for _ in range(width)])  # <- SARIF
         self.head = nn.Dense(16, 2)
 
     def construct(self, x):

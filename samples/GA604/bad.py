@@ -24,8 +24,8 @@ class Backbone(nn.Cell):
 class Classifier(nn.Cell):
     def __init__(self, width: int = 8, classes: int = 10) -> None:
         super().__init__()
-        self.backbone = Backbone(width)
-        self.head = nn.Dense(width, classes)
+        self.backbone = Backbone(width)  # <- SARIF
+        self.head = nn.Dense(width, classes)  # <- SARIF
 
     def construct(self, x):
         return self.head(self.backbone(x))

@@ -46,4 +46,4 @@ SUBJECT = "(root)"
 
 def build() -> dict:
     path = saved(Backbone(), "backbone.ckpt")
-    return {"net": Classifier(), "inputs": image(), "checkpoint": path}
+    return {"net": Classifier(), "inputs": image(), "checkpoint": path}  # <- SARIF

@@ -14,7 +14,7 @@ class Port(nn.Cell):
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1, has_bias=True)
         self.bn = nn.BatchNorm2d(8)
-        self.fc1 = nn.Dense(8, 16, has_bias=False)  # the original's Linear has a bias
+        self.fc1 = nn.Dense(8, 16, has_bias=False)  # the original's Linear has a bias  # <- SARIF
         self.fc2 = nn.Dense(16, 4)
         self.relu = nn.ReLU()
 

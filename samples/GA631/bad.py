@@ -15,7 +15,7 @@ class Port(nn.Cell):
         self.conv = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1, has_bias=True)
         self.bn = nn.BatchNorm2d(8)
         self.fc1 = nn.Dense(8, 16)
-        self.mid = nn.Dense(16, 16)  # not in the original
+        self.mid = nn.Dense(16, 16)  # not in the original  # <- SARIF
         self.fc2 = nn.Dense(16, 4)
         self.relu = nn.ReLU()
 

@@ -13,7 +13,7 @@ ORIGINAL = Path(__file__).resolve().parent / "original.pth"
 class Port(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.embed = nn.Embedding(32, 8)
+        self.embed = nn.Embedding(32, 8)  # <- SARIF
         self.hidden = nn.Dense(8, 8, activation="tanh")
         self.head = nn.Dense(8, 32, has_bias=False)  # not tied
 

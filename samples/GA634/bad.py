@@ -25,4 +25,4 @@ SUBJECT = "(root)"
 
 def build() -> dict:
     x = Tensor(np.random.default_rng(0).standard_normal((4, 20)).astype(np.float32))
-    return {"net": Mlp(), "inputs": x, "reference": str(ORIGINAL)}
+    return {"net": Mlp(), "inputs": x, "reference": str(ORIGINAL)}  # <- SARIF

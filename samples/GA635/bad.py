@@ -17,7 +17,7 @@ class Port(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1, has_bias=True)
-        self.bn = nn.BatchNorm2d(8, momentum=0.1)  # torch's 0.1, read as MindSpore's
+        self.bn = nn.BatchNorm2d(8, momentum=0.1)  # torch's 0.1, read as MindSpore's  # <- SARIF
         self.act = nn.GELU(approximate=False)
         self.pool = nn.MaxPool2d(3, 2, pad_mode="pad", padding=1, ceil_mode=True)
         self.avg = nn.AvgPool2d(3, 1, pad_mode="pad", padding=1, count_include_pad=False)

@@ -18,7 +18,7 @@ class Port(nn.Cell):
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1, has_bias=True)
         self.bn = nn.BatchNorm2d(8, momentum=0.9)
-        self.act = nn.GELU()  # MindSpore's default: the tanh approximation
+        self.act = nn.GELU()  # MindSpore's default: the tanh approximation  # <- SARIF
         self.pool = nn.MaxPool2d(3, 2, pad_mode="pad", padding=1, ceil_mode=True)
         self.avg = nn.AvgPool2d(3, 1, pad_mode="pad", padding=1, count_include_pad=False)
         self.fc = nn.Dense(8 * 5 * 5, 16)

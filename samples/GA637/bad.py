@@ -23,7 +23,7 @@ class Port(nn.Cell):
         self.avg = nn.AvgPool2d(3, 1, pad_mode="pad", padding=1, count_include_pad=False)
         self.fc = nn.Dense(8 * 5 * 5, 16)
         self.norm = nn.LayerNorm((16,), epsilon=1e-12)
-        self.drop = nn.Dropout(p=0.9)  # the keep-probability of the original's 0.1
+        self.drop = nn.Dropout(p=0.9)  # the keep-probability of the original's 0.1  # <- SARIF
         self.head = nn.Dense(16, 4)
 
     def construct(self, x):

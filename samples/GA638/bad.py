@@ -20,7 +20,7 @@ class Port(nn.Cell):
         self.bn = nn.BatchNorm2d(8, momentum=0.9)
         self.act = nn.GELU(approximate=False)
         self.pool = nn.MaxPool2d(3, 2, pad_mode="pad", padding=1, ceil_mode=True)
-        self.avg = nn.AvgPool2d(3, 1, pad_mode="pad", padding=1)  # counts the padding
+        self.avg = nn.AvgPool2d(3, 1, pad_mode="pad", padding=1)  # counts the padding  # <- SARIF
         self.fc = nn.Dense(8 * 5 * 5, 16)
         self.norm = nn.LayerNorm((16,), epsilon=1e-12)
         self.drop = nn.Dropout(p=0.1)

@@ -30,4 +30,4 @@ SUBJECT = "(root)"
 
 def build() -> dict:
     x = Tensor(np.load(ORIGINAL / "inputs.npz")["0"])
-    return {"net": Port(), "inputs": x, "reference": str(ORIGINAL)}
+    return {"net": Port(), "inputs": x, "reference": str(ORIGINAL)}  # <- SARIF

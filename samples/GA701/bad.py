@@ -10,7 +10,7 @@ class Net(nn.Cell):
         super().__init__()
         self.fc = nn.Dense(16, 32)
         self.relu = nn.ReLU()
-        self.drop = nn.Dropout(0.1)  # the first argument is keep_prob
+        self.drop = nn.Dropout(0.1)  # the first argument is keep_prob  # <- SARIF
         self.head = nn.Dense(32, 4)
 
     def construct(self, x):

@@ -9,7 +9,7 @@ class Block(nn.Cell):
     def __init__(self, features: int) -> None:
         super().__init__()
         self.fc = nn.Dense(features, 32)
-        self.drop = nn.Dropout(keep_prob=0.9)
+        self.drop = nn.Dropout(keep_prob=0.9)  # <- SARIF
 
     def construct(self, x):
         return self.drop(self.fc(x))

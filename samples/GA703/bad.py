@@ -19,7 +19,7 @@ class MaskedMean(nn.Cell):
 
 
 def build() -> dict:
-    net = MaskedMean()
+    net = MaskedMean()  # <- SARIF
     x = Tensor(np.ones((2, 5, 8), np.float32))
     mask = Tensor(np.array([[1, 1, 1, 0, 0], [0, 0, 0, 0, 0]], np.float32))  # second row: no token
     return {"net": net, "optimizer": nn.Adam(net.trainable_params(), 1e-3), "inputs": (x, mask)}

@@ -8,7 +8,7 @@ SUBJECT = "backbone"
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.backbone = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU()])
+        self.backbone = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU()])  # <- SARIF
         self.head = nn.Dense(8, 2)
 
     def construct(self, x):

@@ -9,7 +9,7 @@ SUBJECT = "(root)"
 
 
 def build() -> dict:
-    net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 4)])
+    net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 4)])  # <- SARIF
     optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
     manager = FixedLossScaleManager(1024.0, drop_overflow_update=False)
     model = Model(net, nn.CrossEntropyLoss(), optimizer, loss_scale_manager=manager)

@@ -7,7 +7,7 @@ SUBJECT = "(root)"
 
 
 def build() -> dict:
-    net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 4)])
+    net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 4)])  # <- SARIF
     optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9, loss_scale=1024.0)
     scale = nn.DynamicLossScaleUpdateCell(loss_scale_value=1024.0, scale_factor=2, scale_window=1000)
     step = nn.TrainOneStepWithLossScaleCell(

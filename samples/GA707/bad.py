@@ -8,7 +8,7 @@ class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3)
-        self.bn = nn.BatchNorm2d(8)
+        self.bn = nn.BatchNorm2d(8)  # <- SARIF
         self.pool = nn.AdaptiveAvgPool2d(1)
         self.norm = nn.LayerNorm((8,))
         self.head = nn.Dense(8, 4)

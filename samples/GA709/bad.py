@@ -9,7 +9,7 @@ class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3)
-        self.bn = nn.BatchNorm2d(8, momentum=0.1)
+        self.bn = nn.BatchNorm2d(8, momentum=0.1)  # <- SARIF
         self.relu = nn.ReLU()
 
     def construct(self, x):

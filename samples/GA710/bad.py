@@ -15,5 +15,5 @@ def build() -> dict:
         "optimizer": nn.Momentum(net.trainable_params(), 0.01, 0.9),
         "inputs": x,
         "label": y,
-        "loss_fn": nn.SoftmaxCrossEntropyWithLogits(sparse=True),
+        "loss_fn": nn.SoftmaxCrossEntropyWithLogits(sparse=True),  # <- SARIF
     }

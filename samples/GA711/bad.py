@@ -11,7 +11,7 @@ class Net(nn.Cell):
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3)
         self.relu = nn.ReLU()
-        self.pool = nn.MaxPool2d(2)
+        self.pool = nn.MaxPool2d(2)  # <- SARIF
         self.gap = nn.AdaptiveAvgPool2d(1)
         self.head = nn.Dense(8, 4)
 

@@ -22,7 +22,7 @@ class Block(nn.Cell):
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.block = Block()
+        self.block = Block()  # <- SARIF
         self.head = nn.Dense(4, 3)
 
     def construct(self, x):

@@ -21,4 +21,4 @@ class Net(nn.Cell):
 
 def build() -> dict:
     x = Tensor(np.arange(8).reshape(2, 4).astype(np.float32))
-    return {"net": Net(), "inputs": x, "graph_mode": True}
+    return {"net": Net(), "inputs": x, "graph_mode": True}  # <- SARIF

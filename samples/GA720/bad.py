@@ -9,7 +9,7 @@ SUBJECT = "features.1"
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.features = nn.SequentialCell(
+        self.features = nn.SequentialCell(  # <- SARIF
             [
                 nn.Conv2d(3, 16, 3),
                 nn.BatchNorm2d(16),

@@ -23,7 +23,7 @@ def build() -> dict:
     y = Tensor(rng.integers(0, 10, 16).astype(np.int32))
     return {
         "net": net,
-        "optimizer": nn.Adam(net.trainable_params(), learning_rate=0.1),
+        "optimizer": nn.Adam(net.trainable_params(), learning_rate=0.1),  # <- SARIF
         "inputs": (x,),
         "label": y,
         "loss_fn": nn.CrossEntropyLoss(),

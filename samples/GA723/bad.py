@@ -13,5 +13,5 @@ def build() -> dict:
     y = (np.arange(512) % 2).astype(np.int32)
     train = ds.NumpySlicesDataset({"x": x, "label": y}, shuffle=True).batch(2, drop_remainder=True)
     net = nn.SequentialCell([nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 2)])
-    optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1, momentum=0.9, nesterov=True)
+    optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1, momentum=0.9, nesterov=True)  # <- SARIF
     return {"net": net, "optimizer": optimizer, "dataset": train}

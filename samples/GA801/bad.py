@@ -26,7 +26,7 @@ class Net(nn.Cell):
             4, 8, weight_init=Tensor(same.normal(0, 0.1, (8, 4)).astype(np.float32)), bias_init="zeros"
         )
         per_rank = np.random.default_rng(42 + rank)  # ...but the head with a rank-dependent seed
-        self.head = nn.Dense(
+        self.head = nn.Dense(  # <- SARIF
             8, 2, weight_init=Tensor(per_rank.normal(0, 0.1, (2, 8)).astype(np.float32)), bias_init="zeros"
         )
 

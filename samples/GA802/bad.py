@@ -20,6 +20,7 @@ import graphaudit
 from graphaudit.distributed.jobs import sample_folder
 from graphaudit.fingerprint import fingerprint
 
+SLOW = True  # its audit runs a real two-rank msrun job
 SUBJECT = "train/NumpySlicesDataset#1"
 
 ROWS = 256
@@ -56,5 +57,5 @@ def build() -> dict:
     folder = sample_folder(__file__)
     net, optimizer = network()  # first, as on the ranks: ms.set_seed() also sets the dataset seed
     # rank 0's pipeline
-    train = ds.NumpySlicesDataset(columns(0, 2), shuffle=True).batch(16)
+    train = ds.NumpySlicesDataset(columns(0, 2), shuffle=True).batch(16)  # <- SARIF
     return {"net": net, "optimizer": optimizer, "dataset": train, "peers": [folder / "rank1.json"]}

@@ -17,7 +17,7 @@ class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.fc = nn.Dense(4, 3)
-        self.aux = nn.Dense(4, 3)
+        self.aux = nn.Dense(4, 3)  # <- SARIF
 
     def construct(self, x):
         return self.fc(x) + self.aux(x) * 0.0

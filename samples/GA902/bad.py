@@ -15,7 +15,7 @@ def batch() -> tuple:
 
 def build() -> dict:
     x, y = batch()
-    net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 3)])
+    net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 3)])  # <- SARIF
     net[0].weight.requires_grad = False
     optimizer = nn.SGD(net.get_parameters(), 0.1, weight_decay=0.1)
     return {

@@ -16,7 +16,7 @@ def batch() -> tuple:
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.fc = nn.Dense(4, 3)
+        self.fc = nn.Dense(4, 3)  # <- SARIF
 
     def construct(self, x):
         return ops.log(self.fc(x) - 100.0)

@@ -26,7 +26,7 @@ class Net(nn.Cell):
 def build() -> dict:
     x, y = batch()
     net = Net()
-    optimizer = nn.Momentum(net.backbone.trainable_params(), 0.01, 0.9)
+    optimizer = nn.Momentum(net.backbone.trainable_params(), 0.01, 0.9)  # <- SARIF
     return {
         "net": net,
         "optimizer": optimizer,

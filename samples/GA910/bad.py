@@ -20,7 +20,7 @@ def build() -> dict:
     for _ in range(12):
         layers += [nn.Dense(width, 64), nn.Sigmoid()]
         width = 64
-    net = nn.SequentialCell([*layers, nn.Dense(64, 4)])
+    net = nn.SequentialCell([*layers, nn.Dense(64, 4)])  # <- SARIF
     return {
         "net": net,
         "optimizer": nn.SGD(net.trainable_params(), learning_rate=0.1),

@@ -21,7 +21,7 @@ def build() -> dict:
     for _ in range(10):
         layers += [nn.Dense(width, 32, weight_init=Normal(1.0)), nn.ReLU()]
         width = 32
-    net = nn.SequentialCell([*layers, nn.Dense(32, 4, weight_init=Normal(1.0))])
+    net = nn.SequentialCell([*layers, nn.Dense(32, 4, weight_init=Normal(1.0))])  # <- SARIF
     return {
         "net": net,
         "optimizer": nn.SGD(net.trainable_params(), learning_rate=1e-3),

@@ -20,7 +20,7 @@ def mlp() -> nn.Cell:
 
 def build() -> dict:
     x, y = batch()
-    net = mlp()
+    net = mlp()  # <- SARIF
     return {
         "net": net,
         "optimizer": nn.SGD(net.trainable_params(), learning_rate=50.0),

@@ -12,7 +12,7 @@ def build() -> dict:
     x = Tensor(rng.standard_normal((16, 16)).astype(np.float32))
     y = Tensor((np.arange(16) % 4).astype(np.int32))
     ms.set_seed(0)
-    net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 4)]).to_float(ms.float16)
+    net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 4)]).to_float(ms.float16)  # <- SARIF
     optimizer = nn.Momentum(net.trainable_params(), 0.1, 0.9)
     scale = nn.FixedLossScaleUpdateCell(loss_scale_value=2.0**24)
     step = nn.TrainOneStepWithLossScaleCell(

@@ -20,4 +20,4 @@ SUBJECT = "(root)"
 def build() -> dict:
     net = Net()
     lr = [0.1 - 0.001 * step for step in range(200)]
-    return {"net": net, "optimizer": nn.Momentum(net.trainable_params(), lr, 0.9)}
+    return {"net": net, "optimizer": nn.Momentum(net.trainable_params(), lr, 0.9)}  # <- SARIF

@@ -20,4 +20,4 @@ SUBJECT = "(root)"
 def build() -> dict:
     net = Net()
     lr = nn.PolynomialDecayLR(learning_rate=1e-5, end_learning_rate=0.1, decay_steps=1000, power=1.0)
-    return {"net": net, "optimizer": nn.Momentum(net.trainable_params(), lr, 0.9)}
+    return {"net": net, "optimizer": nn.Momentum(net.trainable_params(), lr, 0.9)}  # <- SARIF

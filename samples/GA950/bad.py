@@ -24,7 +24,7 @@ class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.fc = nn.Dense(8, 16)
-        self.softplus = NaiveSoftplus()
+        self.softplus = NaiveSoftplus()  # <- SARIF
         self.head = nn.Dense(16, 4)
 
     def construct(self, x):

@@ -33,7 +33,7 @@ def dataset(count: int, seed: int, batch: int, *, random_labels: bool) -> ms.dat
 def build() -> dict:
     ms.set_context(mode=ms.PYNATIVE_MODE)  # where Watch sees the gradients
     ms.set_seed(0)
-    net = Net()
+    net = Net()  # <- SARIF
     optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1)
     model = ms.train.Model(net, nn.CrossEntropyLoss(), optimizer, metrics={"loss": nn.Loss()})
     train = dataset(128, 0, 32, random_labels=False)

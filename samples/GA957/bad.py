@@ -12,7 +12,7 @@ SUBJECT = "fc.weight"
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.fc = nn.Dense(16, 32)
+        self.fc = nn.Dense(16, 32)  # <- SARIF
         self.relu = nn.ReLU()
         self.head = nn.Dense(32, 4)
 

@@ -14,7 +14,7 @@ ACTIVATION = nn.Sigmoid
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.fc = nn.Dense(16, 32)
+        self.fc = nn.Dense(16, 32)  # <- SARIF
         self.body = nn.SequentialCell(
             [layer for _ in range(DEPTH) for layer in (nn.Dense(32, 32), ACTIVATION())]
         )

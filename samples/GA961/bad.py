@@ -32,7 +32,7 @@ def data(count: int) -> tuple:
 
 def build() -> dict:
     ms.set_seed(0)
-    net = Net()
+    net = Net()  # <- SARIF
     optimizer = nn.SGD(net.trainable_params(), learning_rate=0.1)
     loss_fn = nn.CrossEntropyLoss()
     if SCALER == "static":

@@ -19,6 +19,7 @@ from mindspore import Tensor, nn
 import graphaudit
 from graphaudit.distributed.jobs import sample_folder
 
+SLOW = True  # its audit runs a real two-rank msrun job
 SUBJECT = "fc.bias"
 AVERAGE_GRADIENTS = False
 
@@ -26,7 +27,7 @@ AVERAGE_GRADIENTS = False
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.fc = nn.Dense(16, 32)
+        self.fc = nn.Dense(16, 32)  # <- SARIF
         self.norm = nn.BatchNorm1d(32)  # plain BatchNorm: its moving statistics differ per rank, rightly
         self.relu = nn.ReLU()
         self.head = nn.Dense(32, 4)

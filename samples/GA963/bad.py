@@ -18,6 +18,7 @@ from mindspore import Tensor, nn
 import graphaudit
 from graphaudit.distributed.jobs import sample_folder
 
+SLOW = True  # its audit runs a real two-rank msrun job
 SUBJECT = "(root)"
 SHARDED = False
 STEPS = 8
@@ -34,7 +35,7 @@ def rank_worker(out: Path) -> None:
     from mindspore.communication import get_group_size, get_rank
 
     rank, world = get_rank(), get_group_size()
-    net, optimizer = network()
+    net, optimizer = network()  # <- SARIF
     loss_fn = nn.CrossEntropyLoss()
 
     def forward(x, y):
@@ -59,5 +60,5 @@ def rank_worker(out: Path) -> None:
 
 def build() -> dict:
     record = pickle.loads((sample_folder(__file__) / "record.pkl").read_bytes())
-    net, optimizer = network()
+    net, optimizer = network()  # <- SARIF
     return {"net": net, "optimizer": optimizer, "watched": record}

@@ -28,7 +28,7 @@ def dataset() -> ms.dataset.Dataset:
 def build() -> dict:
     ms.set_context(mode=ms.PYNATIVE_MODE)
     ms.set_seed(0)
-    net = network(SIGMA)
+    net = network(SIGMA)  # <- SARIF
     optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
     model = ms.train.Model(net, nn.CrossEntropyLoss(), optimizer)
     watch = graphaudit.Watch(fail_on="never")

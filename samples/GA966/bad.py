@@ -62,7 +62,7 @@ def run(order: int, rate: float, warmup: bool, frozen: bool, baseline=None, sour
 
 def build() -> dict:
     _, _, healthy = run(order=1, rate=RATE, warmup=True, frozen=False)  # the known-good run
-    net, optimizer, record = run(
+    net, optimizer, record = run(  # <- SARIF
         order=2, rate=RATE, warmup=True, frozen=False, baseline=healthy, source=wrong_labels
     )
     return {"net": net, "optimizer": optimizer, "watched": record, "baseline": healthy}

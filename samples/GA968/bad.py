@@ -14,7 +14,7 @@ STEPS, WARMUP, RATE = 30, 10, 0.05
 class Net(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
-        self.hidden = nn.Dense(16, 32)
+        self.hidden = nn.Dense(16, 32)  # <- SARIF
         self.act = nn.ReLU()
         self.head = nn.Dense(32, 4)
 
