@@ -30,6 +30,7 @@ FOUNDATIONS = {
     "graphaudit.findings",
     "graphaudit.version",
     "graphaudit.suggest",
+    "graphaudit.text",
 }
 _CAPTURED = {"graphaudit.graph", "graphaudit.capture"}
 ALLOWED = {
@@ -331,15 +332,17 @@ def test_the_walkthrough_check_and_its_evidence_need_nothing_else(tmp_path, caps
             "--accumulation-steps" in docgen.cli_markdown(cli_doc) and "--accumulation-steps" not in cli_doc
         )
         generated = {str(path.relative_to(ROOT)) for path in (docgen.DOC_PATH, docgen.CLI_DOC_PATH)}
-        # tests/test_sarif_locations.py holds every check's bad-sample line: a new check adds one
+        # a sample carries its own facts (SARIF line, slowness): no test file is in the table
         assert _walkthrough_files() == {
             "graphaudit/evidence/accumulation.py",
             "graphaudit/checks/ga7NN_batchnorm_under_accumulation.py",
             "samples/GA7NN/bad.py",
             "samples/GA7NN/good.py",
-            "tests/test_sarif_locations.py",
+            "samples/GA7NN/bad.expected",
             *generated,
         }
+        assert finding.cause.fields() == {"kind": "NormalisedOverMicroBatch", "paths": ["1"], "steps": 4}
+        assert finding.message.startswith("1 BatchNorm cell (1) normalises over one micro-batch of the 4")
     finally:
         checks.__path__.remove(str(tmp_path / "checks"))
         evidence.__path__.remove(str(tmp_path / "evidence"))

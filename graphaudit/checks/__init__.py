@@ -75,6 +75,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, is_dataclass
 from typing import TYPE_CHECKING, Literal
 
+from graphaudit.checks.families import (
+    FAMILIES,
+    FAMILY_RANGES,
+    PORT,
+    SCHEDULES,
+    WATCH,
+    by_family,
+    family_of,
+    id_span,
+)
 from graphaudit.evidence import Evidence
 from graphaudit.findings import SEVERITIES, Cause, Finding, Severity, severity_rank
 
@@ -84,6 +94,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FAMILIES",
     "FAMILY_RANGES",
+    "PORT",
     "REQUIRED_DOC_SECTIONS",
     "SCHEDULES",
     "WATCH",
@@ -103,25 +114,6 @@ COVERAGES: tuple[Coverage, ...] = ("subjects", "cells")
 Deferral = Literal["reported", "subjects", "cells"]
 DEFERRALS: tuple[Deferral, ...] = ("reported", "subjects", "cells")
 KEPT_MESSAGES: tuple[KeptMessage, ...] = ("confirmed", "both")
-
-FAMILIES = {
-    "0": "data pipeline",
-    "1": "weight sharing",
-    "2": "optimizer coverage and freezing",
-    "3": "wiring and connectivity",
-    "4": "loss and output pairing",
-    "5": "train/eval mode",
-    "6": "initialization",
-    "7": "API misuse",
-    "8": "distributed consistency",
-    "9": "probe steps (real training steps, confirmed from the numbers)",
-}
-
-SCHEDULES = "learning-rate schedules (read without running them)"
-WATCH = "training watch (watchpoints on a real training run)"
-PORT = "port against its original (reference=)"
-#: Families that own a range of IDs inside a digit's family: (first, last, name), ID digits only.
-FAMILY_RANGES = (("630", "649", PORT), ("914", "919", SCHEDULES), ("950", "979", WATCH))
 
 REQUIRED_DOC_SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead")
 _ID = re.compile(r"^GA[0-9]\d\d$")
@@ -204,27 +196,15 @@ class Check:
                     f"{self.check_id} reported a {finding.severity} finding but declares only "
                     f"{', '.join(self.severities)}: declare it with register(..., also=(...))"
                 )
-            if finding.cause is not None and not isinstance(finding.cause, self.causes):  # MIGRATION (issue 39)
+            if finding.cause is not None and not isinstance(
+                finding.cause, self.causes
+            ):  # MIGRATION (issue 39)
                 raise TypeError(
                     f"{self.check_id} reported a finding whose cause is a {type(finding.cause).__name__}, "
                     f"but declares {', '.join(c.__name__ for c in self.causes) or 'none'}: "
                     "declare it with register(..., causes=(...))"
                 )
         return found
-
-
-def family_of(check_id: str) -> tuple[str, str]:
-    """The key and name of the family of *check_id*: a range of :data:`FAMILY_RANGES`, else its digit's.
-
-    Example:
-        >>> family_of("GA201")[1], family_of("GA950")
-        ('optimizer coverage and freezing', ('950-979', 'training watch (watchpoints on a real training run)'))
-    """
-    number = check_id[2:]
-    for first, last, name in FAMILY_RANGES:
-        if first <= number <= last:
-            return f"{first}-{last}", name
-    return check_id[2], FAMILIES[check_id[2]]
 
 
 def _reads(kind: type[Evidence], name: str) -> bool:
@@ -318,7 +298,9 @@ def register(
         if deferred_when not in DEFERRALS:
             raise ValueError(f"{check_id}: deferred_when= is one of {DEFERRALS}, got {deferred_when!r}")
         if not deferrals and deferred_when != "reported":
-            raise ValueError(f"{check_id}: deferred_when= says which findings the checks of defers_to= silence")
+            raise ValueError(
+                f"{check_id}: deferred_when= says which findings the checks of defers_to= silence"
+            )
         for cause in causes:
             if not (isinstance(cause, type) and issubclass(cause, Cause) and is_dataclass(cause)):
                 raise ValueError(
@@ -362,34 +344,6 @@ def all_checks() -> dict[str, Check]:
         if module.name.startswith("ga"):
             importlib.import_module(f"{__name__}.{module.name}")
     return dict(sorted(_REGISTRY.items()))
-
-
-def by_family(checks: Iterable[Check]) -> dict[str, list[Check]]:
-    """*checks* grouped by family, the families in the order of their first check's ID.
-
-    Example:
-        >>> families = by_family(all_checks().values())
-        >>> [check.check_id for check in families[SCHEDULES]]
-        ['GA914', 'GA915', 'GA916']
-    """
-    families: dict[str, list[Check]] = {}
-    for check in sorted(checks, key=lambda c: c.check_id):
-        families.setdefault(check.family, []).append(check)
-    return families
-
-
-def id_span(members: Iterable[Check]) -> str:
-    """The IDs of one family's checks in words: ``GA1xx`` for a whole digit, else first-last.
-
-    Example:
-        >>> id_span(all_checks()[i] for i in ("GA914", "GA916")), id_span([all_checks()["GA101"]])
-        ('GA914-GA916', 'GA1xx')
-    """
-    checks = sorted(members, key=lambda c: c.check_id)
-    first, last = checks[0].check_id, checks[-1].check_id
-    if checks[0].family_key.isdigit():
-        return f"GA{checks[0].family_key}xx"
-    return first if first == last else f"{first}-{last}"
 
 
 def find_check(key: str) -> Check | None:
