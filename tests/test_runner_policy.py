@@ -70,6 +70,7 @@ def test_run_probe_reads_the_configuration(pynative):
     assert not result.by_check("GA905")
     assert [s.finding.check_id for s in result.suppressed] == ["GA905"]
     assert result.suppressed[0].reason == 'ignored by ignore = ["GA905"] in a test'
+    assert isinstance(result, graphaudit.Report) and "GA905" in result.checks_run  # one result type
 
 
 def nan_run(**options):

@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,8 +45,8 @@ from graphaudit.capture.training.probe_steps import ParameterProbe, check_step_a
 from graphaudit.checks import all_checks
 from graphaudit.errors import ProbeInputError, ProbeStepError
 from graphaudit.errors.arguments import checked_call
-from graphaudit.findings import Finding, printable, severity_rank
-from graphaudit.report import Suppressed
+from graphaudit.findings import printable, severity_rank
+from graphaudit.report import Report
 
 __all__ = [
     "PROBE_CHECKS",
@@ -63,22 +64,16 @@ PROBE_CHECKS: dict[str, str] = {i: c.name for i, c in all_checks().items() if c.
 
 
 @dataclass
-class ProbeResult:
-    """The outcome of :func:`run_probe`: findings, the loss, per-parameter numbers."""
+class ProbeResult(Report):
+    """The outcome of :func:`run_probe`: a :class:`~graphaudit.report.Report` with the step's numbers.
 
-    findings: list[Finding]
-    loss: float
+    Besides what every report holds (findings, what was suppressed, the checks run and not
+    run), ``loss`` is the step's loss and ``parameters`` the per-parameter numbers.
+    """
+
+    loss: float = float("nan")
     parameters: list[ParameterProbe] = field(default_factory=list)
     optimizer: str = ""
-    suppressed: list[Suppressed] = field(default_factory=list)  # what the configuration hid, with why
-
-    def __post_init__(self) -> None:
-        self.findings = sorted(self.findings, key=Finding.sort_key)
-
-    @property
-    def ok(self) -> bool:
-        """True when no finding has severity ``error``."""
-        return not any(f.severity == "error" for f in self.findings)
 
     def parameter(self, name: str) -> ParameterProbe:
         """The numbers of the (first) parameter called *name*; ``KeyError`` if none."""
@@ -87,10 +82,8 @@ class ProbeResult:
                 return probe
         raise KeyError(name)
 
-    def by_check(self, check_id: str) -> list[Finding]:
-        return [f for f in self.findings if f.check_id == check_id]
-
     def to_dict(self) -> dict[str, Any]:
+        """The probe's numbers and findings as JSON values (not the audit report's schema)."""
         return {
             "loss": self.loss,
             "optimizer": self.optimizer,
@@ -167,5 +160,8 @@ def run_probe(
     have = EvidenceSet(AuditRequest(net), {ProbeStep: step})
     report = judged(have, settings, [check for check in all_checks().values() if check.needs_probe])
     return ProbeResult(
-        list(report.findings), loss, list(probes), type(optimizer).__name__, list(report.suppressed)
+        **{f.name: getattr(report, f.name) for f in dataclasses.fields(Report)},
+        loss=loss,
+        parameters=list(probes),
+        optimizer=type(optimizer).__name__,
     )
