@@ -166,11 +166,14 @@ class Finding:
             ...         cause=cause).names_its_subjects()
             True
         """
-        if self.cause is None:  # MIGRATION (issue 39): findings not yet made from a cause; removed once all are
+        if (
+            self.cause is None
+        ):  # MIGRATION (issue 39): findings not yet made from a cause; removed once all are
             import re
 
             return all(
-                re.search(rf"(?<![\w.]){re.escape(name)}(?!\w|\.\w)", self.message) for name in self.subjects[:4]
+                re.search(rf"(?<![\w.]){re.escape(name)}(?!\w|\.\w)", self.message)
+                for name in self.subjects[:4]
             )
         return self.cause.names_subjects
 

@@ -60,7 +60,9 @@ def compare_with_golden(check_id: str, report: graphaudit.Report) -> None:
         if not path.exists() or path.read_text(encoding="utf-8") != said:
             path.write_text(said, encoding="utf-8")
         return
-    assert path.exists(), f"{path.relative_to(SAMPLES.parent)} is missing: regenerate it ({__doc__.split('::')[0]})"
+    assert path.exists(), (
+        f"{path.relative_to(SAMPLES.parent)} is missing: regenerate it ({__doc__.split('::')[0]})"
+    )
     expected = path.read_text(encoding="utf-8")
     if said != expected:
         diff = difflib.unified_diff(

@@ -263,7 +263,19 @@ def ga721(side: str, layer: str = "0", group: int | None = None) -> Finding:
 
     rate, low = (1e-6, 1e-5) if side == "below" else (1.0, 1e-7)
     cause = LearningRateOutOfRange(
-        "Adam", "Adam-like", "fixed", rate, group, layer, side, "plausible", low, 0.03, 1e-5, 0.01, "Kingma & Ba 2015"
+        "Adam",
+        "Adam-like",
+        "fixed",
+        rate,
+        group,
+        layer,
+        side,
+        "plausible",
+        low,
+        0.03,
+        1e-5,
+        0.01,
+        "Kingma & Ba 2015",
     )
     return dataclasses.replace(
         finding("GA721", "warning", ("Adam", f"{layer}.weight", f"{layer}.bias"), cause.message()),

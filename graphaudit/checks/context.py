@@ -226,7 +226,14 @@ class AuditContext:
         if isinstance(cause, str):  # MIGRATION (issue 39): (message, fix, nodes) of a check not yet migrated
             fix, nodes = args[0], (args[1] if len(args) > 1 else ())
             return Finding(
-                self.check.check_id, self.check.name, severity, subject, cause, fix, tuple(nodes), tuple(subjects)
+                self.check.check_id,
+                self.check.name,
+                severity,
+                subject,
+                cause,
+                fix,
+                tuple(nodes),
+                tuple(subjects),
             )
         nodes = args[0] if args else ()
         if not isinstance(cause, Cause):

@@ -95,7 +95,12 @@ def audit(
     from graphaudit.capture.network.structure import gc_frozen
 
     settings = configuration(config, "audit()").with_keywords(select=select, ignore=ignore)
-    with gc_frozen(), judging("the audit", "The network was left as it was; if the error is not in your network's own code"):
+    with (
+        gc_frozen(),
+        judging(
+            "the audit", "The network was left as it was; if the error is not in your network's own code"
+        ),
+    ):
         # the collector would rescan the network's objects throughout the audit
         request = build_request(net, options=options, **{name: given[name] for name in REQUEST_KEYWORDS})
         return judged(EvidenceSet(request), settings)

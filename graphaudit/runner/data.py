@@ -116,5 +116,7 @@ def audit_dataset(
         request = AuditRequest(None, train_ds, options=check_options(options))
         have = EvidenceSet(request, {NetworkGraph: _no_network()})
         have.need(TrainingData)  # a wrong train_ds is the user's error, raised before any check runs
-        report = judged(have, settings, [check for check in all_checks().values() if _reads_data(check.needs)])
+        report = judged(
+            have, settings, [check for check in all_checks().values() if _reads_data(check.needs)]
+        )
         return dataclasses.replace(report, network=type(train_ds).__name__, datasets=pipeline_graphs(have))

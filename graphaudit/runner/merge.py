@@ -87,7 +87,9 @@ def _deferred(finding: Finding, by_id: dict[str, Check], reported: dict[str, lis
     for target, _ in check.defers_to:
         if target not in reported:
             continue
-        if check.deferred_when == "reported" or covers(reported[target], finding.subjects, check.deferred_when):
+        if check.deferred_when == "reported" or covers(
+            reported[target], finding.subjects, check.deferred_when
+        ):
             return True
     return False
 
