@@ -3,17 +3,62 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import ROOT, holder, listing, pattern
+from graphaudit.checks._shared.grouping import ROOT, holder, pattern
 from graphaudit.checks._shared.reference import ANOTHER_MODEL, by_module, port_cell, shape_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing, pronouns
 
 
-@register("GA630", "reference-weight-missing-in-port", severity="error", needs=(ReferenceWeights,))
+@dataclass(frozen=True)
+class ReferenceWeightMissingInPort(Cause):
+    """Weights of the original the port has no parameter for: a bias or a layer left out.
+
+    *cells* are the port's cells that have no parameter for them, when the port has their
+    modules; empty when it has no such layer at all.
+    """
+
+    names_subjects = True
+    original: str  # the reference's label (its file's name)
+    names: tuple[str, ...]  # the original's weights, by name
+    shapes: tuple[tuple[int, ...], ...]  # their shapes in the original, in the same order
+    cells: tuple[str, ...]  # the port's cells that stand for their modules, by path
+
+    def message(self) -> str:
+        shapes = listing([f"{name} ({shape_text(shape)})" for name, shape in zip(self.names, self.shapes)])
+        if self.cells:
+            has = "has" if len(self.cells) == 1 else "have"
+            where = (
+                f"the port's {listing(self.cells)} {has} no parameter for {pronouns(len(self.names)).object}"
+            )
+            what = (
+                "a bias left out"
+                if all(name.rpartition(".")[2] == "bias" for name in self.names)
+                else "left out"
+            )
+        else:
+            where, what = "the port has no such layer", "a layer left out"
+        return f"The original ({self.original}) has {shapes} and {where}: {what}."
+
+    def fix(self) -> str:
+        return (
+            "Add what the original has (a bias: has_bias=True; a layer) to the port; if the port has it under "
+            "a name the mapping cannot pair, say so: reference_map={'port.name': 'original.name'}."
+        )
+
+
+@register(
+    "GA630",
+    "reference-weight-missing-in-port",
+    severity="error",
+    needs=(ReferenceWeights,),
+    causes=(ReferenceWeightMissingInPort,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A weight of the original with no counterpart in the port: a layer or a bias left out.
 
@@ -64,30 +109,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         key = ("own", pattern(path), *leaves) if own else ("layer", cell)
         gathered.setdefault(key, []).extend((module, leaf) for leaf in leaves)
     for key, members in gathered.items():
-        names = [f"{module}.{leaf}" if module else leaf for module, leaf in members]
-        shapes = listing([f"{name} ({shape_text(weights.reference_shapes[name])})" for name in names])
-        them = "it" if len(names) == 1 else "them"
+        names = tuple(f"{module}.{leaf}" if module else leaf for module, leaf in members)
+        shapes = tuple(tuple(int(d) for d in weights.reference_shapes[name]) for name in names)
         if key[0] == "own":
             cells = list(dict.fromkeys(port_cell(ctx, weights, module)[0] for module, _ in members))
-            paths = [ctx.graph.nodes[c]["path"] or ROOT for c in cells]
-            subject = paths[0] if len(paths) == 1 else holder(paths)
-            has = "has" if len(paths) == 1 else "have"
-            where = f"the port's {listing(paths)} {has} no parameter for {them}"
-            what = "a bias left out" if key[2:] == ("bias",) else "left out"
+            paths = tuple(ctx.graph.nodes[c]["path"] or ROOT for c in cells)
+            subject = paths[0] if len(paths) == 1 else holder(list(paths))
         else:
-            cells = [key[1]]
+            cells, paths = [key[1]], ()
             tops = list(dict.fromkeys(_top_missing(ctx, module) for module, _ in members))
             subject = tops[0] if len(tops) == 1 else holder(tops)
-            where, what = "the port has no such layer", "a layer left out"
-        yield ctx.finding(
-            "error",
-            subject,
-            f"The original ({weights.label}) has {shapes} and {where}: {what}.",
-            "Add what the original has (a bias: has_bias=True; a layer) to the port; if the port has it under "
-            "a name the mapping cannot pair, say so: reference_map={'port.name': 'original.name'}.",
-            tuple(cells),
-            subjects=tuple(names),
-        )
+        cause = ReferenceWeightMissingInPort(weights.label, names, shapes, paths)
+        yield ctx.finding("error", subject, cause, tuple(cells), subjects=names)
 
 
 def _top_missing(ctx: AuditContext, module: str) -> str:

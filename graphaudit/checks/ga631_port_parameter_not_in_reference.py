@@ -3,16 +3,56 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import Group, group_parameters, holder, listing, pattern
+from graphaudit.checks._shared.grouping import Group, group_parameters, holder, pattern
 from graphaudit.checks._shared.reference import ANOTHER_MODEL, shape_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 
-@register("GA631", "port-parameter-not-in-reference", severity="warning", needs=(ReferenceWeights,))
+@dataclass(frozen=True)
+class PortParameterNotInReference(Cause):
+    """Trainable parameters of the port the original does not have: a layer or a parameter added."""
+
+    names_subjects = True
+    original: str  # the reference's label (its file's name)
+    names: tuple[str, ...]  # the port's parameters, by path
+    shapes: tuple[tuple[int, ...], ...]  # their shapes, in the same order
+    layer: bool  # whole cells added (all their parameters), not a parameter of a cell the original has
+    same_shape: str = ""  # the one weight of the original of a lone parameter's shape, when there is one
+    format: str = ""  # the reference's format, which leaves tied copies out (with same_shape)
+
+    def message(self) -> str:
+        sized = listing([f"{name} ({shape_text(shape)})" for name, shape in zip(self.names, self.shapes)])
+        tie = (
+            f" The original's {self.same_shape} has the same shape: if the original ties them ({self.format} files "
+            "leave tied copies out), tie them in the port too."
+            if self.same_shape
+            else ""
+        )
+        return (
+            f"The port has {sized}, which the original ({self.original}) does not have: "
+            f"{'a layer' if self.layer else 'a parameter'} added.{tie}"
+        )
+
+    def fix(self) -> str:
+        return (
+            "Remove what the original does not have, or pair it with the original's weight: "
+            "reference_map={'port.name': 'original.name'}."
+        )
+
+
+@register(
+    "GA631",
+    "port-parameter-not-in-reference",
+    severity="warning",
+    needs=(ReferenceWeights,),
+    causes=(PortParameterNotInReference,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter of the port that the original does not have: a layer or a bias added.
 
@@ -57,23 +97,17 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         like = sorted(
             {ref for name in names for ref, shape in shapes.items() if shape == weights.port_shapes[name]}
         )
-        tie = (
-            f" The original's {like[0]} has the same shape: if the original ties them ({weights.format} files "
-            "leave tied copies out), tie them in the port too."
-            if len(like) == 1 and len(names) == 1
-            else ""
+        lone = len(like) == 1 and len(names) == 1
+        cause = PortParameterNotInReference(
+            weights.label,
+            tuple(names),
+            tuple(tuple(int(d) for d in weights.port_shapes[n]) for n in names),
+            layers,
+            like[0] if lone else "",
+            weights.format if lone else "",
         )
-        sized = listing([f"{n} ({shape_text(weights.port_shapes[n])})" for n in names])
-        yield ctx.finding(
-            "warning",
-            group.subject,
-            f"The port has {sized}, which the original ({weights.label}) does not have: "
-            f"{'a layer' if layers else 'a parameter'} added.{tie}",
-            "Remove what the original does not have, or pair it with the original's weight: "
-            "reference_map={'port.name': 'original.name'}.",
-            tuple(node for each in groups for node in each.graph_nodes),
-            subjects=group.names,
-        )
+        nodes = tuple(node for each in groups for node in each.graph_nodes)
+        yield ctx.finding("warning", group.subject, cause, nodes, subjects=group.names)
 
 
 def _merged(groups: list[Group]) -> Group:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphaudit.checks import register
@@ -10,13 +11,51 @@ from graphaudit.checks._shared.grouping import ROOT, holder, pattern
 from graphaudit.checks._shared.reference import ANOTHER_MODEL, module_of, shape_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 if TYPE_CHECKING:  # at run time only the checks' own modules: importing capture imports MindSpore
     from graphaudit.capture.reference.mapping import Pair
 
 
-@register("GA632", "parameter-shape-differs-from-reference", severity="error", needs=(ReferenceWeights,))
+@dataclass(frozen=True)
+class ParameterShapeDiffersFromReference(Cause):
+    """Port parameters whose shapes differ from the original weights they stand for, or are their transposes."""
+
+    names_subjects = True
+    ports: tuple[str, ...]  # the port's parameters, by path
+    port_shapes: tuple[tuple[int, ...], ...]  # their shapes, in the same order
+    references: tuple[str, ...]  # the original's weights they are paired with, in the same order
+    reference_shapes: tuple[tuple[int, ...], ...]
+    transposed: bool  # each is the transpose of the original's (else: another shape)
+
+    def message(self) -> str:
+        how = "the transpose of the original's" if self.transposed else "where the original has"
+        said = [
+            f"{port} is {shape_text(mine)}, {how} {reference} ({shape_text(theirs)})"
+            for port, mine, reference, theirs in zip(
+                self.ports, self.port_shapes, self.references, self.reference_shapes
+            )
+        ]
+        return listing(said, separator="; ") + (
+            ": the original's weights load into the port only transposed."
+            if self.transposed
+            else ": the layer is not the original's."
+        )
+
+    def fix(self) -> str:
+        if self.transposed:
+            return "Transpose the original's weight when converting it, or declare the layer as the original does."
+        return "Give the layer the original's sizes (in and out channels, kernel, vocabulary)."
+
+
+@register(
+    "GA632",
+    "parameter-shape-differs-from-reference",
+    severity="error",
+    needs=(ReferenceWeights,),
+    causes=(ParameterShapeDiffersFromReference,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A port parameter whose shape differs from the original weight it stands for, or is its transpose.
 
@@ -54,30 +93,19 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if pair.layout != "same":
             key = (pattern(module_of(pair.port)), pair.layout == "transposed")
             gathered.setdefault(key, []).append(pair)
-    for pairs in gathered.values():
+    for (_, transposed), pairs in gathered.items():
         cells = list(dict.fromkeys(module_of(pair.port) or ROOT for pair in pairs))
-        said = []
-        for pair in pairs[:4]:
-            mine, theirs = weights.port_shapes[pair.port], weights.reference_shapes[pair.reference]
-            how = (
-                "the transpose of the original's" if pair.layout == "transposed" else "where the original has"
-            )
-            said.append(f"{pair.port} is {shape_text(mine)}, {how} {pair.reference} ({shape_text(theirs)})")
-        if len(pairs) > 4:
-            said.append(f"{len(pairs) - 4} more alike")
-        transposed = all(pair.layout == "transposed" for pair in pairs)
+        cause = ParameterShapeDiffersFromReference(
+            tuple(pair.port for pair in pairs),
+            tuple(tuple(int(d) for d in weights.port_shapes[pair.port]) for pair in pairs),
+            tuple(pair.reference for pair in pairs),
+            tuple(tuple(int(d) for d in weights.reference_shapes[pair.reference]) for pair in pairs),
+            transposed,
+        )
         yield ctx.finding(
             "error",
             cells[0] if len(cells) == 1 else holder(cells),
-            "; ".join(said)
-            + (
-                ": the original's weights load into the port only transposed."
-                if transposed
-                else ": the layer is not the original's."
-            ),
-            "Transpose the original's weight when converting it, or declare the layer as the original does."
-            if transposed
-            else "Give the layer the original's sizes (in and out channels, kernel, vocabulary).",
+            cause,
             tuple(weights.port_nodes[pair.port] for pair in pairs),
-            subjects=tuple(pair.port for pair in pairs),
+            subjects=cause.ports,
         )

@@ -3,13 +3,38 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.reference import ANOTHER_MODEL
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class ReferenceIsAnotherModel(Cause):
+    """Fewer than half of the original's weights have a counterpart in the port: it is another model."""
+
+    original: str  # the reference's label (its file's name)
+    paired: int  # the original's weights paired with a port parameter
+    weights: int  # the original's weights, integer buffers aside
+    share: float  # paired / weights
+    port_parameters: int  # the port's parameters
+
+    def message(self) -> str:
+        return (
+            f"Only {self.paired} of the original's {self.weights} weights ({self.share:.0%}) have a counterpart "
+            f"in the port ({self.port_parameters} parameters): {self.original} is not the original of this "
+            "network, or the names and shapes of the two have almost nothing in common."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Pass the original this network was ported from; if it is, give the pairs: "
+            "reference_map={'port.name': 'original.name', ...}."
+        )
 
 
 @register(
@@ -18,6 +43,7 @@ from graphaudit.findings import Finding
     severity="error",
     needs=(ReferenceWeights,),
     once="one finding per audit: there is one reference",
+    causes=(ReferenceIsAnotherModel,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Most of the original's weights have no counterpart in the port: the reference is another model.
@@ -47,13 +73,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if share >= ANOTHER_MODEL:
         return
     total = len(weights.reference_shapes) - len(weights.buffers)
-    yield ctx.finding(
-        "error",
-        "(root)",
-        f"Only {len(weights.mapping.pairs)} of the original's {total} weights ({share:.0%}) have a counterpart "
-        f"in the port ({len(weights.port_shapes)} parameters): {weights.label} is not the original of this "
-        "network, or the names and shapes of the two have almost nothing in common.",
-        "Pass the original this network was ported from; if it is, give the pairs: "
-        "reference_map={'port.name': 'original.name', ...}.",
-        (g.cell_nodes_by_path(ctx.graph)[""],),
+    cause = ReferenceIsAnotherModel(
+        weights.label, len(weights.mapping.pairs), total, float(share), len(weights.port_shapes)
     )
+    yield ctx.finding("error", "(root)", cause, (g.cell_nodes_by_path(ctx.graph)[""],))

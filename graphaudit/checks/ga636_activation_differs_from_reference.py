@@ -3,15 +3,88 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.reference_attributes import differences, gathered, value_text
+from graphaudit.checks._shared.reference_attributes import AttributeDiffers, differences, gathered, value_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference_attributes import AttributeDifference, ReferenceAttributes
-from graphaudit.findings import Finding
+from graphaudit.findings import Finding, Severity
+
+_GELU = {"none": "the exact (erf) GELU", "tanh": "the tanh approximation of GELU", "fast": "FastGelu"}
 
 
-@register("GA636", "activation-differs-from-reference", severity="error", needs=(ReferenceAttributes,))
+@dataclass(frozen=True)
+class GeluApproximationDiffers(AttributeDiffers):
+    """A GELU computed another way than the original's: the tanh approximation, the exact erf, or FastGelu."""
+
+    def message(self) -> str:
+        mine, theirs = self.port, self.reference
+        return (
+            f"{self.cells_text()}: computes {_GELU.get(mine, mine)} where the original computes "
+            f"{_GELU.get(theirs, theirs)}"
+        ) + (" (MindSpore's nn.GELU() default is approximate=True)." if mine == "tanh" else ".")
+
+    def fix(self) -> str:
+        if self.reference == "none":
+            return "Use nn.GELU(approximate=False) (or mint.nn.GELU())"
+        return "Use nn.GELU(approximate=True) (or mint.nn.GELU(approximate='tanh'))."
+
+
+@dataclass(frozen=True)
+class ActivationFunctionDiffers(AttributeDiffers):
+    """An activation of another kind than the original's (ReLU for GELU...)."""
+
+    def message(self) -> str:
+        return (
+            f"{self.cells_text()}: is {self.port} where the original's is {self.reference}: another function than "
+            "the weights were trained with."
+        )
+
+    def fix(self) -> str:
+        return f"Use the original's activation ({self.reference})."
+
+
+@dataclass(frozen=True)
+class SoftmaxAxisDiffers(AttributeDiffers):
+    """A softmax over another axis than the original's."""
+
+    def message(self) -> str:
+        return f"{self.cells_text()}: softmax over axis {self.port} where the original's is over axis {self.reference}."
+
+    def fix(self) -> str:
+        return f"Give the original's axis: nn.Softmax(axis={self.reference})."
+
+
+@dataclass(frozen=True)
+class NegativeSlopeDiffers(AttributeDiffers):
+    """A LeakyReLU with another negative slope than the original's."""
+
+    def message(self) -> str:
+        return (
+            f"{self.cells_text()}: negative slope {value_text(self.port)} where the original's is "
+            f"{value_text(self.reference)}."
+        )
+
+    def fix(self) -> str:
+        return f"Give the original's slope: nn.LeakyReLU(alpha={value_text(self.reference)})."
+
+
+_CAUSES: dict[str, type[AttributeDiffers]] = {
+    "approximate": GeluApproximationDiffers,
+    "function": ActivationFunctionDiffers,
+    "dim": SoftmaxAxisDiffers,
+    "negative_slope": NegativeSlopeDiffers,
+}
+
+
+@register(
+    "GA636",
+    "activation-differs-from-reference",
+    severity="error",
+    needs=(ReferenceAttributes,),
+    causes=(GeluApproximationDiffers, ActivationFunctionDiffers, SoftmaxAxisDiffers, NegativeSlopeDiffers),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An activation computes another function than the original's: GELU's tanh against erf, another kind, slope or axis.
 
@@ -42,33 +115,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     yield from gathered(ctx, found, _say)
 
 
-def _say(d: AttributeDifference, cells: str) -> tuple[str, str, str]:
-    mine, theirs = d.difference.port, d.difference.reference
-    attribute = d.difference.attribute
-    if attribute == "approximate":
-        words = {"none": "the exact (erf) GELU", "tanh": "the tanh approximation of GELU", "fast": "FastGelu"}
-        return (
-            "error",
-            f"{cells}: computes {words.get(mine, mine)} where the original computes {words.get(theirs, theirs)}"
-            + (" (MindSpore's nn.GELU() default is approximate=True)." if mine == "tanh" else "."),
-            "Use nn.GELU(approximate=False) (or mint.nn.GELU())"
-            if theirs == "none"
-            else "Use nn.GELU(approximate=True) (or mint.nn.GELU(approximate='tanh')).",
-        )
-    if attribute == "function":
-        return (
-            "error",
-            f"{cells}: is {mine} where the original's is {theirs}: another function than the weights were trained with.",
-            f"Use the original's activation ({theirs}).",
-        )
-    if attribute == "dim":
-        return (
-            "error",
-            f"{cells}: softmax over axis {mine} where the original's is over axis {theirs}.",
-            f"Give the original's axis: nn.Softmax(axis={theirs}).",
-        )
-    return (
-        "error",
-        f"{cells}: negative slope {value_text(mine)} where the original's is {value_text(theirs)}.",
-        f"Give the original's slope: nn.LeakyReLU(alpha={value_text(theirs)}).",
-    )
+def _say(d: AttributeDifference, cells: tuple[str, ...]) -> tuple[Severity, AttributeDiffers]:
+    return "error", _CAUSES.get(d.difference.attribute, NegativeSlopeDiffers).between(d, cells)

@@ -3,12 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.reference_attributes import differences, gathered
+from graphaudit.checks._shared.reference_attributes import AttributeDiffers, differences, gathered
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference_attributes import AttributeDifference, ReferenceAttributes
-from graphaudit.findings import Finding
+from graphaudit.findings import Finding, Severity
+
+
+@dataclass(frozen=True)
+class KeepProbabilityReadAsRate(AttributeDiffers):
+    """A Dropout whose rate is one minus the original's: MindSpore 1.x's keep_prob taken for the rate."""
+
+    def message(self) -> str:
+        mine, theirs = self.port, self.reference
+        return (
+            f"{self.cells_text()}: drops {mine:.0%} of the activations where the original drops {theirs:.0%}: the "
+            f"keep-probability {1 - mine:.3g} is read as the rate (MindSpore 1.x's keep_prob is 1 - p)."
+        )
+
+    def fix(self) -> str:
+        return f"Give the rate: nn.Dropout(p={self.reference:.3g})."
+
+
+@dataclass(frozen=True)
+class DropoutRateDiffers(AttributeDiffers):
+    """A Dropout that drops another share than the original's."""
+
+    def message(self) -> str:
+        return (
+            f"{self.cells_text()}: drops {self.port:.0%} of the activations where the original drops "
+            f"{self.reference:.0%}."
+        )
+
+    def fix(self) -> str:
+        return f"Give the original's rate: nn.Dropout(p={self.reference:.3g})."
 
 
 @register(
@@ -19,6 +49,7 @@ from graphaudit.findings import Finding
     needs=(ReferenceAttributes,),
     confirms="GA701",  # GA701 guesses from a rate above half; the original's rate says it
     keeps_message="both",
+    causes=(KeepProbabilityReadAsRate, DropoutRateDiffers),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A Dropout drops another share than the original's, or its keep-probability was read as the rate.
@@ -49,17 +80,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     yield from gathered(ctx, differences(ctx, ("p",), ("dropout",)), _say)
 
 
-def _say(d: AttributeDifference, cells: str) -> tuple[str, str, str]:
+def _say(d: AttributeDifference, cells: tuple[str, ...]) -> tuple[Severity, AttributeDiffers]:
     mine, theirs = d.difference.port, d.difference.reference
     if abs(mine + theirs - 1) < 1e-6:
-        return (
-            "error",
-            f"{cells}: drops {mine:.0%} of the activations where the original drops {theirs:.0%}: the "
-            f"keep-probability {1 - mine:.3g} is read as the rate (MindSpore 1.x's keep_prob is 1 - p).",
-            f"Give the rate: nn.Dropout(p={theirs:.3g}).",
-        )
-    return (
-        "warning",
-        f"{cells}: drops {mine:.0%} of the activations where the original drops {theirs:.0%}.",
-        f"Give the original's rate: nn.Dropout(p={theirs:.3g}).",
-    )
+        return "error", KeepProbabilityReadAsRate.between(d, cells)
+    return "warning", DropoutRateDiffers.between(d, cells)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.reference_attributes import differences, gathered, value_text
+from graphaudit.checks._shared.reference_attributes import AttributeDiffers, differences, gathered, value_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference_attributes import AttributeDifference, ReferenceAttributes
-from graphaudit.findings import Finding
+from graphaudit.findings import Finding, Severity
 
 _WHAT = {
     "pads": "pads",
@@ -21,12 +22,64 @@ _WHAT = {
 }
 
 
+@dataclass(frozen=True)
+class SamePaddingAtStride(AttributeDiffers):
+    """A convolution or pooling padding 'same' at a stride above 1 where the original gives its padding.
+
+    *halves*: the original pads half the kernel on each side, as 'same' does on odd input sizes.
+    """
+
+    halves: bool
+
+    def message(self) -> str:
+        return (
+            f"{self.cells_text()}: pads 'same' at a stride above 1 where the original pads {value_text(self.reference)}: "
+            + (
+                "the same on odd input sizes, shifted by one on even ones (MindSpore pads the end first)."
+                if self.halves
+                else "another padding on any input."
+            )
+        )
+
+    def fix(self) -> str:
+        if self.halves:
+            return f"Give pad_mode='pad', padding={self.reference[0][0]} as the original does."
+        return "Give the original's padding with pad_mode='pad'."
+
+
+@dataclass(frozen=True)
+class PaddingOrPoolingDiffers(AttributeDiffers):
+    """A convolution's or pooling's padding, stride, dilation, rounding or pooling kind other than the original's."""
+
+    attribute: (
+        str  # "pads", "stride", "dilation", "ceil_mode", "count_include_pad", "function", "padding_mode"
+    )
+
+    def message(self) -> str:
+        return (
+            f"{self.cells_text()}: {_WHAT[self.attribute]} {value_text(self.port)} where the original's is "
+            f"{value_text(self.reference)}."
+        )
+
+    def fix(self) -> str:
+        theirs = self.reference
+        fixes = {
+            "pads": "Give the original's padding (pad_mode='pad', padding=... as torch's; 'valid' for 0).",
+            "stride": "Give the original's stride (torch's pools default to the kernel size, MindSpore's to 1).",
+            "ceil_mode": f"Give ceil_mode={theirs}, as the original.",
+            "count_include_pad": f"Give count_include_pad={theirs}, as the original.",
+            "function": f"Use the original's pooling ({theirs}).",
+        }
+        return fixes.get(self.attribute, f"Give the original's {_WHAT[self.attribute]}.")
+
+
 @register(
     "GA638",
     "padding-or-pooling-differs-from-reference",
     severity="error",
     also=("warning",),
     needs=(ReferenceAttributes,),
+    causes=(SamePaddingAtStride, PaddingOrPoolingDiffers),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A convolution or pooling pads, strides or rounds otherwise than the original's, or pools another way.
@@ -64,29 +117,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     yield from gathered(ctx, found, _say)
 
 
-def _say(d: AttributeDifference, cells: str) -> tuple[str, str, str]:
+def _say(d: AttributeDifference, cells: tuple[str, ...]) -> tuple[Severity, AttributeDiffers]:
     mine, theirs = d.difference.port, d.difference.reference
-    attribute = d.difference.attribute
-    if attribute == "pads" and mine == "same" and isinstance(theirs, tuple):
+    if d.difference.attribute == "pads" and mine == "same" and isinstance(theirs, tuple):
         halves = all(a == b for a, b in theirs)
-        return (
-            "warning" if halves else "error",
-            f"{cells}: pads 'same' at a stride above 1 where the original pads {value_text(theirs)}: "
-            + (
-                "the same on odd input sizes, shifted by one on even ones (MindSpore pads the end first)."
-                if halves
-                else "another padding on any input."
-            ),
-            f"Give pad_mode='pad', padding={theirs[0][0]} as the original does."
-            if halves
-            else "Give the original's padding with pad_mode='pad'.",
-        )
-    said = f"{cells}: {_WHAT[attribute]} {value_text(mine)} where the original's is {value_text(theirs)}"
-    fixes = {
-        "pads": "Give the original's padding (pad_mode='pad', padding=... as torch's; 'valid' for 0).",
-        "stride": "Give the original's stride (torch's pools default to the kernel size, MindSpore's to 1).",
-        "ceil_mode": f"Give ceil_mode={theirs}, as the original.",
-        "count_include_pad": f"Give count_include_pad={theirs}, as the original.",
-        "function": f"Use the original's pooling ({theirs}).",
-    }
-    return "error", said + ".", fixes.get(attribute, f"Give the original's {_WHAT[attribute]}.")
+        return "warning" if halves else "error", SamePaddingAtStride.between(d, cells, halves)
+    return "error", PaddingOrPoolingDiffers.between(d, cells, d.difference.attribute)

@@ -3,15 +3,49 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.reference_attributes import differences, gathered, value_text
+from graphaudit.checks._shared.reference_attributes import AttributeDiffers, differences, gathered, value_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference_attributes import AttributeDifference, ReferenceAttributes
-from graphaudit.findings import Finding
+from graphaudit.findings import Finding, Severity
 
 
-@register("GA639", "resize-differs-from-reference", severity="error", needs=(ReferenceAttributes,))
+@dataclass(frozen=True)
+class InterpolationModeDiffers(AttributeDiffers):
+    """An upsampling that interpolates another way (nearest, linear, cubic) than the original's."""
+
+    def message(self) -> str:
+        return (
+            f"{self.cells_text()}: interpolates {self.port} where the original interpolates {self.reference}."
+        )
+
+    def fix(self) -> str:
+        return f"Give the original's mode ({self.reference})."
+
+
+@dataclass(frozen=True)
+class AlignCornersDiffers(AttributeDiffers):
+    """An upsampling with align_corners the other way than the original's: the input sampled on another grid."""
+
+    def message(self) -> str:
+        return (
+            f"{self.cells_text()}: align_corners={value_text(self.port)} where the original's is "
+            f"{value_text(self.reference)}: the input is sampled on another grid."
+        )
+
+    def fix(self) -> str:
+        return f"Give align_corners={self.reference}, as the original."
+
+
+@register(
+    "GA639",
+    "resize-differs-from-reference",
+    severity="error",
+    needs=(ReferenceAttributes,),
+    causes=(InterpolationModeDiffers, AlignCornersDiffers),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An upsampling interpolates otherwise than the original's: another mode, or ``align_corners`` the other way.
 
@@ -41,17 +75,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     yield from gathered(ctx, differences(ctx, ("mode", "align_corners"), ("resize",)), _say)
 
 
-def _say(d: AttributeDifference, cells: str) -> tuple[str, str, str]:
-    mine, theirs = d.difference.port, d.difference.reference
+def _say(d: AttributeDifference, cells: tuple[str, ...]) -> tuple[Severity, AttributeDiffers]:
     if d.difference.attribute == "mode":
-        return (
-            "error",
-            f"{cells}: interpolates {mine} where the original interpolates {theirs}.",
-            f"Give the original's mode ({theirs}).",
-        )
-    return (
-        "error",
-        f"{cells}: align_corners={value_text(mine)} where the original's is {value_text(theirs)}: the input "
-        "is sampled on another grid.",
-        f"Give align_corners={theirs}, as the original.",
-    )
+        return "error", InterpolationModeDiffers.between(d, cells)
+    return "error", AlignCornersDiffers.between(d, cells)

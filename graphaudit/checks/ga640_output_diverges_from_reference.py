@@ -3,13 +3,69 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import ROOT
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference_outputs import ReferenceOutputs
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class CellOutputDiverges(Cause):
+    """With the original's weights and batch, a cell returns something else while its input agrees."""
+
+    names_subjects = True
+    cell: str  # the port's cell, by path
+    original: str  # the original's module it stands for ("" for the model)
+    figures: str  # msprobe's figures of its output, as the comparison words them ("": not of the same shape)
+    scale: float | None  # the largest magnitude of the original's output
+    shapes: str = ""  # both outputs' shapes, when they differ
+
+    def message(self) -> str:
+        said = (
+            f"{self.figures} (largest value {self.scale:.3g})"
+            if self.figures
+            else f"a tensor of another shape ({self.shapes})"
+        )
+        return (
+            f"With the original's weights and batch, {self.cell} (the original's {self.original or 'model'}) "
+            f"returns something else while its input agrees: {said}; everything before it agreed."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Make {self.cell} compute what the original's {self.original or 'model'} computes: its layer kind, "
+            "activation, axis, scale and constants."
+        )
+
+
+@dataclass(frozen=True)
+class CallerChangesInput(Cause):
+    """With the original's weights and batch, a cell is given an input that differs: its caller's construct made it."""
+
+    names_subjects = True
+    cell: str  # the port's cell given the input, by path
+    caller: str  # the cell whose construct calls it ((root): the network itself)
+    figures: str  # msprobe's figures of the input, as the comparison words them ("": not of the same shape)
+    shapes: str = ""  # both inputs' shapes, when they differ
+
+    def message(self) -> str:
+        said = self.figures if self.figures else f"of another shape: {self.shapes}"
+        return (
+            f"With the original's weights and batch, {self.cell} is given an input that differs "
+            f"({said}) while everything before it agreed: the difference is made in "
+            f"{self.caller}'s construct, before it calls {self.cell} (a reshape or flatten order, a residual, a "
+            "scale, the order of its layers, an operation outside any cell)."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Compare {self.caller}'s construct with the original's forward, line by line, up to its call of "
+            f"{self.cell}."
+        )
 
 
 @register(
@@ -18,6 +74,7 @@ from graphaudit.findings import Finding
     severity="error",
     needs=(ReferenceOutputs,),
     once="one finding per audit: every cell after the first divergence diverges because of it",
+    causes=(CellOutputDiverges, CallerChangesInput),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The port, given the original's weights and batch, computes something else: the first cell where it starts.
@@ -62,30 +119,25 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     first, at = found
     where = first.port or ROOT
     by_path = g.cell_nodes_by_path(ctx.graph)
+    cause: Cause
     if at == "output":
         subject, node = where, by_path.get(first.port)
-        said = (
-            f"{first.output.text()} (largest value {first.output.scale:.3g})"
-            if first.output is not None
-            else f"a tensor of another shape ({first.shapes})"
-        )
-        message = (
-            f"With the original's weights and batch, {where} (the original's {first.reference or 'model'}) "
-            f"returns something else while its input agrees: {said}; everything before it agreed."
-        )
-        fix = (
-            f"Make {where} compute what the original's {first.reference or 'model'} computes: its layer kind, "
-            "activation, axis, scale and constants."
+        figures = first.output
+        cause = CellOutputDiverges(
+            where,
+            first.reference,
+            figures.text() if figures is not None else "",
+            float(figures.scale) if figures is not None else None,
+            first.shapes if figures is None else "",
         )
     else:
         caller = first.caller or ""
         subject, node = caller or ROOT, by_path.get(caller)
-        said = first.input.text() if first.input is not None else f"of another shape: {first.input_shapes}"
-        message = (
-            f"With the original's weights and batch, {where} is given an input that differs "
-            f"({said}) while everything before it agreed: the difference is made in "
-            f"{subject}'s construct, before it calls {where} (a reshape or flatten order, a residual, a scale, "
-            "the order of its layers, an operation outside any cell)."
+        figures = first.input
+        cause = CallerChangesInput(
+            where,
+            subject,
+            figures.text() if figures is not None else "",
+            first.input_shapes if figures is None else "",
         )
-        fix = f"Compare {subject}'s construct with the original's forward, line by line, up to its call of {where}."
-    yield ctx.finding("error", subject, message, fix, (node,) if node is not None else ())
+    yield ctx.finding("error", subject, cause, (node,) if node is not None else ())

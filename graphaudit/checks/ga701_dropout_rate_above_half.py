@@ -3,32 +3,78 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import drop_probability, is_dropout
-from graphaudit.checks._shared.grouping import holder, listing
+from graphaudit.checks._shared.grouping import holder
 from graphaudit.checks.context import AuditContext
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
-DEPRECATED_KEEP_PROB = "keep_prob="  # how nn.Dropout's deprecated argument is shown (see GA702)
+DEPRECATED_KEEP_PROB = "keep_prob"  # nn.Dropout's deprecated argument (see GA702)
 
 
-def configured_with(cell: Any) -> str:
-    """How a dropout's rate was written, for messages."""
+def written_as(cell: Any) -> tuple[str, float | None, bool]:
+    """How a dropout's rate was written: the keyword ("" unknown), its value, and whether nn.Dropout's keep_prob."""
     from mindspore import nn
 
     if isinstance(cell, nn.Dropout) and getattr(cell, "p", None) is None:
-        return f"{DEPRECATED_KEEP_PROB}{cell.keep_prob:g} (nn.Dropout's first argument is the probability to KEEP)"
+        return DEPRECATED_KEEP_PROB, float(cell.keep_prob), True
     for attribute in ("p", "prob", "drop_prob", "drop_rate", "keep_prob"):
         value = vars(cell).get(attribute)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return f"{attribute}={value:g}"
-    return "its rate"
+            return attribute, float(value), False
+    return "", None, False
 
 
-@register("GA701", "dropout-rate-above-half", severity="warning")
+@dataclass(frozen=True)
+class DropoutRateAboveHalf(Cause):
+    """Dropouts of one class built with one rate above half: a keep probability written as a rate, or the reverse."""
+
+    names_subjects = True
+    cells: tuple[str, ...]  # the dropouts' paths
+    cell_class: str
+    rate: float  # the share of the inputs each drops
+    keyword: str  # the argument the rate was written as ("p", "keep_prob"...; "" when not found)
+    value: float | None  # what that argument was given
+    deprecated: bool  # nn.Dropout built through its deprecated keep_prob (its first positional argument)
+
+    def message(self) -> str:
+        if len(self.cells) == 1:
+            what, verb, their = f"{self.cells[0]} ({self.cell_class})", "drops", "its"
+        else:
+            what, verb, their = (
+                f"{len(self.cells)} {self.cell_class} cells ({listing(self.cells)})",
+                "each drop",
+                "their",
+            )
+        if self.deprecated:
+            configured = (
+                f"{self.keyword}={self.value:g} (nn.Dropout's first argument is the probability to KEEP)"
+            )
+        else:
+            configured = f"{self.keyword}={self.value:g}" if self.keyword else "its rate"
+        return (
+            f"{what} {verb} {self.rate:.0%} of {their} inputs, configured with {configured}. A rate above "
+            "50% is almost always a keep probability written as a drop rate, or the reverse."
+        )
+
+    def fix(self) -> str:
+        rate = self.rate
+        return (
+            f"If {1 - rate:.0%} is the rate you meant, write nn.Dropout(p={1 - rate:.2g}); if {rate:.0%} "
+            + (
+                f"really is meant, write nn.Dropout(p={rate:.2g}) (keep_prob is deprecated)."
+                if self.keyword == DEPRECATED_KEEP_PROB
+                else "really is meant, ignore this warning."
+            )
+        )
+
+
+@register("GA701", "dropout-rate-above-half", severity="warning", causes=(DropoutRateAboveHalf,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A Dropout that drops more than half of its inputs.
 
@@ -60,7 +106,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     # One cause, one finding: every dropout of one class built with the same rate is one
     # mistake (a ported config, a shared constant), however many blocks repeat it.
-    causes: dict[tuple[str, float, str], list[str]] = {}
+    causes: dict[tuple[str, float, tuple[str, float | None, bool]], list[str]] = {}
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
         cell = ctx.structure.cells[node]
         if not is_dropout(cell):
@@ -68,24 +114,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         rate = drop_probability(cell)
         if rate is None or rate <= 0.5 + 1e-9:
             continue
-        causes.setdefault((type(cell).__name__, rate, configured_with(cell)), []).append(node)
-    for (cls, rate, configured), members in causes.items():
-        paths = [ctx.cell_path(node) for node in members]
-        if len(members) == 1:
-            what, verb, their = f"{paths[0]} ({cls})", "drops", "its"
-        else:
-            what, verb, their = f"{len(members)} {cls} cells ({listing(paths)})", "each drop", "their"
+        causes.setdefault((type(cell).__name__, float(rate), written_as(cell)), []).append(node)
+    for (cls, rate, written), members in causes.items():
+        paths = tuple(ctx.cell_path(node) for node in members)
+        cause = DropoutRateAboveHalf(paths, cls, rate, *written)
         yield ctx.finding(
-            "warning",
-            paths[0] if len(members) == 1 else holder(paths),
-            f"{what} {verb} {rate:.0%} of {their} inputs, configured with {configured}. A rate above "
-            "50% is almost always a keep probability written as a drop rate, or the reverse.",
-            f"If {1 - rate:.0%} is the rate you meant, write nn.Dropout(p={1 - rate:.2g}); if {rate:.0%} "
-            + (
-                f"really is meant, write nn.Dropout(p={rate:.2g}) (keep_prob is deprecated)."
-                if configured.startswith(DEPRECATED_KEEP_PROB)
-                else "really is meant, ignore this warning."
-            ),
-            members,
-            subjects=paths,
+            "warning", paths[0] if len(paths) == 1 else holder(list(paths)), cause, members, subjects=paths
         )

@@ -3,15 +3,73 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import Group, cell_group
+from graphaudit.checks._shared.grouping import cell_group
 from graphaudit.checks.context import AuditContext
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing, pronouns
 
 
-@register("GA702", "deprecated-keep-prob", severity="info", also=("warning",))
+def _cells(names: tuple[str, ...]) -> str:
+    return names[0] if len(names) == 1 else f"{len(names)} Dropout cells ({listing(names)})"
+
+
+@dataclass(frozen=True)
+class DropoutThroughKeepProb(Cause):
+    """nn.Dropout cells whose rate came from the deprecated keep_prob (their p is None)."""
+
+    names_subjects = True
+    cells: tuple[str, ...]  # the dropouts' paths
+    keep_prob: float
+
+    def message(self) -> str:
+        one, keep_prob = len(self.cells) == 1, self.keep_prob
+        return (
+            f"{_cells(self.cells)} {pronouns(len(self.cells)).be} configured through keep_prob={keep_prob:g} (p is "
+            f"None), which MindSpore 2.10 deprecates; {'it drops' if one else 'each drops'} {1 - keep_prob:.0%} "
+            "of its inputs."
+        )
+
+    def fix(self) -> str:
+        keep_prob = self.keep_prob
+        return f"Write nn.Dropout(p={1 - keep_prob:.2g}) (p is the probability to drop)" + (
+            f", which does what keep_prob={keep_prob:g} does; if {keep_prob:.0%} is the rate you meant to drop, "
+            f"write nn.Dropout(p={keep_prob:.2g})."
+            if keep_prob < 0.5
+            else "."
+        )
+
+
+@dataclass(frozen=True)
+class KeepProbSwitchesDropoutOff(Cause):
+    """nn.Dropout cells given both p and keep_prob=1.0: construct() returns its input unchanged."""
+
+    names_subjects = True
+    cells: tuple[str, ...]  # the dropouts' paths
+    p: float
+
+    def message(self) -> str:
+        one = len(self.cells) == 1
+        return (
+            f"{_cells(self.cells)} {'was' if one else 'were'} given both p={self.p:g} and keep_prob=1.0: the rate "
+            f"comes from p, but construct() returns its input unchanged when keep_prob == 1, so "
+            f"{'it drops' if one else 'they drop'} nothing."
+        )
+
+    def fix(self) -> str:
+        return f"Pass only p: nn.Dropout(p={self.p:g})."
+
+
+@register(
+    "GA702",
+    "deprecated-keep-prob",
+    severity="info",
+    also=("warning",),
+    causes=(DropoutThroughKeepProb, KeepProbSwitchesDropoutOff),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An nn.Dropout configured through the deprecated keep_prob.
 
@@ -56,41 +114,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             deprecated.setdefault(keep_prob, []).append(node)
         elif keep_prob == 1 and p > 0:
             ignored.setdefault(p, []).append(node)
-    for rate, members, severity, told in (
-        *((k, m, "info", _deprecated) for k, m in deprecated.items()),
-        *((p, m, "warning", _ignored) for p, m in ignored.items()),
+    for rate, members, severity, kind in (
+        *((k, m, "info", DropoutThroughKeepProb) for k, m in deprecated.items()),
+        *((p, m, "warning", KeepProbSwitchesDropoutOff) for p, m in ignored.items()),
     ):
         group = cell_group(ctx, members)
-        message, fix = told(rate, group)
-        yield ctx.finding(severity, group.subject, message, fix, members, subjects=group.names)
-
-
-def _cells(group: Group) -> str:
-    return (
-        group.names[0] if len(group.names) == 1 else f"{len(group.names)} Dropout cells ({group.listing()})"
-    )
-
-
-def _deprecated(keep_prob: float, group: Group) -> tuple[str, str]:
-    one = len(group.names) == 1
-    return (
-        f"{_cells(group)} {group.pronouns().be} configured through keep_prob={keep_prob:g} (p is None), which "
-        f"MindSpore 2.10 deprecates; {'it drops' if one else 'each drops'} {1 - keep_prob:.0%} of its inputs.",
-        f"Write nn.Dropout(p={1 - keep_prob:.2g}) (p is the probability to drop)"
-        + (
-            f", which does what keep_prob={keep_prob:g} does; if {keep_prob:.0%} is the rate you meant to drop, "
-            f"write nn.Dropout(p={keep_prob:.2g})."
-            if keep_prob < 0.5
-            else "."
-        ),
-    )
-
-
-def _ignored(p: float, group: Group) -> tuple[str, str]:
-    one = len(group.names) == 1
-    return (
-        f"{_cells(group)} {'was' if one else 'were'} given both p={p:g} and keep_prob=1.0: the rate comes from "
-        f"p, but construct() returns its input unchanged when keep_prob == 1, so "
-        f"{'it drops' if one else 'they drop'} nothing.",
-        f"Pass only p: nn.Dropout(p={p:g}).",
-    )
+        cause = kind(group.names, float(rate))
+        yield ctx.finding(severity, group.subject, cause, members, subjects=group.names)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import networkx as nx
 
@@ -10,7 +11,8 @@ from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted
 
 # op_type of the traced divisions (``x / y``, ``x /= y``, ``1 / y``, ``ops.div``, ``ops.divide``,
 # ``ops.true_divide``, ``Tensor.div``, ``ops.RealDiv()``...); DivNoNan, floor and
@@ -120,22 +122,32 @@ def _input_words(attrs: dict) -> str:
 
 
 def why_zero(graph: nx.MultiDiGraph, node: str, known: dict[str, int]) -> str:
-    """In words, what is known of the divisor that lets it be zero."""
+    """What is known of the divisor that lets it be zero, as a word of :data:`ZERO_BECAUSE`."""
     attrs = graph.nodes[node]
     if attrs["kind"] == g.INPUT:
-        return "data, which can hold zeros"
+        return "data"
     if attrs["kind"] != g.OP:
-        return "a cell's output, which nothing keeps away from zero"
+        return "cell"
     if attrs["op_type"] in ("sub", "neg"):
-        return "a difference: zero where its two sides are equal"
+        return "difference"
     if sign(graph, node, known) == NONNEGATIVE:
-        return "non-negative (a count, a sum of squares, a variance, a norm): zero on an all-zero input"
+        return "non-negative"
     if attrs["op_type"] in REDUCTIONS:
-        return (
-            f"a {attrs['op_type']} of values not known to be non-zero: zero where they all are (a row that is all "
-            "padding, an empty mask) or where they cancel"
-        )
-    return "not known to be non-zero: nothing among the operations that make it (an epsilon, a clamp, an exponential) keeps it from 0"
+        return "reduction"
+    return "unknown"
+
+
+#: Why a divisor can be zero, in words, by what :func:`why_zero` says of it.
+ZERO_BECAUSE = {
+    "data": "data, which can hold zeros",
+    "cell": "a cell's output, which nothing keeps away from zero",
+    "difference": "a difference: zero where its two sides are equal",
+    "non-negative": "non-negative (a count, a sum of squares, a variance, a norm): zero on an all-zero input",
+    "reduction": "a {op_type} of values not known to be non-zero: zero where they all are (a row that is all "
+    "padding, an empty mask) or where they cancel",
+    "unknown": "not known to be non-zero: nothing among the operations that make it (an epsilon, a clamp, an "
+    "exponential) keeps it from 0",
+}
 
 
 def depends_on_data(graph: nx.MultiDiGraph, node: str) -> bool:
@@ -170,7 +182,45 @@ def describe(graph: nx.MultiDiGraph, node: str, scope: str | None = None) -> str
     return _input_words(attrs)
 
 
-@register("GA703", "division-without-nonan", severity="warning", needs=(TracedPass,))
+@dataclass(frozen=True)
+class DivisionWithoutNoNan(Cause):
+    """A division by a tensor the network computes, which nothing keeps from zero (one line of code, in its cells)."""
+
+    cells: tuple[str, ...]  # the cells whose construct divides, by path ((root): the network itself)
+    scope: str  # the first of them as the trace names it ("" for the network itself)
+    cell_class: str  # its class
+    divisions: int  # how many traced divisions, in all those cells and calls
+    op: str  # the division's operation, as traced
+    divisor: str  # what the divisor is, in words (the operation that makes it, a cell's output, an input)
+    zero: str  # why it can be zero: a key of ZERO_BECAUSE
+    reduction: str = ""  # the reduction that makes it, when that is why
+
+    def message(self) -> str:
+        if self.scope:
+            cell = f"{self.scope} ({self.cell_class})"
+        else:
+            cell = f"The network's own construct ({self.cell_class or 'the root cell'})"
+        where = (
+            cell
+            if len(self.cells) == 1
+            else f"{cell} and {counted(len(self.cells) - 1, 'other cell')} of its class"
+        )
+        times = f" ({self.divisions} divisions)" if self.divisions > 1 else ""
+        return (
+            f"{where} divides by a tensor it computes{times}: {self.op} by {self.divisor}, "
+            f"{ZERO_BECAUSE[self.zero].format(op_type=self.reduction)}. Nothing guards the divisor, so where it is "
+            "zero the result is inf or nan."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Use ops.DivNoNan() (0 where the divisor is 0) or guard the divisor (+ eps, ops.clamp(min=eps))."
+        )
+
+
+@register(
+    "GA703", "division-without-nonan", severity="warning", needs=(TracedPass,), causes=(DivisionWithoutNoNan,)
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A division by a tensor the network computes, which can be zero.
 
@@ -222,33 +272,26 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         key = (_cell_class(ctx, attrs["scope"]), attrs["op"], _kind_of(ctx.graph, divisor))
         causes.setdefault(key, []).append((scope, node, divisor))
     for (_, op, _), sites in causes.items():
-        scopes = list(dict.fromkeys(scope for scope, _, _ in sites))
+        scopes = tuple(dict.fromkeys(scope for scope, _, _ in sites))
         scope, node, divisor = sites[0]
-        cell = _cell_words(ctx, ctx.graph.nodes[node]["scope"])
-        where = cell if len(scopes) == 1 else f"{cell} and {len(scopes) - 1} other cell(s) of its class"
-        times = f" ({len(sites)} divisions)" if len(sites) > 1 else ""
-        by = describe(ctx.graph, divisor, ctx.graph.nodes[node]["scope"])
-        yield ctx.finding(
-            "warning",
-            scope,
-            f"{where} divides by a tensor it computes{times}: {op} by {by}, "
-            f"{why_zero(ctx.graph, divisor, known)}. Nothing guards the divisor, so where it is zero the "
-            "result is inf or nan.",
-            "Use ops.DivNoNan() (0 where the divisor is 0) or guard the divisor (+ eps, ops.clamp(min=eps)).",
-            [n for _, division, d in sites[:8] for n in (division, d)],
-            subjects=tuple(scopes),
+        inside = ctx.graph.nodes[node]["scope"]
+        zero = why_zero(ctx.graph, divisor, known)
+        cause = DivisionWithoutNoNan(
+            scopes,
+            inside,
+            _cell_class(ctx, inside),
+            len(sites),
+            op,
+            describe(ctx.graph, divisor, inside),
+            zero,
+            ctx.graph.nodes[divisor]["op_type"] if zero == "reduction" else "",
         )
+        nodes = [n for _, division, d in sites[:8] for n in (division, d)]
+        yield ctx.finding("warning", scope, cause, nodes, subjects=scopes)
 
 
 def _cell_class(ctx: AuditContext, scope: str) -> str:
     return str(ctx.graph.nodes.get(f"cell:{scope}", {}).get("class_name", scope))
-
-
-def _cell_words(ctx: AuditContext, scope: str) -> str:
-    """The cell whose construct divides: its path and class, or the network itself."""
-    if not scope:
-        return f"The network's own construct ({_cell_class(ctx, scope) or 'the root cell'})"
-    return f"{scope} ({_cell_class(ctx, scope)})"
 
 
 def _kind_of(graph: nx.MultiDiGraph, node: str) -> str:

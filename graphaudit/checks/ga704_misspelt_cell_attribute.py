@@ -6,13 +6,15 @@ import dis
 import functools
 import types
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import cell_group
 from graphaudit.checks.context import AuditContext
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.suggest import close_matches
+from graphaudit.text import listing
 
 # The Cell flags that change behaviour, which a misspelt attribute is meant to set.
 FLAGS = ("training", "requires_grad", "use_batch_statistics", "keep_prob")
@@ -117,7 +119,45 @@ def meant_flag(attribute: str) -> str | None:
 _meant_flag = functools.lru_cache(maxsize=4096)(meant_flag)  # attribute names repeat across cells
 
 
-@register("GA704", "misspelt-cell-attribute", severity="warning")
+@dataclass(frozen=True)
+class MisspeltCellAttribute(Cause):
+    """Cells given an attribute that nothing reads and that looks like a flag they do not set."""
+
+    names_subjects = True
+    subject: str  # the cell, or the cell holding them all
+    cells: tuple[str, ...]  # the cells' paths
+    classes: tuple[str, ...]  # their classes, each once
+    attribute: str
+    value: str  # the value it was given, as Python writes it (repr)
+    flag: str  # the flag it looks like ("training", "requires_grad"...)
+
+    def message(self) -> str:
+        said = f"an attribute {self.attribute!r} = {self.value}"
+        if len(self.cells) == 1:
+            return (
+                f"{self.subject} ({self.classes[0]}) has {said} that nothing reads: "
+                f"it looks like {self.flag!r}, which it does not set."
+            )
+        return (
+            f"{len(self.cells)} {' and '.join(self.classes)} cells ({listing(self.cells)}) each have {said} "
+            f"that nothing reads: it looks like {self.flag!r}, which they do not set."
+        )
+
+    def fix(self) -> str:
+        path, one = self.subject, len(self.cells) == 1
+        if self.flag == "requires_grad":
+            if one:
+                return f"Set requires_grad on the parameters: for p in {path}.get_parameters(): p.requires_grad = ..."
+            return (
+                f"Set requires_grad on the parameters of {listing(self.cells)}: for p in cell.get_parameters(): "
+                "p.requires_grad = ..., for each of them"
+            )
+        if self.flag == "training":
+            return f"Call {path}.set_train(...) (on the whole network) instead of setting {self.attribute}."
+        return f"Set {self.flag} (or rebuild the cell{'' if one else 's'} with {self.flag}=...) instead of {self.attribute}."
+
+
+@register("GA704", "misspelt-cell-attribute", severity="warning", causes=(MisspeltCellAttribute,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A Cell given an attribute that looks like one of its flags but is not.
 
@@ -170,31 +210,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             causes.setdefault((attribute, repr(value), flag), []).append(node)
     for (attribute, value, flag), nodes in causes.items():
         group = cell_group(ctx, nodes)
-        path, one = group.subject, len(nodes) == 1
-        cells = f"{path} ({type(ctx.structure.cells[nodes[0]]).__name__})" if one else None
-        if flag == "requires_grad":
-            fix = (
-                f"Set requires_grad on the parameters: for p in {path}.get_parameters(): p.requires_grad = ..."
-                if one
-                else f"Set requires_grad on the parameters of {group.listing()}: for p in cell.get_parameters(): "
-                "p.requires_grad = ..., for each of them"
-            )
-        elif flag == "training":
-            fix = f"Call {path}.set_train(...) (on the whole network) instead of setting {attribute}."
-        else:
-            fix = f"Set {flag} (or rebuild the cell{'' if one else 's'} with {flag}=...) instead of {attribute}."
-        classes = " and ".join(dict.fromkeys(type(ctx.structure.cells[n]).__name__ for n in nodes))
-        yield ctx.finding(
-            "warning",
-            path,
-            (
-                f"{cells} has an attribute {attribute!r} = {value} that nothing reads: "
-                f"it looks like {flag!r}, which it does not set."
-                if one
-                else f"{len(nodes)} {classes} cells ({group.listing()}) each have an attribute {attribute!r} = {value} "
-                f"that nothing reads: it looks like {flag!r}, which they do not set."
-            ),
-            fix,
-            nodes,
-            subjects=group.names,
-        )
+        classes = tuple(dict.fromkeys(type(ctx.structure.cells[n]).__name__ for n in nodes))
+        cause = MisspeltCellAttribute(group.subject, group.names, classes, attribute, value, flag)
+        yield ctx.finding("warning", group.subject, cause, nodes, subjects=group.names)

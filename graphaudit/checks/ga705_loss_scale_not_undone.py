@@ -3,12 +3,44 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.lossscale import LossScaleSetup
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class LossScaleNotUndone(Cause):
+    """Gradients multiplied by the train step's loss scale and divided by another factor by the optimizer."""
+
+    wrapper: str  # the train-step cell's class
+    sens: float  # what it multiplies the gradients by
+    optimizer_loss_scale: float  # what the optimizer divides them by
+    factor: float  # what every update is multiplied by: sens / optimizer_loss_scale
+    manager_scale: float | None = None  # the scale of the Model's FixedLossScaleManager that built the step
+
+    def message(self) -> str:
+        by = (
+            f"a FixedLossScaleManager({self.manager_scale:g}, drop_overflow_update=False) of the Model"
+            if self.manager_scale is not None
+            else f"{self.wrapper}(sens={self.sens:g})"
+        )
+        factor = self.factor
+        return (
+            f"The gradients are multiplied by {self.sens:g} ({by}) and the optimizer divides them by its "
+            f"loss_scale={self.optimizer_loss_scale:g}: every update is "
+            + (f"{factor:g} times too large" if factor > 1 else f"{1 / factor:g} times too small")
+            + f" (the learning rate is effectively {factor:g}x the one given)."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Build the optimizer with loss_scale={self.sens:g} (the same value as the loss scale), or use "
+            "a TrainOneStepWithLossScaleCell / DynamicLossScaleManager, which divide the gradients back themselves."
+        )
 
 
 @register(
@@ -17,6 +49,7 @@ from graphaudit.findings import Finding
     severity="error",
     needs=(LossScaleSetup,),
     once="one finding per training step: its loss scale and its optimizer",
+    causes=(LossScaleNotUndone,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Gradients scaled by the train step and not divided back (or divided by another factor) by the optimizer.
@@ -50,20 +83,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     scaling = ctx.need(LossScaleSetup).scaling
     if scaling.unscales or scaling.sens == scaling.optimizer_loss_scale:
         return
-    by = (
-        f"a FixedLossScaleManager({scaling.manager_scale:g}, drop_overflow_update=False) of the Model"
+    cause = LossScaleNotUndone(
+        scaling.wrapper,
+        float(scaling.sens),
+        float(scaling.optimizer_loss_scale),
+        float(scaling.effective_factor),
+        float(scaling.manager_scale)
         if scaling.manager is not None and scaling.manager_scale is not None
-        else f"{scaling.wrapper}(sens={scaling.sens:g})"
+        else None,
     )
-    factor = scaling.effective_factor
-    yield ctx.finding(
-        "error",
-        "(root)",
-        f"The gradients are multiplied by {scaling.sens:g} ({by}) and the optimizer divides them by its "
-        f"loss_scale={scaling.optimizer_loss_scale:g}: every update is "
-        + (f"{factor:g} times too large" if factor > 1 else f"{1 / factor:g} times too small")
-        + f" (the learning rate is effectively {factor:g}x the one given).",
-        f"Build the optimizer with loss_scale={scaling.sens:g} (the same value as the loss scale), or use "
-        "a TrainOneStepWithLossScaleCell / DynamicLossScaleManager, which divide the gradients back themselves.",
-        (g.cell_node(""),),
-    )
+    yield ctx.finding("error", "(root)", cause, (g.cell_node(""),))

@@ -3,12 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.lossscale import LossScaleSetup
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class GradientsUnscaledTwice(Cause):
+    """A loss-scale cell that divides the gradients back, and an optimizer whose loss_scale divides them again."""
+
+    wrapper: str  # the loss-scale train-step cell's class
+    optimizer_loss_scale: float
+
+    def message(self) -> str:
+        scale = self.optimizer_loss_scale
+        return (
+            f"{self.wrapper} already divides the gradients by its loss scale, and the optimizer divides them "
+            f"again by its loss_scale={scale:g}: every update is {scale:g} times too small."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Build the optimizer without loss_scale (the default 1.0) when training with "
+            "TrainOneStepWithLossScaleCell or a DynamicLossScaleManager."
+        )
 
 
 @register(
@@ -17,6 +39,7 @@ from graphaudit.findings import Finding
     severity="error",
     needs=(LossScaleSetup,),
     once="one finding per training step: its loss-scale cell and its optimizer",
+    causes=(GradientsUnscaledTwice,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A loss-scale cell that divides the gradients back, and an optimizer with a loss_scale that divides them again.
@@ -49,13 +72,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     scaling = ctx.need(LossScaleSetup).scaling
     if not scaling.unscales or scaling.optimizer_loss_scale == 1.0:
         return
-    yield ctx.finding(
-        "error",
-        "(root)",
-        f"{scaling.wrapper} already divides the gradients by its loss scale, and the optimizer divides them "
-        f"again by its loss_scale={scaling.optimizer_loss_scale:g}: every update is "
-        f"{scaling.optimizer_loss_scale:g} times too small.",
-        "Build the optimizer without loss_scale (the default 1.0) when training with "
-        "TrainOneStepWithLossScaleCell or a DynamicLossScaleManager.",
-        (g.cell_node(""),),
-    )
+    cause = GradientsUnscaledTwice(scaling.wrapper, float(scaling.optimizer_loss_scale))
+    yield ctx.finding("error", "(root)", cause, (g.cell_node(""),))

@@ -3,14 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks._shared.precision import HALF, is_normalization, output_dtypes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing
+
+
+@dataclass(frozen=True)
+class NormalizationInFloat16(Cause):
+    """Normalisation cells that computed in float16 in the traced pass."""
+
+    names_subjects = True
+    cells: tuple[str, ...]  # their paths
+    classes: tuple[str, ...]  # their classes, sorted, each once
+
+    def message(self) -> str:
+        return (
+            f"{counted(len(self.cells), 'normalisation cell')} ({', '.join(self.classes)}) computed in float16 in the "
+            f"traced pass: {listing(self.cells)}. Their statistics lose precision or overflow in float16."
+        )
+
+    def fix(self) -> str:
+        return (
+            'Keep normalisation in float32: amp.auto_mixed_precision(net, "O2") (or keep_batchnorm_fp32=True), '
+            "or cell.to_float(ms.float32) on these cells."
+        )
 
 
 @register(
@@ -19,6 +41,7 @@ from graphaudit.findings import Finding
     severity="warning",
     needs=(TracedPass,),
     once="one finding per network: every normalisation computed in float16 is listed in it",
+    causes=(NormalizationInFloat16,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """BatchNorm, LayerNorm or GroupNorm computed in float16, as ``amp_level="O3"`` does.
@@ -54,15 +77,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             found.setdefault(cell, attrs.get("class_name", ""))
     if not found:
         return
-    paths = [ctx.cell_path(cell) for cell in found]
-    kinds = sorted(set(found.values()))
+    paths = tuple(ctx.cell_path(cell) for cell in found)
+    cause = NormalizationInFloat16(paths, tuple(sorted(set(found.values()))))
     yield ctx.finding(
-        "warning",
-        paths[0] if len(paths) == 1 else "(root)",
-        f"{len(paths)} normalisation cell(s) ({', '.join(kinds)}) computed in float16 in the traced pass: "
-        f"{listing(paths)}. Their statistics lose precision or overflow in float16.",
-        'Keep normalisation in float32: amp.auto_mixed_precision(net, "O2") (or keep_batchnorm_fp32=True), '
-        "or cell.to_float(ms.float32) on these cells.",
-        tuple(found),
-        subjects=tuple(paths),
+        "warning", paths[0] if len(paths) == 1 else "(root)", cause, tuple(found), subjects=paths
     )

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.precision import HALF, output_dtypes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 #: The words of an operation or cell name that lose range or precision in float16.
 _RANGE_SENSITIVE = frozenset(
@@ -31,12 +33,35 @@ def _needs_range(name: str) -> bool:
     return any(word.lower() in _RANGE_SENSITIVE for word in words)
 
 
+@dataclass(frozen=True)
+class LossInFloat16(Cause):
+    """A loss whose range-sensitive operations (softmax, exp, log, reductions) produce float16."""
+
+    names_subjects = True
+    loss: str  # the loss's name
+    count: int  # how many of its operations produce float16
+    operations: tuple[str, ...]  # those operations by name, sorted, each once
+
+    def message(self) -> str:
+        return (
+            f"The loss {self.loss} is computed in float16: {self.count} of its operations produce float16 "
+            f"({listing(self.operations)}). Softmax, exp and log lose range and precision there."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Cast the network's output to float32 before the loss (amp.auto_mixed_precision(net, 'O2') does it; "
+            "or ops.cast(logits, ms.float32)), or keep the loss cell in float32 (loss_fn.to_float(ms.float32))."
+        )
+
+
 @register(
     "GA708",
     "loss-in-float16",
     severity="warning",
     needs=(LossTrace,),
     once="one finding per loss: the operations of it that run in float16 are listed",
+    causes=(LossInFloat16,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The loss (its softmax, log and reduction) computed in float16.
@@ -85,12 +110,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     cells = g.cell_nodes_by_path(ctx.graph)
     node = ctx.structure.cell_nodes.get(id(loss.loss_fn)) if loss.inside else None
-    yield ctx.finding(
-        "warning",
-        loss.name,
-        f"The loss {loss.name} is computed in float16: {len(half)} of its operations produce float16 "
-        f"({', '.join(sorted(set(half))[:4])}). Softmax, exp and log lose range and precision there.",
-        "Cast the network's output to float32 before the loss (amp.auto_mixed_precision(net, 'O2') does it; "
-        "or ops.cast(logits, ms.float32)), or keep the loss cell in float32 (loss_fn.to_float(ms.float32)).",
-        (node or cells.get("", g.cell_node("")),),
-    )
+    cause = LossInFloat16(loss.name, len(half), tuple(sorted(set(half))))
+    yield ctx.finding("warning", loss.name, cause, (node or cells.get("", g.cell_node("")),))

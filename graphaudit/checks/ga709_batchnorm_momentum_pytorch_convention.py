@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks.context import AuditContext
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing
 
 CURRENT_BATCH = 0.5  # above this weight on the current batch, momentum was written the PyTorch way
 
@@ -35,11 +36,37 @@ def batch_weight(cell: Any) -> float | None:
         return None
 
 
+@dataclass(frozen=True)
+class BatchNormMomentumPyTorchConvention(Cause):
+    """BatchNorms whose momentum was written with PyTorch's meaning: most of the weight on the current batch."""
+
+    names_subjects = True
+    cells: tuple[str, ...]  # their paths
+    weight: float  # the weight the first gives the current batch (1 - MindSpore's momentum)
+
+    def message(self) -> str:
+        weight = self.weight
+        return (
+            f"{counted(len(self.cells), 'BatchNorm cell')} ({listing(self.cells)}) update their moving statistics "
+            f"with {weight:.0%} of the weight on the current batch (momentum={1 - weight:.2g}): MindSpore's "
+            "momentum is the weight of the running value, PyTorch's the weight of the batch. The statistics used "
+            "at inference follow the last batch."
+        )
+
+    def fix(self) -> str:
+        weight = self.weight
+        return (
+            f"Write momentum={weight:.2g} (MindSpore's meaning of PyTorch's momentum={1 - weight:.2g}), or keep "
+            "the default 0.9."
+        )
+
+
 @register(
     "GA709",
     "batchnorm-momentum-pytorch-convention",
     severity="warning",
     once="one finding per network: every BatchNorm built with the PyTorch momentum is listed in it",
+    causes=(BatchNormMomentumPyTorchConvention,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A BatchNorm whose ``momentum`` was written with PyTorch's meaning: 90% of the weight on the current batch.
@@ -76,17 +103,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             found.append((node, weight))
     if not found:
         return
-    paths = [ctx.cell_path(node) for node, _ in found]
-    weight = found[0][1]
-    yield ctx.finding(
-        "warning",
-        paths[0] if len(paths) == 1 else "(root)",
-        f"{len(paths)} BatchNorm cell(s) ({listing(paths)}) update their moving statistics with "
-        f"{weight:.0%} of the weight on the current batch (momentum={1 - weight:.2g}): MindSpore's momentum is "
-        "the weight of the running value, PyTorch's the weight of the batch. The statistics used at "
-        "inference follow the last batch.",
-        f"Write momentum={weight:.2g} (MindSpore's meaning of PyTorch's momentum={1 - weight:.2g}), or keep "
-        "the default 0.9.",
-        tuple(node for node, _ in found),
-        subjects=tuple(paths),
-    )
+    paths = tuple(ctx.cell_path(node) for node, _ in found)
+    cause = BatchNormMomentumPyTorchConvention(paths, float(found[0][1]))
+    nodes = tuple(node for node, _ in found)
+    yield ctx.finding("warning", paths[0] if len(paths) == 1 else "(root)", cause, nodes, subjects=paths)

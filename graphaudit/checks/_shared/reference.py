@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from graphaudit import graph as g
-from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
+from graphaudit.text import listing
 
 __all__ = ["ANOTHER_MODEL", "by_module", "module_of", "named", "port_cell", "shape_text"]
 
