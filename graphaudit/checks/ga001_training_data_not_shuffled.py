@@ -21,7 +21,7 @@ class RowsNeverShuffled(Cause):
 
     names_subjects = True
     sources: tuple[str, ...]  # the sources that read their rows in order, by path
-    orders: tuple[str, ...]  # how each orders them: describe_order()'s mode ("files", or in order)
+    orders: tuple[str, ...]  # each one's shuffle mode ("none", "files"...), as describe_order() reads it
     after_batch: tuple[str, ...]  # the shuffle() steps that come after batch(), by path
     single: int | None = None  # the sampled batches that hold a single class each...
     batches: int | None = None  # ...of those sampled
