@@ -279,7 +279,8 @@ def test_a_constant_channel_is_found_when_the_whole_epoch_was_sampled():
     rgba[:, 3] = 1.0  # an alpha channel that never changes
     data = ds.NumpySlicesDataset({"image": rgba, "label": np.arange(16) % 2}).batch(4)
     found = graphaudit.audit_dataset(data).by_check("GA012")
-    assert found and "1 of 4 channels" in found[0].message and "[3]" in found[0].message
+    assert found and "1 of 4 channels" in found[0].message and found[0].message.endswith(": 3.")
+    assert found[0].cause.channels == (3,)
 
 
 def test_short_tabular_rows_that_repeat_are_not_label_errors():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,7 +12,44 @@ from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks._shared.data_pipeline import describe_order, shuffling
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class RowsNeverShuffled(Cause):
+    """No step of the training pipeline shuffles its rows (*single* set: the sampled batches show it)."""
+
+    names_subjects = True
+    sources: tuple[str, ...]  # the sources that read their rows in order, by path
+    orders: tuple[str, ...]  # each one's shuffle mode ("none", "files"...), as describe_order() reads it
+    after_batch: tuple[str, ...]  # the shuffle() steps that come after batch(), by path
+    single: int | None = None  # the sampled batches that hold a single class each...
+    batches: int | None = None  # ...of those sampled
+    classes: int | None = None  # the classes seen in them
+
+    def message(self) -> str:
+        parts = [f"{path} {describe_order(mode)}" for path, mode in zip(self.sources, self.orders)]
+        parts += [
+            f"{path} comes after batch(), so it reorders whole batches of consecutive rows"
+            for path in self.after_batch
+        ]
+        measured = ""
+        if self.single is not None and self.batches is not None:
+            measured = (
+                f" The sampled batches show it: {_how_many(self.single, self.batches)} a single class, while "
+                f"{self.classes} classes were seen: the rows are stored by class, and the network learns one class "
+                "at a time."
+            )
+        return (
+            f"No step of the training pipeline shuffles its rows: {'; '.join(parts)}. Every epoch feeds the "
+            f"network the same sequence of batches.{measured}"
+        )
+
+    def fix(self) -> str:
+        return (
+            "Shuffle the rows before batching: pass shuffle=True to the source (its default), or add "
+            ".shuffle(buffer_size) before .batch() with a buffer as large as the dataset."
+        )
 
 
 def _single_class_batches(ctx: AuditContext) -> tuple[int, int, int] | None:
@@ -55,6 +93,7 @@ def _single_class_batches(ctx: AuditContext) -> tuple[int, int, int] | None:
     needs=(TrainingData,),
     uses=(DataSample,),
     once="one finding per training pipeline: every source read in order and every step after batch() is listed in it",
+    causes=(RowsNeverShuffled,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A training pipeline in which no step shuffles the rows: every epoch sees them in the same order.
@@ -98,32 +137,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if found.shuffled:
         return
     graph = data.graph
-    subjects = [graph.nodes[n]["path"] for n, _ in found.ordered_sources] + [
-        graph.nodes[n]["path"] for n in found.after_batch
-    ]
-    parts = [f"{graph.nodes[n]['path']} {describe_order(mode)}" for n, mode in found.ordered_sources]
-    parts += [
-        f"{graph.nodes[n]['path']} comes after batch(), so it reorders whole batches of consecutive rows"
-        for n in found.after_batch
-    ]
+    sources = tuple(graph.nodes[n]["path"] for n, _ in found.ordered_sources)
+    after_batch = tuple(graph.nodes[n]["path"] for n in found.after_batch)
     proof = _single_class_batches(ctx)
-    severity = "error" if proof else "warning"
-    measured = ""
-    if proof:
-        measured = (
-            f" The sampled batches show it: {_how_many(*proof[:2])} a single class, while {proof[2]} classes "
-            "were seen: the rows are stored by class, and the network learns one class at a time."
-        )
-    yield ctx.finding(
-        severity,
-        subjects[0],
-        f"No step of the training pipeline shuffles its rows: {'; '.join(parts)}. Every epoch feeds the "
-        f"network the same sequence of batches.{measured}",
-        "Shuffle the rows before batching: pass shuffle=True to the source (its default), or add "
-        ".shuffle(buffer_size) before .batch() with a buffer as large as the dataset.",
-        anchors(ctx),
-        subjects=subjects,
+    cause = RowsNeverShuffled(
+        sources, tuple(mode for _, mode in found.ordered_sources), after_batch, *(proof or (None, None, None))
     )
+    subjects = [*sources, *after_batch]
+    yield ctx.finding("error" if proof else "warning", subjects[0], cause, anchors(ctx), subjects=subjects)
 
 
 def _how_many(single: int, batches: int) -> str:

@@ -3,16 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks._shared.data_pipeline import shuffling
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 #: A buffer holding less than this share of the rows it shuffles barely changes their order.
 BUFFER_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class ShuffleBufferTooSmall(Cause):
+    """A shuffle() whose buffer holds a small share of the rows its in-order sources read."""
+
+    names_subjects = True
+    path: str  # the shuffle() step
+    rows: int  # the rows that reach it
+    buffer: int  # its buffer_size
+    sources: tuple[str, ...]  # the sources that read their rows in order, by path
+
+    def message(self) -> str:
+        return (
+            f"{self.path} shuffles {self.rows} rows with a buffer of {self.buffer} ({self.buffer / self.rows:.1%} of "
+            f"them), and the source ({', '.join(self.sources)}) reads them in order: each batch is drawn from a "
+            f"window of about {self.buffer} consecutive rows, so the order barely changes from one epoch to the next."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Let the source shuffle (shuffle=True), or give {self.path} a buffer as large as the dataset "
+            f"(shuffle({self.rows}))."
+        )
 
 
 @register(
@@ -22,6 +47,7 @@ BUFFER_SHARE = 0.1
     needs=(TrainingData,),
     uses=(DataSample,),
     once="one finding per training pipeline: its shuffle() step, with the ordered sources it fails to mix",
+    causes=(ShuffleBufferTooSmall,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A shuffle() whose buffer holds a small share of the rows, in a pipeline whose source reads them in order.
@@ -62,15 +88,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if rows <= 0 or buffer >= BUFFER_SHARE * rows:
         return
     path = data.graph.nodes[node]["path"]
-    sources = ", ".join(data.graph.nodes[n]["path"] for n, _ in found.ordered_sources)
-    yield ctx.finding(
-        "warning",
-        path,
-        f"{path} shuffles {rows} rows with a buffer of {buffer} ({buffer / rows:.1%} of them), and the source "
-        f"({sources}) reads them in order: each batch is drawn from a window of about {buffer} consecutive "
-        "rows, so the order barely changes from one epoch to the next.",
-        f"Let the source shuffle (shuffle=True), or give {path} a buffer as large as the dataset "
-        f"(shuffle({rows})).",
-        anchors(ctx),
-        subjects=[path, *(data.graph.nodes[n]["path"] for n, _ in found.ordered_sources)],
-    )
+    sources = tuple(data.graph.nodes[n]["path"] for n, _ in found.ordered_sources)
+    cause = ShuffleBufferTooSmall(path, int(rows), int(buffer), sources)
+    yield ctx.finding("warning", path, cause, anchors(ctx), subjects=[path, *sources])

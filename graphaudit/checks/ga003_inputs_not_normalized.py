@@ -3,17 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors, feature_stats
-from graphaudit.checks._shared.data_stats import scale_problems
+from graphaudit.checks._shared.data_stats import ScaleProblem, scale_problems
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.pipeline import column_subject
 
 #: Integer columns other than these hold indices (token ids, categories), not values to scale.
 MEASURED_INTEGERS = ("uint8", "bool")
+
+
+@dataclass(frozen=True)
+class ColumnNotNormalized(Cause):
+    """A feature column whose values reach the network far from zero mean and unit scale."""
+
+    column: str
+    problems: tuple[ScaleProblem, ...]  # what is far from zero mean and unit scale
+    sample: str  # what was measured (DataSample's description)
+    stats: str  # the column's statistics, in words
+
+    def message(self) -> str:
+        return (
+            f"The column {self.column!r} reaches the network unnormalised: "
+            f"{'; '.join(p.message() for p in self.problems)}. Measured on {self.sample}: {self.stats}."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Scale {self.column!r} in the pipeline: vision.Rescale(1 / 255, 0) and vision.Normalize(mean, std) with "
+            "the training set's per-channel mean and std for images; for features, subtract each feature's mean and "
+            "divide by its std (measured on the training set)."
+        )
 
 
 @register(
@@ -22,6 +46,7 @@ MEASURED_INTEGERS = ("uint8", "bool")
     severity="warning",
     needs=(DataSample,),
     once="one finding per data column: each column is prepared by its own map() operations",
+    causes=(ColumnNotNormalized,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Inputs that reach the network far from zero mean and unit scale: raw 0-255 pixels, or features 100x apart.
@@ -70,13 +95,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if not problems:
             continue
         subject = column_subject(name, column)
-        yield ctx.finding(
-            "warning",
-            subject,
-            f"The column {column!r} reaches the network unnormalised: {'; '.join(problems)}. Measured on "
-            f"{sampled.sample.describe()}: {stats.describe()}.",
-            f"Scale {column!r} in the pipeline: vision.Rescale(1 / 255, 0) and vision.Normalize(mean, std) with the "
-            "training set's per-channel mean and std for images; for features, subtract each feature's mean and "
-            "divide by its std (measured on the training set).",
-            anchors(ctx, column=column),
-        )
+        cause = ColumnNotNormalized(column, tuple(problems), sampled.sample.describe(), stats.describe())
+        yield ctx.finding("warning", subject, cause, anchors(ctx, column=column))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -12,22 +14,89 @@ from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks._shared.data_pipeline import SIZING, Preparation, preparation
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, EvalSample, EvaluationData, TrainingData
-from graphaudit.findings import Finding, Severity
+from graphaudit.findings import Cause, Finding, Severity
 from graphaudit.graph.pipeline import column_subject
 
 _VALUE_OPS = ("Rescale", "Normalize", "NormalizePad", "ToTensor")
-#: A difference: its severity, its words, and the steps that make it in evaluation, then in training.
-Issue = tuple[Severity, str, list[str], list[str]]
 
 
-def _value_map(prep: Preparation) -> str:
-    scale, shift = prep.scale or [1.0], prep.shift or [0.0]
+@dataclass(frozen=True)
+class PreprocessingDiffers(Cause):
+    """A column prepared differently for evaluation than for training, in one *aspect*.
+
+    *training* and *evaluation* hold that aspect on each side: ``"values"``, the per-channel
+    scales and shifts of the value map (``((scale, ...), (shift, ...))``); ``"size"``, the image
+    size the network gets; ``"layout"``, the channel order; ``"colour"``; ``"cast"``, the dtype
+    it is cast to; ``"transforms"``, the other deterministic transforms, by name; ``"resize"``,
+    the size of the resize before the crop; ``"sampled shape"`` and ``"sampled dtype"``, what
+    the sampled rows hold.
+    """
+
+    column: str
+    aspect: str
+    training: str | tuple[Any, ...]
+    evaluation: str | tuple[Any, ...]
+
+    def message(self) -> str:
+        return (
+            f"The column {self.column!r} is prepared differently for evaluation than for training: {self._what()}. "
+            "The model is evaluated on data unlike the data it learnt from."
+        )
+
+    def _what(self) -> str:
+        t, e = self.training, self.evaluation
+        if self.aspect == "values":
+            return (
+                f"its values are scaled differently: training maps a pixel value x to {_value_map(*t)}, evaluation "
+                f"to {_value_map(*e)} (Rescale / Normalize / ToTensor)"
+            )
+        if self.aspect == "size":
+            return f"the network gets {t[0]}x{t[1]} images in training and {e[0]}x{e[1]} in evaluation"
+        if self.aspect == "layout":
+            return f"its channel order is {t} in training and {e} in evaluation (HWC2CHW)"
+        if self.aspect == "colour":
+            return f"its colours are {t} in training and {e} in evaluation"
+        if self.aspect == "cast":
+            return f"it is cast to {t} in training and to {e} in evaluation"
+        if self.aspect == "transforms":
+            return (
+                f"deterministic transforms differ: training applies {list(t) or 'none'}, evaluation "
+                f"{list(e) or 'none'}"
+            )
+        if self.aspect == "resize":
+            return (
+                f"it is resized to {t} before the crop in training and to {e} in evaluation: objects appear at "
+                "another scale"
+            )
+        if self.aspect == "sampled shape":
+            return f"its sampled rows have shape {list(t)} in training and {list(e)} in evaluation"
+        return f"its sampled values are {t} in training and {e} in evaluation"
+
+    def fix(self) -> str:
+        return (
+            "Apply the same deterministic preprocessing in both pipelines (one shared list of transforms, "
+            "with the augmentations added for training only)."
+        )
+
+
+#: A difference: its severity, its aspect, the aspect in training and in evaluation, and the steps that
+#: make it in evaluation, then in training.
+Issue = tuple[Severity, str, Any, Any, list[str], list[str]]
+
+
+def _value_map(scale: Sequence[float], shift: Sequence[float]) -> str:
+    scale, shift = list(scale) or [1.0], list(shift) or [0.0]
     if all(s == 1 for s in scale) and all(b == 0 for b in shift):
         return "x itself (no scaling)"
     if len(set(scale)) == 1 and len(set(shift)) == 1:
         scale, shift = scale[:1], shift[:1]
     parts = [f"x * {s:.5g} {'+' if b >= 0 else '-'} {abs(b):.5g}" for s, b in zip(scale, shift)]
     return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "] per channel"
+
+
+def _values(prep: Preparation) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The value map of *prep*: its per-channel scales and shifts."""
+    return tuple(float(s) for s in prep.scale or []), tuple(float(b) for b in prep.shift or [])
 
 
 def _same_values(a: Preparation, b: Preparation) -> bool:
@@ -48,6 +117,10 @@ def _map_of(graph: nx.MultiDiGraph, prep: Preparation) -> str | None:
     return graph.nodes[prep.transforms[-1]]["path"].rsplit("/", 1)[0] if prep.transforms else None
 
 
+def _ints(shape: Sequence[int]) -> tuple[int, ...]:
+    return tuple(int(d) for d in shape)
+
+
 def _structural(
     train: nx.MultiDiGraph, evaluate: nx.MultiDiGraph, t: Preparation, e: Preparation
 ) -> list[Issue]:
@@ -58,8 +131,9 @@ def _structural(
         issues.append(
             (
                 "error",
-                f"its values are scaled differently: training maps a pixel value x to {_value_map(t)}, evaluation "
-                f"to {_value_map(e)} (Rescale / Normalize / ToTensor)",
+                "values",
+                _values(t),
+                _values(e),
                 _paths(evaluate, eval_value_nodes),
                 _paths(train, value_nodes),
             )
@@ -68,51 +142,29 @@ def _structural(
         issues.append(
             (
                 "error",
-                f"the network gets {t.size[0]}x{t.size[1]} images in training and {e.size[0]}x{e.size[1]} in evaluation",
+                "size",
+                _ints(t.size),
+                _ints(e.size),
                 _paths(evaluate, [e.size_node] if e.size_node else []),
                 _paths(train, [t.size_node] if t.size_node else []),
             )
         )
     if t.layout != e.layout:
-        issues.append(
-            (
-                "error",
-                f"its channel order is {t.layout} in training and {e.layout} in evaluation (HWC2CHW)",
-                [],
-                [],
-            )
-        )
+        issues.append(("error", "layout", t.layout, e.layout, [], []))
     if t.color != e.color:
-        issues.append(("error", f"its colours are {t.color} in training and {e.color} in evaluation", [], []))
+        issues.append(("error", "colour", t.color, e.color, [], []))
     if t.dtype and e.dtype and t.dtype != e.dtype:
-        issues.append(
-            ("error", f"it is cast to {t.dtype} in training and to {e.dtype} in evaluation", [], [])
-        )
+        issues.append(("error", "cast", t.dtype, e.dtype, [], []))
     if sorted(t.other) != sorted(e.other):
-        issues.append(
-            (
-                "warning",
-                f"deterministic transforms differ: training applies {sorted(t.other) or 'none'}, evaluation "
-                f"{sorted(e.other) or 'none'}",
-                [],
-                [],
-            )
-        )
+        issues.append(("warning", "transforms", tuple(sorted(t.other)), tuple(sorted(e.other)), [], []))
     random_sizing = any(train.nodes[n]["name"] in SIZING for n in t.random)
     if not random_sizing and t.resize and e.resize and t.resize != e.resize and t.size == e.size:
-        issues.append(
-            (
-                "warning",
-                f"it is resized to {t.resize} before the crop in training and to {e.resize} in evaluation: objects "
-                "appear at another scale",
-                [],
-                [],
-            )
-        )
+        issues.append(("warning", "resize", _ints(t.resize), _ints(e.resize), [], []))
     return issues
 
 
-def _sampled(ctx: AuditContext, column: str, eval_column: str, reported: str) -> list[Issue]:
+def _sampled(ctx: AuditContext, column: str, eval_column: str, reported: set[str]) -> list[Issue]:
+    """The differences the sampled rows show that the *reported* aspects do not already explain."""
     train, evaluate = ctx.get(DataSample), ctx.get(EvalSample)
     if train is None or evaluate is None:
         return []
@@ -120,19 +172,10 @@ def _sampled(ctx: AuditContext, column: str, eval_column: str, reported: str) ->
     if a is None or b is None:
         return []
     issues: list[Issue] = []
-    if a.shape[1:] != b.shape[1:] and "images in" not in reported and "channel order" not in reported:
-        issues.append(
-            (
-                "error",
-                f"its sampled rows have shape {list(a.shape[1:])} in training and {list(b.shape[1:])} in evaluation",
-                [],
-                [],
-            )
-        )
-    if a.dtype != b.dtype and "cast to" not in reported and "scaled differently" not in reported:
-        issues.append(
-            ("error", f"its sampled values are {a.dtype} in training and {b.dtype} in evaluation", [], [])
-        )
+    if a.shape[1:] != b.shape[1:] and not reported & {"size", "layout"}:
+        issues.append(("error", "sampled shape", _ints(a.shape[1:]), _ints(b.shape[1:]), [], []))
+    if a.dtype != b.dtype and not reported & {"cast", "values"}:
+        issues.append(("error", "sampled dtype", str(a.dtype), str(b.dtype), [], []))
     return issues
 
 
@@ -150,6 +193,7 @@ def _sampled(ctx: AuditContext, column: str, eval_column: str, reported: str) ->
         EvalSample,
     ),
     once="one finding per data column and difference: each column's preprocessing is written on its own, for training and for evaluation",
+    causes=(PreprocessingDiffers,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Evaluation data prepared differently from training data: other scaling, size, channel or colour order, dtype.
@@ -192,8 +236,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for column, eval_column in zip(train.features, evaluate.features):
         t, e = preparation(train.graph, column), preparation(evaluate.graph, eval_column)
         issues = _structural(train.graph, evaluate.graph, t, e)
-        issues += _sampled(ctx, column, eval_column, " ".join(text for _, text, _, _ in issues))
-        for severity, text, in_eval, in_train in issues:
+        issues += _sampled(ctx, column, eval_column, {aspect for _, aspect, *_ in issues})
+        for severity, aspect, in_training, in_evaluation, in_eval, in_train in issues:
             # the first subject is where the fix goes: evaluation is prepared to match training, so its
             # step (or, when it has none, its column) leads, never the correct training step
             subject = (
@@ -203,13 +247,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             )
             both = [column_subject(train.name, column), column_subject(evaluate.name, eval_column)]
             paths = in_eval + in_train
+            cause = PreprocessingDiffers(column, aspect, in_training, in_evaluation)
             yield ctx.finding(
                 severity,
                 subject,
-                f"The column {column!r} is prepared differently for evaluation than for training: {text}. The "
-                "model is evaluated on data unlike the data it learnt from.",
-                "Apply the same deterministic preprocessing in both pipelines (one shared list of transforms, "
-                "with the augmentations added for training only).",
+                cause,
                 anchors(ctx, column=column),
                 subjects=list(dict.fromkeys([subject, *paths, *both])),
             )

@@ -3,13 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, EvaluationData
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph import pipeline as gp
+
+
+@dataclass(frozen=True)
+class RandomAugmentationInEval(Cause):
+    """Random transforms applied by the evaluation pipeline."""
+
+    names_subjects = True
+    transforms: tuple[str, ...]  # the transforms' names
+    paths: tuple[str, ...]  # their steps, in the same order
+
+    def message(self) -> str:
+        names = ", ".join(f"{name} ({path})" for name, path in zip(self.transforms, self.paths))
+        return (
+            f"The evaluation pipeline applies random augmentation: {names}. Each evaluation sees differently "
+            "distorted inputs, so the metrics are noisy and lower than the model's."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Remove the random transforms from the evaluation pipeline (use Resize + CenterCrop instead of "
+            "RandomResizedCrop / RandomCrop, and no flips); keep them in training only."
+        )
 
 
 @register(
@@ -19,6 +42,7 @@ from graphaudit.graph import pipeline as gp
     needs=(EvaluationData,),
     uses=(DataSample,),
     once="one finding per evaluation pipeline: every random augmentation in it is listed",
+    causes=(RandomAugmentationInEval,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Random augmentation (RandomCrop, RandomHorizontalFlip, RandAugment...) in the evaluation pipeline.
@@ -54,15 +78,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     found = [n for n, d in graph.nodes(data=True) if d["kind"] == gp.TRANSFORM and d["random"]]
     if not found:
         return
-    paths = [graph.nodes[n]["path"] for n in found]
-    names = ", ".join(f"{graph.nodes[n]['name']} ({graph.nodes[n]['path']})" for n in found)
-    yield ctx.finding(
-        "warning",
-        paths[0],
-        f"The evaluation pipeline applies random augmentation: {names}. Each evaluation sees differently "
-        "distorted inputs, so the metrics are noisy and lower than the model's.",
-        "Remove the random transforms from the evaluation pipeline (use Resize + CenterCrop instead of "
-        "RandomResizedCrop / RandomCrop, and no flips); keep them in training only.",
-        anchors(ctx),
-        subjects=paths,
-    )
+    paths = tuple(graph.nodes[n]["path"] for n in found)
+    cause = RandomAugmentationInEval(tuple(graph.nodes[n]["name"] for n in found), paths)
+    yield ctx.finding("warning", paths[0], cause, anchors(ctx), subjects=paths)

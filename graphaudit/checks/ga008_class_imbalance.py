@@ -3,17 +3,47 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample
 from graphaudit.evidence.dataset_labels import LabelCounts
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.pipeline import column_subject
 
 #: The largest class holding this many times the rows of the smallest is an imbalance (the article's 1000 vs 100).
 IMBALANCE_RATIO = 10.0
+
+
+@dataclass(frozen=True)
+class ClassImbalance(Cause):
+    """The largest training class holds many times the rows of the smallest."""
+
+    column: str
+    large: int  # the largest class
+    large_rows: int
+    small: int  # the smallest class
+    small_rows: int
+    counted_on: str  # what the labels were counted on
+    whole: bool  # counted on the whole column (else estimated from a sample)
+
+    def message(self) -> str:
+        estimated = (
+            "" if self.whole else " (an estimate: the sample holds too few rows to count rare classes well)"
+        )
+        return (
+            f"The training classes are out of balance: class {self.large} has {self.large_rows} rows and class "
+            f"{self.small} {self.small_rows}, {self.large_rows / self.small_rows:.0f} times fewer (counted on "
+            f"{self.counted_on}){estimated}."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Collect more rows of the small classes, or rebalance the sampling (ds.WeightedRandomSampler) or the "
+            "loss (class weights); if the imbalance is the one the model will meet, declare it: imbalanced=True."
+        )
 
 
 @register(
@@ -24,6 +54,7 @@ IMBALANCE_RATIO = 10.0
     needs=(LabelCounts,),
     uses=(DataSample,),
     once="one finding per label column: its largest and smallest classes",
+    causes=(ClassImbalance,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Classes out of balance: the largest class has 10 times the rows of the smallest, or more.
@@ -67,15 +98,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if high < IMBALANCE_RATIO * low:
         return
     severity = "warning" if counts.whole else "info"
-    estimated = (
-        "" if counts.whole else " (an estimate: the sample holds too few rows to count rare classes well)"
+    cause = ClassImbalance(
+        counts.column, int(big), int(high), int(small), int(low), counts.where, counts.whole
     )
-    yield ctx.finding(
-        severity,
-        column_subject("train", counts.column),
-        f"The training classes are out of balance: class {big} has {high} rows and class {small} {low}, "
-        f"{high / low:.0f} times fewer (counted on {counts.where}){estimated}.",
-        "Collect more rows of the small classes, or rebalance the sampling (ds.WeightedRandomSampler) or the loss "
-        "(class weights); if the imbalance is the one the model will meet, declare it: imbalanced=True.",
-        anchors(ctx, label=True),
-    )
+    yield ctx.finding(severity, column_subject("train", counts.column), cause, anchors(ctx, label=True))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
@@ -10,11 +11,37 @@ from graphaudit.checks._shared.data_pipeline import dataset_rows
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.dataset_labels import LabelCounts
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.pipeline import column_subject
 
 #: Labelled rows per class at which supervised deep learning typically performs acceptably (the article).
 SUFFICIENT_PER_CLASS = 5000
+
+
+@dataclass(frozen=True)
+class FewSamplesPerClass(Cause):
+    """Classes with fewer labelled training rows than supervised learning typically needs."""
+
+    column: str
+    few: int  # the classes short of rows
+    classes: int  # the classes counted
+    sufficient: int  # the rows per class that suffice
+    smallest: int  # the class with the fewest rows...
+    smallest_rows: int  # ...and its rows
+    counted_on: str  # what the labels were counted on
+    epoch_rows: int | None = None  # the rows of an epoch the sample's counts were scaled to (an estimate)
+
+    def message(self) -> str:
+        where = self.counted_on
+        if self.epoch_rows is not None:
+            where = f"{where}, scaled to the {self.epoch_rows} rows of an epoch: an estimate"
+        return (
+            f"{self.few} of {self.classes} classes have fewer than {self.sufficient:,} labelled training rows "
+            f"(the fewest: class {self.smallest} with {self.smallest_rows}; counted on {where})."
+        )
+
+    def fix(self) -> str:
+        return "Collect more labelled rows, augment the training data, or start from a pretrained model."
 
 
 @register(
@@ -27,6 +54,7 @@ SUFFICIENT_PER_CLASS = 5000
     ),
     uses=(DataSample,),
     once="one finding per label column: every class short of samples is listed in it",
+    causes=(FewSamplesPerClass,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Classes with fewer than 5,000 labelled training rows, the level the accuracy guide calls typically sufficient.
@@ -56,22 +84,25 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     counts = ctx.need(LabelCounts)
     per_class = dict(counts.counts)
-    where = counts.where
+    epoch_rows = None
     if not counts.whole:
         rows = dataset_rows(ctx.need(TrainingData).graph)
         if rows <= 0 or not counts.total:
             return
         per_class = {label: round(n * rows / counts.total) for label, n in per_class.items()}
-        where = f"{counts.where}, scaled to the {rows} rows of an epoch: an estimate"
+        epoch_rows = int(rows)
     few = {label: n for label, n in per_class.items() if n < SUFFICIENT_PER_CLASS}
     if not few:
         return
     smallest = min(few, key=few.get)  # type: ignore[arg-type]
-    yield ctx.finding(
-        "info",
-        column_subject("train", counts.column),
-        f"{len(few)} of {len(per_class)} classes have fewer than {SUFFICIENT_PER_CLASS:,} labelled training rows "
-        f"(the fewest: class {smallest} with {few[smallest]}; counted on {where}).",
-        "Collect more labelled rows, augment the training data, or start from a pretrained model.",
-        anchors(ctx, label=True),
+    cause = FewSamplesPerClass(
+        counts.column,
+        len(few),
+        len(per_class),
+        SUFFICIENT_PER_CLASS,
+        int(smallest),
+        int(few[smallest]),
+        counts.where,
+        epoch_rows,
     )
+    yield ctx.finding("info", column_subject("train", counts.column), cause, anchors(ctx, label=True))

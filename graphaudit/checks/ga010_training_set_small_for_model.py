@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
@@ -10,12 +11,32 @@ from graphaudit.checks._shared.data_pipeline import dataset_rows
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.dataset_labels import DataConsumer, LabelCounts
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 #: Trainable parameters per training row above which the set is reported as small (info)...
 INFO_RATIO = 1_000
 #: ...and above which even fine-tuning a pretrained model is unusual (warning).
 WARNING_RATIO = 100_000
+
+
+@dataclass(frozen=True)
+class TrainingSetSmallForModel(Cause):
+    """Many trainable parameters per training row: the network can memorise the set."""
+
+    trainable: int  # the network's trainable parameters
+    counted: str  # how they were counted (DataConsumer's words)
+    rows: int  # the training rows
+    counted_on: str  # what the rows were counted on
+
+    def message(self) -> str:
+        return (
+            f"The network has {self.trainable:,} trainable parameters ({self.counted}) for {self.rows:,} training "
+            f"rows ({self.counted_on}): {self.trainable / self.rows:,.0f} parameters per row. It can memorise the "
+            "training set instead of learning."
+        )
+
+    def fix(self) -> str:
+        return "Collect more training data, use a smaller model, or fine-tune a pretrained one with most layers frozen."
 
 
 @register(
@@ -32,6 +53,7 @@ WARNING_RATIO = 100_000
         LabelCounts,
     ),
     once="one finding per training set: its rows against the network's trainable parameters",
+    causes=(TrainingSetSmallForModel,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A training set tiny for the model: over 1,000 trainable parameters per training row (info), over 100,000 (warning).
@@ -79,11 +101,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if ratio <= INFO_RATIO:
         return
     severity = "warning" if ratio > WARNING_RATIO else "info"
-    yield ctx.finding(
-        severity,
-        "train",
-        f"The network has {network.trainable:,} trainable parameters ({network.counted}) for {rows:,} training "
-        f"rows ({where}): {ratio:,.0f} parameters per row. It can memorise the training set instead of learning.",
-        "Collect more training data, use a smaller model, or fine-tune a pretrained one with most layers frozen.",
-        anchors(ctx),
-    )
+    cause = TrainingSetSmallForModel(int(network.trainable), network.counted, int(rows), where)
+    yield ctx.finding(severity, "train", cause, anchors(ctx))

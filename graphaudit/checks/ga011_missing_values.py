@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -10,8 +11,54 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.pipeline import column_subject
+
+
+@dataclass(frozen=True)
+class NonFiniteValues(Cause):
+    """NaN or infinite values in a sampled column."""
+
+    column: str
+    nan: int  # the NaN values
+    inf: int  # the infinite values
+    affected: int  # the sampled rows holding any
+    rows: int  # the sampled rows
+    sample: str  # what was sampled (the sample's description)
+
+    def message(self) -> str:
+        return (
+            f"The column {self.column!r} holds {self.nan} NaN and {self.inf} infinite values, in {self.affected} "
+            f"of {self.rows} sampled rows ({self.sample}). The first one to reach the network makes the loss NaN."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Remove the rows with missing values, or fill them with a sensible default (CSV column_defaults, "
+            f"a map over {self.column!r}), before training."
+        )
+
+
+@dataclass(frozen=True)
+class MissingValueMarkers(Cause):
+    """The declared missing-value marker in a sampled column, trained on as a value."""
+
+    column: str
+    marker: float  # the declared missing_value
+    count: int  # the values equal to it
+    affected: int  # the sampled rows holding any
+    rows: int  # the sampled rows
+    sample: str  # what was sampled (the sample's description)
+
+    def message(self) -> str:
+        return (
+            f"The column {self.column!r} holds the missing-value marker {self.marker:g} {self.count} times, in "
+            f"{self.affected} of {self.rows} sampled rows ({self.sample}): the network trains on it as if it were "
+            "a value."
+        )
+
+    def fix(self) -> str:
+        return f"Remove the rows holding {self.marker:g}, or replace it with a sensible default, before training."
 
 
 @register(
@@ -21,6 +68,10 @@ from graphaudit.graph.pipeline import column_subject
     also=("warning",),
     needs=(DataSample,),
     once="one finding per data column and kind of bad value: each column is read and filled on its own",
+    causes=(
+        NonFiniteValues,
+        MissingValueMarkers,
+    ),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """NaN or Inf in the sampled data (error), or the declared missing-value marker (warning).
@@ -63,23 +114,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         nodes = anchors(ctx, column=None if is_label else column, label=is_label)
         if sum(bad_nan) or sum(bad_inf):
             affected = sum(1 for a, b in zip(bad_nan, bad_inf) if a or b)
-            yield ctx.finding(
-                "error",
-                subject,
-                f"The column {column!r} holds {sum(bad_nan)} NaN and {sum(bad_inf)} infinite values, in {affected} "
-                f"of {len(rows)} sampled rows ({sample.describe()}). The first one to reach the network makes "
-                "the loss NaN.",
-                f"Remove the rows with missing values, or fill them with a sensible default (CSV column_defaults, "
-                f"a map over {column!r}), before training.",
-                nodes,
+            cause = NonFiniteValues(
+                column, sum(bad_nan), sum(bad_inf), affected, len(rows), sample.describe()
             )
+            yield ctx.finding("error", subject, cause, nodes)
         elif sum(marked):
             affected = sum(1 for m in marked if m)
-            yield ctx.finding(
-                "warning",
-                subject,
-                f"The column {column!r} holds the missing-value marker {marker:g} {sum(marked)} times, in {affected} "
-                f"of {len(rows)} sampled rows ({sample.describe()}): the network trains on it as if it were a value.",
-                f"Remove the rows holding {marker:g}, or replace it with a sensible default, before training.",
-                nodes,
+            cause = MissingValueMarkers(
+                column, float(marker), sum(marked), affected, len(rows), sample.describe()
             )
+            yield ctx.finding("warning", subject, cause, nodes)

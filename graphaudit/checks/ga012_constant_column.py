@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -10,11 +11,71 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors, feature_stats
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.pipeline import column_subject
+from graphaudit.text import listing
 
 #: Sampled rows needed before a column that never changed is called constant.
 MIN_ROWS = 8
+
+
+@dataclass(frozen=True)
+class ConstantColumn(Cause):
+    """A feature column that holds one value in every sampled row."""
+
+    column: str
+    value: float
+    rows: int  # the sampled rows
+    sample: str  # what was sampled (the sample's description)
+
+    def message(self) -> str:
+        return (
+            f"The column {self.column!r} holds the value {self.value:g} in every one of the {self.rows} sampled rows "
+            f"({self.sample}): it carries no information."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Check what produces {self.column!r} (a decode that failed, a path to one file, an empty CSV field) and "
+            "fix it, or drop the column."
+        )
+
+
+@dataclass(frozen=True)
+class ConstantChannels(Cause):
+    """Channels (or features) of a column that never change over a whole epoch."""
+
+    column: str
+    channels: tuple[int, ...]  # the constant channels' indices
+    of: int  # the column's channels
+    axis: int  # the channel axis
+    rows: int  # the rows of the epoch
+
+    def message(self) -> str:
+        return (
+            f"In the column {self.column!r}, {len(self.channels)} of {self.of} channels (axis {self.axis}) never "
+            f"change over all {self.rows} rows of one epoch: {listing(self.channels)}."
+        )
+
+    def fix(self) -> str:
+        return "Drop the constant channels or features, or fix what fills them."
+
+
+@dataclass(frozen=True)
+class SingleLabel(Cause):
+    """Every training row of one epoch has the same label."""
+
+    column: str
+    rows: int  # the rows of the epoch
+
+    def message(self) -> str:
+        return (
+            f"Every one of the {self.rows} training rows has the same label in {self.column!r}: the network can only "
+            "learn to output it."
+        )
+
+    def fix(self) -> str:
+        return f"Check the source of {self.column!r} (one class folder, the wrong column)."
 
 
 @register(
@@ -23,6 +84,11 @@ MIN_ROWS = 8
     severity="warning",
     needs=(DataSample,),
     once="one finding per data column: its constant channels are listed together",
+    causes=(
+        ConstantColumn,
+        ConstantChannels,
+        SingleLabel,
+    ),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A column (or one channel of it) whose value never changes across the sampled rows.
@@ -63,26 +129,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         nodes = anchors(ctx, column=column)
         o = stats.overall
         if stats.count and o.low == o.high:
-            yield ctx.finding(
-                "warning",
-                subject,
-                f"The column {column!r} holds the value {o.low:g} in every one of the {sample.rows} sampled rows "
-                f"({sample.describe()}): it carries no information.",
-                f"Check what produces {column!r} (a decode that failed, a path to one file, an empty CSV field) and "
-                "fix it, or drop the column.",
-                nodes,
-            )
+            cause = ConstantColumn(column, float(o.low), sample.rows, sample.describe())
+            yield ctx.finding("warning", subject, cause, nodes)
             continue
         flat = [i for i, c in enumerate(stats.channels) if c.low == c.high]
         if flat and sample.complete and stats.axis is not None:
-            yield ctx.finding(
-                "warning",
-                subject,
-                f"In the column {column!r}, {len(flat)} of {len(stats.channels)} channels (axis {stats.axis}) never "
-                f"change over all {sample.rows} rows of one epoch: {flat[:8]}{' ...' if len(flat) > 8 else ''}.",
-                "Drop the constant channels or features, or fix what fills them.",
-                nodes,
-            )
+            cause = ConstantChannels(column, tuple(flat), len(stats.channels), stats.axis, sample.rows)
+            yield ctx.finding("warning", subject, cause, nodes)
     label = sampled.label_column
     values = sample.column(label) if label else None
     if (
@@ -94,8 +147,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         yield ctx.finding(
             "warning",
             column_subject("train", label),
-            f"Every one of the {sample.rows} training rows has the same label in {label!r}: the network can only "
-            "learn to output it.",
-            f"Check the source of {label!r} (one class folder, the wrong column).",
+            SingleLabel(label, sample.rows),
             anchors(ctx, label=True),
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,8 +12,9 @@ from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks._shared.data_stats import robust_z
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.pipeline import column_subject
+from graphaudit.text import counted, listing
 
 #: Modified z-score beyond which a value is reported (Iglewicz & Hoaglin call 3.5 a *potential* outlier).
 Z_LIMIT = 10.0
@@ -20,17 +22,51 @@ Z_LIMIT = 10.0
 MIN_VALUES = 20
 
 
-def _series(rows: list[np.ndarray]) -> list[tuple[str, np.ndarray]]:
-    """``(what, one value per row)``: each feature of tabular rows, the mean of larger rows."""
+def _series(rows: list[np.ndarray]) -> list[tuple[int | None, bool, np.ndarray]]:
+    """``(feature, row means, one value per row)``: each feature of tabular rows, the mean of larger rows."""
     if not rows or any(r.shape != rows[0].shape for r in rows):
         return []
     stacked = np.stack(rows).astype(np.float64)
     if stacked.ndim == 1:
-        return [("its values", stacked)]
+        return [(None, False, stacked)]
     if stacked.ndim == 2 and stacked.shape[1] <= 256:
-        return [(f"feature {i}", stacked[:, i]) for i in range(stacked.shape[1])]
+        return [(i, False, stacked[:, i]) for i in range(stacked.shape[1])]
     flat = stacked.reshape(len(stacked), -1)
-    return [("the mean of each row", flat.mean(axis=1))]
+    return [(None, True, flat.mean(axis=1))]
+
+
+@dataclass(frozen=True)
+class OutlierValues(Cause):
+    """Values of a column many robust deviations from its median."""
+
+    column: str
+    feature: (
+        int | None
+    )  # the feature of tabular rows they are in; None: the column's values (or its rows' means)
+    row_means: bool  # the series judged is the mean of each (large) row
+    count: int  # the outlying values
+    value: float  # the most extreme of them...
+    row: int  # ...its sampled row...
+    deviations: float  # ...and how many robust deviations it lies from the median
+    median: float
+    rows: tuple[int, ...]  # the sampled rows of every outlying value
+    sample: str  # what was sampled (the sample's description)
+
+    def message(self) -> str:
+        what = "the mean of each row" if self.row_means else "its values"
+        if self.feature is not None:
+            what = f"feature {self.feature}"
+        return (
+            f"The column {self.column!r} has {counted(self.count, 'outlying value')} in {what}: the most extreme, "
+            f"{self.value:.6g} (sampled row {self.row}), lies {self.deviations:.0f} robust deviations from the "
+            f"median {self.median:.6g}; rows {listing(self.rows)} ({self.sample})."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Remove the outlying rows or give them sensible values (a sentinel such as -999 is a missing value: "
+            "declare it with missing_value=...)."
+        )
 
 
 @register(
@@ -39,6 +75,7 @@ def _series(rows: list[np.ndarray]) -> list[tuple[str, np.ndarray]]:
     severity="warning",
     needs=(DataSample,),
     once="one finding per data column: its first feature with outliers is shown, the rows listed",
+    causes=(OutlierValues,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Values many robust deviations away from the rest of their column (median absolute deviation).
@@ -73,7 +110,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     sample = sampled.sample
     for column in sampled.features:
         rows = [r for r in sample.rows_of(column) if r.dtype.kind in "iuf"]
-        for what, values in _series(rows):
+        for feature, row_means, values in _series(rows):
             finite = np.isfinite(values)
             kept = values[finite]
             if len(kept) < MIN_VALUES or len(np.unique(kept)) < MIN_VALUES:
@@ -86,14 +123,17 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 continue
             worst = far[np.argmax(np.abs(z[far]))]
             rows_at = np.flatnonzero(finite)[far]
-            yield ctx.finding(
-                "warning",
-                column_subject("train", column),
-                f"The column {column!r} has {len(far)} outlying value(s) in {what}: the most extreme, {kept[worst]:.6g} "
-                f"(sampled row {int(np.flatnonzero(finite)[worst])}), lies {abs(z[worst]):.0f} robust deviations "
-                f"from the median {np.median(kept):.6g}; rows {rows_at[:8].tolist()} ({sample.describe()}).",
-                "Remove the outlying rows or give them sensible values (a sentinel such as -999 is a missing value: "
-                "declare it with missing_value=...).",
-                anchors(ctx, column=column),
+            cause = OutlierValues(
+                column,
+                feature,
+                row_means,
+                len(far),
+                float(kept[worst]),
+                int(np.flatnonzero(finite)[worst]),
+                float(abs(z[worst])),
+                float(np.median(kept)),
+                tuple(int(r) for r in rows_at),
+                sample.describe(),
             )
+            yield ctx.finding("warning", column_subject("train", column), cause, anchors(ctx, column=column))
             break

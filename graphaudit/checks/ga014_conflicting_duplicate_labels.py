@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,8 +12,9 @@ from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks._shared.data_stats import label_format, row_hash
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.pipeline import column_subject
+from graphaudit.text import counted, listing
 
 #: Values a row's inputs need before two identical rows are more than a coincidence (images, signals).
 MIN_ELEMENTS = 64
@@ -27,12 +29,40 @@ def _labels(values: np.ndarray) -> list[str] | None:
     return None
 
 
+@dataclass(frozen=True)
+class ConflictingDuplicateLabels(Cause):
+    """Groups of identical training samples that carry different labels."""
+
+    column: str  # the label column
+    groups: tuple[tuple[int, ...], ...]  # each group's sampled rows
+    labels: tuple[tuple[str, ...], ...]  # each group's labels, row by row
+    sample: str  # what was sampled (the sample's description)
+
+    def message(self) -> str:
+        shown = listing(
+            (
+                "rows " + listing(f"{row} (label {label})" for row, label in zip(rows, labels))
+                for rows, labels in zip(self.groups, self.labels)
+            ),
+            separator="; ",
+        )
+        n = len(self.groups)
+        return (
+            f"{counted(n, 'group')} of identical training samples {'carries' if n == 1 else 'carry'} different "
+            f"labels in {self.column!r}: {shown} (sampled: {self.sample}). At most one label of each group is right."
+        )
+
+    def fix(self) -> str:
+        return "Find the duplicated files or records and keep each sample once, with its right label."
+
+
 @register(
     "GA014",
     "conflicting-duplicate-labels",
     severity="warning",
     needs=(DataSample,),
     once="one finding per training set: every conflicting duplicate is counted in it",
+    causes=(ConflictingDuplicateLabels,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Identical samples that carry different labels: the data itself shows a label error.
@@ -80,15 +110,16 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     conflicts = [rows for rows in groups.values() if len({labels[i] for i in rows}) > 1]
     if not conflicts:
         return
-    shown = "; ".join(
-        "rows " + ", ".join(f"{i} (label {labels[i]})" for i in rows[:4]) for rows in conflicts[:3]
+    cause = ConflictingDuplicateLabels(
+        label,
+        tuple(tuple(rows) for rows in conflicts),
+        tuple(tuple(labels[i] for i in rows) for rows in conflicts),
+        sample.describe(),
     )
     yield ctx.finding(
         "warning",
         column_subject("train", label),
-        f"{len(conflicts)} group(s) of identical training samples carry different labels in {label!r}: {shown} "
-        f"(sampled: {sample.describe()}). At most one label of each group is right.",
-        "Find the duplicated files or records and keep each sample once, with its right label.",
+        cause,
         anchors(ctx, label=True),
         subjects=[column_subject("train", label), *(column_subject("train", c) for c in sampled.features)],
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
@@ -11,8 +12,9 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import TrainingData
 from graphaudit.evidence.dataset_labels import DataConsumer
 from graphaudit.evidence.mode import IntendedMode
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph import pipeline as gp
+from graphaudit.text import listing
 
 
 def _values_per_channel(ctx: AuditContext, node: str) -> int | None:
@@ -29,6 +31,39 @@ def _values_per_channel(ctx: AuditContext, node: str) -> int | None:
     return 1 if name.endswith("1d") else None
 
 
+@dataclass(frozen=True)
+class LastBatchOfOne(Cause):
+    """A batch() step whose last batch holds one row, in a network with BatchNorm layers.
+
+    *degenerate*: the BatchNorms then normalise a single value per channel (an error), else they
+    compute their statistics from one sample (info).
+    """
+
+    names_subjects = True
+    path: str  # the batch() step
+    rows: int  # the rows that reach it
+    size: int  # its batch_size
+    cells: tuple[str, ...]  # the BatchNorm cells, by path
+    classes: tuple[str, ...]  # their classes, in the same order
+    degenerate: bool
+
+    def message(self) -> str:
+        names = listing(f"{cell} ({name})" for cell, name in zip(self.cells, self.classes))
+        effect = (
+            f"{names} then normalise a single value per channel: the variance is 0, every output equals beta and "
+            "no gradient flows below them"
+            if self.degenerate
+            else f"{names} then compute their statistics from one sample (several values per channel): a noisy step"
+        )
+        return (
+            f"{self.path} groups {self.rows} rows into batches of {self.size} with drop_remainder=False, so the last "
+            f"batch of every epoch holds 1 row. In training, {effect}."
+        )
+
+    def fix(self) -> str:
+        return f"Use .batch({self.size}, drop_remainder=True), or a batch size that leaves no single row."
+
+
 @register(
     "GA015",
     "last-batch-of-one-before-batchnorm",
@@ -40,6 +75,7 @@ def _values_per_channel(ctx: AuditContext, node: str) -> int | None:
     ),
     uses=(IntendedMode,),
     once="one finding per batch() step of the training pipeline: every BatchNorm its last batch reaches is listed",
+    causes=(LastBatchOfOne,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """batch(drop_remainder=False) leaving a last batch of one row, fed to a network with BatchNorm in training.
@@ -88,19 +124,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue
         degenerate = [n for n in norms if _values_per_channel(ctx, n) == 1]
         shown = degenerate or norms
-        names = ", ".join(f"{ctx.cell_path(n)} ({type(ctx.structure.cells[n]).__name__})" for n in shown[:4])
-        effect = (
-            f"{names} then normalise a single value per channel: the variance is 0, every output equals beta and "
-            "no gradient flows below them"
-            if degenerate
-            else f"{names} then compute their statistics from one sample (several values per channel): a noisy step"
+        cause = LastBatchOfOne(
+            attrs["path"],
+            int(rows),
+            int(size),
+            tuple(ctx.cell_path(n) for n in shown),
+            tuple(type(ctx.structure.cells[n]).__name__ for n in shown),
+            bool(degenerate),
         )
         yield ctx.finding(
             "error" if degenerate else "info",
             attrs["path"],
-            f"{attrs['path']} groups {rows} rows into batches of {size} with drop_remainder=False, so the last batch "
-            f"of every epoch holds 1 row. In training, {effect}.",
-            f"Use .batch({size}, drop_remainder=True), or a batch size that leaves no single row.",
+            cause,
             shown,
             subjects=[attrs["path"], *(ctx.cell_path(n) for n in shown)],
         )

@@ -3,18 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.data_stats import column_stats, scale_problems
+from graphaudit.checks._shared.data_stats import RawPixelValues, ScaleProblem, column_stats, scale_problems
 from graphaudit.checks._shared.layers import consumers, weight_layers
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 #: Fewer values than this per channel (a 2-row batch of features) judge raw 0-255 values only.
 MIN_VALUES = 8
+
+
+@dataclass(frozen=True)
+class InputNotScaled(Cause):
+    """An input given to audit() that reaches a weight layer far from zero mean and unit scale."""
+
+    index: int  # the input's position among those given to audit()
+    shape: tuple[int, ...]
+    layer: str  # the first weight layer it reaches, by path...
+    layer_class: str  # ...and its class
+    problems: tuple[ScaleProblem, ...]  # what is far from zero mean and unit scale
+    stats: str  # the input's statistics, in words
+
+    def message(self) -> str:
+        return (
+            f"inputs[{self.index}] (shape {list(self.shape)}) reaches {self.layer} ({self.layer_class}) unscaled: "
+            f"{'; '.join(p.message() for p in self.problems)}. Measured on the batch given to audit(): {self.stats}."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Scale the inputs before the network: images to [0, 1] (x / 255) and then per-channel (x - mean) / std "
+            "of the training set; features standardised one by one. Or normalise inside the network first."
+        )
 
 
 @register(
@@ -23,6 +48,7 @@ MIN_VALUES = 8
     severity="warning",
     needs=(TracedPass,),
     once="one finding per input tensor given to audit(): each is scaled on its own",
+    causes=(InputNotScaled,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A batch given to audit() that reaches a Dense or a convolution unscaled: raw 0-255 values, or features 100x apart.
@@ -82,17 +108,19 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         stats = column_stats(array)
         problems = scale_problems(stats)
         if stats.channels and stats.count // len(stats.channels) < MIN_VALUES:
-            problems = [p for p in problems if p.startswith("raw 0-255")]  # too few values to judge a spread
+            problems = [
+                p for p in problems if isinstance(p, RawPixelValues)
+            ]  # too few values to judge a spread
         if not problems:
             continue
         first = layers[reached[0]]
         subject = f"inputs[{index}]"
-        yield ctx.finding(
-            "warning",
-            subject,
-            f"{subject} (shape {list(array.shape)}) reaches {first.path} ({type(first.cell).__name__}) unscaled: "
-            f"{'; '.join(problems)}. Measured on the batch given to audit(): {stats.describe()}.",
-            "Scale the inputs before the network: images to [0, 1] (x / 255) and then per-channel (x - mean) / std "
-            "of the training set; features standardised one by one. Or normalise inside the network first.",
-            [node, first.call],
+        cause = InputNotScaled(
+            index,
+            tuple(int(d) for d in array.shape),
+            first.path,
+            type(first.cell).__name__,
+            tuple(problems),
+            stats.describe(),
         )
+        yield ctx.finding("warning", subject, cause, [node, first.call])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,12 +12,41 @@ from graphaudit.checks._shared.input_labels import loss_target, read_label
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.label import GivenLabel
 from graphaudit.evidence.loss import LossTrace
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 #: Fewer labels than this say nothing about the classes of the data.
 MIN_ROWS = 4
 #: One class alone is a warning when balanced classes would give such a batch less often than this.
 WARN_CHANCE = 1e-7
+
+
+@dataclass(frozen=True)
+class LabelsSingleClass(Cause):
+    """Every label of the batch given to audit() is of one class."""
+
+    rows: int  # the labels judged
+    what: str  # what each label is: "class index", "one-hot class" or "binary target"
+    label: float  # the one class they hold
+    classes: int  # the classes the network predicts
+
+    def message(self) -> str:
+        collapsed = (
+            " Every label is 0: class indices scaled like pixels (y / 255) or rounded down before the cast collapse "
+            "to 0."
+            if self.label == 0 and self.what != "binary target"
+            else ""
+        )
+        return (
+            f"All {self.rows} labels of the batch given to audit() are the same {self.what}, {self.label:g}, while "
+            f"the network predicts {self.classes} classes: a batch of one class teaches the network to answer that "
+            f"class whatever the input.{collapsed}"
+        )
+
+    def fix(self) -> str:
+        return (
+            "Check that the training data is shuffled (dataset.shuffle(...), shuffle=True) and that the labels are "
+            "the real ones (scale the images, not the labels); audit with a representative batch."
+        )
 
 
 @register(
@@ -26,6 +56,7 @@ WARN_CHANCE = 1e-7
     also=("info",),
     needs=(LossTrace, GivenLabel),
     once="one finding per label given to audit()",
+    causes=(LabelsSingleClass,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Every label of the batch given to audit() is the same class.
@@ -90,19 +121,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     chance = float(classes) ** (1 - len(rows))  # balanced classes: the first label's class, n - 1 times again
     severity = "warning" if chance <= WARN_CHANCE and classes >= 3 else "info"
-    only = distinct[0]
-    collapsed = (
-        " Every label is 0: class indices scaled like pixels (y / 255) or rounded down before the cast collapse to 0."
-        if only == 0 and what != "binary target"
-        else ""
-    )
-    yield ctx.finding(
-        severity,
-        "label",
-        f"All {len(rows)} labels of the batch given to audit() are the same {what}, {only:g}, while the network "
-        f"predicts {classes} classes: a batch of one class teaches the network to answer that class whatever the "
-        f"input.{collapsed}",
-        "Check that the training data is shuffled (dataset.shuffle(...), shuffle=True) and that the labels are the "
-        "real ones (scale the images, not the labels); audit with a representative batch.",
-        ["output:0"],
-    )
+    cause = LabelsSingleClass(len(rows), what, float(distinct[0]), int(classes))
+    yield ctx.finding(severity, "label", cause, ["output:0"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -13,9 +14,88 @@ from graphaudit.checks._shared.outputs import describe_node, output_activation
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.label import GivenLabel
 from graphaudit.evidence.loss import LossTrace
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 _TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class ClassIndexOutsideOutput(Cause):
+    """Class-index labels outside [0, classes) of the output a cross-entropy compares them with."""
+
+    loss: str  # the loss's name
+    classes: int  # the output's classes
+    output: tuple[int, ...]  # the output's shape
+    outside: int  # the labels outside [0, classes) (or not whole)
+    ignore_index: int | None  # the loss's ignore_index, whose labels are excepted
+    low: float  # the smallest label judged
+    high: float  # the largest
+    from_one: bool  # they run from 1 to the number of classes: numbered from 1
+
+    def message(self) -> str:
+        hint = (
+            " The labels run from 1 to the number of classes: they look numbered from 1."
+            if self.from_one
+            else ""
+        )
+        ignored = f" (ignore_index={self.ignore_index} excepted)" if self.ignore_index is not None else ""
+        return (
+            f"The labels are class indices for {self.loss}, whose output has {self.classes} classes (shape "
+            f"{list(self.output)}), but {self.outside} of them lie{'s' if self.outside == 1 else ''} outside "
+            f"[0, {self.classes}){ignored}: they range from {self.low:g} to {self.high:g}.{hint}"
+        )
+
+    def fix(self) -> str:
+        return f"Give class indices from 0 to {self.classes - 1}, or widen the network's output to the number of classes."
+
+
+@dataclass(frozen=True)
+class TargetsOutsideProbabilities(Cause):
+    """Dense targets outside [0, 1] given to a cross-entropy that reads them as probabilities."""
+
+    loss: str  # the loss's name
+    low: float  # the smallest target
+    high: float  # the largest
+
+    def message(self) -> str:
+        return (
+            f"{self.loss} compares the output with targets in [0, 1] (probabilities), but the label ranges from "
+            f"{self.low:g} to {self.high:g}."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Give targets in [0, 1]: map -1/1 labels to 0/1, divide 0-255 masks by 255, or use a loss meant for "
+            "those values."
+        )
+
+
+@dataclass(frozen=True)
+class TargetsOutsideActivation(Cause):
+    """Regression targets outside the range of the output's last activation."""
+
+    activation: str  # the activation's name
+    node: str  # the node that makes the output, in words
+    lower: float | None  # the activation's range (None: unbounded that way)
+    upper: float | None
+    loss: str  # the loss's name
+    low: float  # the smallest target
+    high: float  # the largest
+
+    def _range(self) -> str:
+        lower = "-∞" if self.lower is None else f"{self.lower:g}"
+        upper = "∞" if self.upper is None else f"{self.upper:g}"
+        return f"[{lower}, {upper}]"
+
+    def message(self) -> str:
+        return (
+            f"The network's output is made by a {self.activation} ({self.node}), which can only produce values in "
+            f"{self._range()}, but the {self.loss} targets range from {self.low:g} to {self.high:g}: the loss can "
+            "never reach its minimum, and the activation saturates trying."
+        )
+
+    def fix(self) -> str:
+        return f"Scale the targets into {self._range()}, or remove the {self.activation} so that the output is unbounded."
 
 
 @register(
@@ -25,6 +105,11 @@ _TOLERANCE = 1e-6
     also=("warning",),
     needs=(LossTrace, GivenLabel),
     once="one finding per label given to audit(): every value outside the output's range is counted in it",
+    causes=(
+        ClassIndexOutsideOutput,
+        TargetsOutsideProbabilities,
+        TargetsOutsideActivation,
+    ),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Label values the network's output cannot produce: a class index past the output's width, a BCE target outside [0, 1].
@@ -88,34 +173,24 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         bad = kept[(kept < 0) | (kept >= classes) | (kept != np.round(kept))]
         if not bad.size:
             return
-        hint = ""
-        if kept.size and kept.min() >= 1 and kept.max() == classes:
-            hint = " The labels run from 1 to the number of classes: they look numbered from 1."
-        ignored = f" (ignore_index={target.ignore_index} excepted)" if target.ignore_index is not None else ""
-        yield ctx.finding(
-            "error",
-            "label",
-            f"The labels are class indices for {target.name}, whose output has {classes} classes (shape "
-            f"{list(reading.output_shape)}), but {bad.size} of them lie{'s' if bad.size == 1 else ''} outside [0, {classes}){ignored}: they range "
-            f"from {kept.min():g} to {kept.max():g}.{hint}",
-            f"Give class indices from 0 to {classes - 1}, or widen the network's output to the number of classes.",
-            nodes,
+        cause = ClassIndexOutsideOutput(
+            target.name,
+            int(classes),
+            tuple(int(d) for d in reading.output_shape),
+            int(bad.size),
+            None if target.ignore_index is None else int(target.ignore_index),
+            float(kept.min()),
+            float(kept.max()),
+            bool(kept.size and kept.min() >= 1 and kept.max() == classes),
         )
+        yield ctx.finding("error", "label", cause, nodes)
         return
     if target.family in ("ce", "bce") and reading.role == "dense":
         if low >= -_TOLERANCE and high <= 1 + _TOLERANCE:
             return
         if target.family == "bce" and reading.integral and low >= 0:
             return  # class indices given to a binary cross-entropy: GA405
-        yield ctx.finding(
-            "error",
-            "label",
-            f"{target.name} compares the output with targets in [0, 1] (probabilities), but the label ranges from "
-            f"{low:g} to {high:g}.",
-            "Give targets in [0, 1]: map -1/1 labels to 0/1, divide 0-255 masks by 255, or use a loss meant for "
-            "those values.",
-            nodes,
-        )
+        yield ctx.finding("error", "label", TargetsOutsideProbabilities(target.name, low, high), nodes)
         return
     if target.family != "regression" or reading.role != "dense":
         return
@@ -129,13 +204,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     above = upper is not None and high > upper + _TOLERANCE
     if not (below or above):
         return
-    shown = f"[{'-∞' if lower is None else f'{lower:g}'}, {'∞' if upper is None else f'{upper:g}'}]"
-    yield ctx.finding(
-        "warning",
-        "label",
-        f"The network's output is made by a {name} ({describe_node(ctx.graph, node)}), which can only produce values in "
-        f"{shown}, but the {target.name} targets range from {low:g} to {high:g}: the loss can never reach its "
-        "minimum, and the activation saturates trying.",
-        f"Scale the targets into {shown}, or remove the {name} so that the output is unbounded.",
-        [node, *nodes],
+    cause = TargetsOutsideActivation(
+        str(name),
+        describe_node(ctx.graph, node),
+        None if lower is None else float(lower),
+        None if upper is None else float(upper),
+        target.name,
+        low,
+        high,
     )
+    yield ctx.finding("warning", "label", cause, [node, *nodes])

@@ -3,13 +3,38 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.input_labels import ROW_FORMATS, loss_target, read_label
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.label import GivenLabel
 from graphaudit.evidence.loss import LossTrace
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class OutputWidthNotLabelClasses(Cause):
+    """Label rows of one width (classes) against an output of another."""
+
+    label_kind: str  # what the rows hold: "one-hot", "probabilities"...
+    width: int  # the labels' row width: their classes
+    classes: int  # the values the network outputs per row
+    output: tuple[int, ...]  # the output's shape
+    loss: str  # the loss's name
+
+    def message(self) -> str:
+        return (
+            f"The labels are {self.label_kind} rows of width {self.width} ({self.width} classes), but the network "
+            f"outputs {self.classes} value{'s' if self.classes != 1 else ''} per row (shape {list(self.output)}), "
+            f"compared by {self.loss}."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Make the head's output width the number of classes ({self.width}), or build the labels for "
+            f"{self.classes} classes."
+        )
 
 
 @register(
@@ -18,6 +43,7 @@ from graphaudit.findings import Finding
     severity="error",
     needs=(LossTrace, GivenLabel),
     once="one finding per label given to audit(), against the network's one output width",
+    causes=(OutputWidthNotLabelClasses,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The labels imply K classes (one-hot rows of width K), the network outputs C ≠ K values per row.
@@ -58,11 +84,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     width, classes = int(values.shape[1]), int(output[1])
     if width == classes or width < 2:
         return
-    yield ctx.finding(
-        "error",
-        "label",
-        f"The labels are {reading.format.kind} rows of width {width} ({width} classes), but the network outputs "
-        f"{classes} value{'s' if classes != 1 else ''} per row (shape {list(output)}), compared by {target.name}.",
-        f"Make the head's output width the number of classes ({width}), or build the labels for {classes} classes.",
-        ["output:0"],
+    cause = OutputWidthNotLabelClasses(
+        reading.format.kind, width, classes, tuple(int(d) for d in output), target.name
     )
+    yield ctx.finding("error", "label", cause, ["output:0"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,7 +12,57 @@ from graphaudit.checks._shared.input_labels import ROW_FORMATS, loss_target, rea
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.label import GivenLabel
 from graphaudit.evidence.loss import LossTrace
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+def _ints(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(int(d) for d in shape)
+
+
+@dataclass(frozen=True)
+class LabelBroadcastsAcrossBatch(Cause):
+    """A label that broadcasts with the output to a larger shape: every prediction against every label."""
+
+    loss: str  # the loss's name
+    output: tuple[int, ...]  # the output's shape
+    label: tuple[int, ...]  # the label's shape
+    combined: tuple[int, ...]  # the shape they broadcast to
+
+    def message(self) -> str:
+        return (
+            f"{self.loss} compares the output of shape {list(self.output)} with a label of shape {list(self.label)}: "
+            f"they broadcast to {list(self.combined)}, so every prediction is compared with every label of the batch, "
+            "not with its own."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Give the label the output's shape (y.reshape(output_shape)), or squeeze the output's unit axis."
+        )
+
+
+@dataclass(frozen=True)
+class LabelBroadcastAlongAxes(Cause):
+    """A label broadcast along axes of the output: the output values of such an axis share one target."""
+
+    loss: str  # the loss's name
+    output: tuple[int, ...]  # the output's shape
+    label: tuple[int, ...]  # the label's shape
+    axes: tuple[int, ...]  # the output's axes the label is broadcast along
+
+    def message(self) -> str:
+        return (
+            f"{self.loss} compares the output of shape {list(self.output)} with a label of shape {list(self.label)}: "
+            f"the label is broadcast along axis {', '.join(map(str, self.axes))} of the output, so all "
+            f"{self.output[self.axes[0]]} output values of that axis are fitted to the same target."
+        )
+
+    def fix(self) -> str:
+        padded = (1,) * (len(self.output) - len(self.label)) + self.label
+        return (
+            "Give one target per output value (a label of the output's shape), or make the head output what the "
+            f"label holds (a width of {padded[self.axes[-1]]} along axis {self.axes[-1]})."
+        )
 
 
 @register(
@@ -20,6 +71,10 @@ from graphaudit.findings import Finding
     severity="error",
     needs=(LossTrace, GivenLabel),
     once="one finding per loss: its output and its label",
+    causes=(
+        LabelBroadcastsAcrossBatch,
+        LabelBroadcastAlongAxes,
+    ),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An element-wise loss whose output and label broadcast to a larger shape: (N, 1) against (N,) is (N, N).
@@ -76,25 +131,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     except ValueError:
         return  # the loss cannot run on these: it raises, loudly
     if combined != output:
-        yield ctx.finding(
-            "error",
-            "label",
-            f"{target.name} compares the output of shape {list(output)} with a label of shape {list(label)}: they "
-            f"broadcast to {list(combined)}, so every prediction is compared with every label of the batch, not "
-            "with its own.",
-            "Give the label the output's shape (y.reshape(output_shape)), or squeeze the output's unit axis.",
-            ["output:0"],
-        )
+        cause = LabelBroadcastsAcrossBatch(target.name, _ints(output), _ints(label), _ints(combined))
+        yield ctx.finding("error", "label", cause, ["output:0"])
         return
     padded = (1,) * (len(output) - len(label)) + label
     spread = [axis for axis, (o, y) in enumerate(zip(output, padded)) if y == 1 and o > 1]
-    yield ctx.finding(
-        "error",
-        "label",
-        f"{target.name} compares the output of shape {list(output)} with a label of shape {list(label)}: the label "
-        f"is broadcast along axis {', '.join(map(str, spread))} of the output, so all {output[spread[0]]} output "
-        f"values of that axis are fitted to the same target.",
-        "Give one target per output value (a label of the output's shape), or make the head output what the "
-        f"label holds (a width of {padded[spread[-1]]} along axis {spread[-1]}).",
-        ["output:0"],
-    )
+    cause = LabelBroadcastAlongAxes(target.name, _ints(output), _ints(label), tuple(spread))
+    yield ctx.finding("error", "label", cause, ["output:0"])

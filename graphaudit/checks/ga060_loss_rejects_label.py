@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss_label import LossOnLabel
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 _ELEMENTWISE = frozenset(
     {
@@ -48,7 +49,11 @@ def wanted(loss_fn: Any, output: tuple[int, ...]) -> str:
         >>> wanted(nn.MSELoss(), (8, 3))
         'targets of the output shape (8, 3): one float per output value'
     """
-    name = _builtin(loss_fn)
+    return _wanted(_builtin(loss_fn), type(loss_fn).__name__, bool(getattr(loss_fn, "sparse", False)), output)
+
+
+def _wanted(name: str | None, loss_class: str, sparse: bool, output: tuple[int, ...]) -> str:
+    """What a loss of class *loss_class* (*name*: the MindSpore class it derives from) takes, in words."""
     if len(output) >= 2:
         indices_last = _shape(output[:-1])
         indices_axis1 = _shape(output[:1] + output[2:])
@@ -57,7 +62,7 @@ def wanted(loss_fn: Any, output: tuple[int, ...]) -> str:
     classes = output[-1] if name == "SoftmaxCrossEntropyWithLogits" or len(output) < 2 else output[1]
     index = f"one index in [0, {classes}) per sample"
     if name == "SoftmaxCrossEntropyWithLogits":
-        if getattr(loss_fn, "sparse", False):
+        if sparse:
             return f"class indices: an integer tensor of shape {indices_last}, {index}"
         return f"class probabilities (one-hot rows): a float tensor of the output shape {_shape(output)}"
     if name in ("CrossEntropyLoss", "NLLLoss"):
@@ -69,27 +74,56 @@ def wanted(loss_fn: Any, output: tuple[int, ...]) -> str:
         return f"class indices: an integer tensor of shape {indices_axis1}, {index}{alternative}"
     if name in _ELEMENTWISE:
         return f"targets of the output shape {_shape(output)}: one float per output value"
-    return f"the label {type(loss_fn).__name__}.construct compares with an output of shape {_shape(output)}"
+    return f"the label {loss_class}.construct compares with an output of shape {_shape(output)}"
 
 
-def _what_differs(ran: LossOnLabel) -> str:
-    label, output = ran.label_shape, ran.output_shape
-    if label and output and label[0] != output[0]:
-        return f"the label has {label[0]} rows for a batch of {output[0]}"
-    name = _builtin(ran.loss_fn)
-    sparse = name in ("CrossEntropyLoss", "NLLLoss") or (
-        name == "SoftmaxCrossEntropyWithLogits" and getattr(ran.loss_fn, "sparse", False)
-    )
-    if sparse and "float" in ran.label_dtype.lower() and len(label) == len(output):
-        return "the label holds float rows (one-hot or probabilities) where class indices are wanted"
-    if len(label) == len(output) == 2 and label[1] >= 2 and label[1] != output[1]:
+@dataclass(frozen=True)
+class LossRejectsLabel(Cause):
+    """A loss that raised when run on the label given to audit()."""
+
+    loss: str  # the loss's name
+    loss_class: str  # its class
+    builtin: str | None  # the MindSpore loss class it is or derives from (None: a loss of its own)
+    sparse: bool  # its sparse= (SoftmaxCrossEntropyWithLogits)
+    label_dtype: str
+    label_shape: tuple[int, ...]
+    output_shape: tuple[int, ...]
+    refused: str  # what MindSpore raised
+
+    def message(self) -> str:
         return (
-            f"the label holds rows of {label[1]} classes and the network outputs {output[1]} values per row "
-            "(a head built for another number of classes)"
+            f"{self.loss} cannot run on the label given: a {self.label_dtype} tensor of shape "
+            f"{_shape(self.label_shape)} next to an output of shape {_shape(self.output_shape)}; "
+            f"{self._what_differs()}. {self.loss} takes {self._wanted()}. MindSpore raised {self.refused}"
         )
-    if label != output:
-        return f"the label's shape {_shape(label)} is not the output's {_shape(output)}"
-    return "the label's values or dtype are not what the loss takes"
+
+    def fix(self) -> str:
+        return (
+            f"Give the loss the label it takes ({self._wanted()}), or a loss made for "
+            "this label (nn.SoftmaxCrossEntropyWithLogits(sparse=False) for one-hot rows)."
+        )
+
+    def _wanted(self) -> str:
+        return _wanted(self.builtin, self.loss_class, self.sparse, self.output_shape)
+
+    def _what_differs(self) -> str:
+        label, output = self.label_shape, self.output_shape
+        if label and output and label[0] != output[0]:
+            return f"the label has {label[0]} rows for a batch of {output[0]}"
+        name = self.builtin
+        sparse = name in ("CrossEntropyLoss", "NLLLoss") or (
+            name == "SoftmaxCrossEntropyWithLogits" and self.sparse
+        )
+        if sparse and "float" in self.label_dtype.lower() and len(label) == len(output):
+            return "the label holds float rows (one-hot or probabilities) where class indices are wanted"
+        if len(label) == len(output) == 2 and label[1] >= 2 and label[1] != output[1]:
+            return (
+                f"the label holds rows of {label[1]} classes and the network outputs {output[1]} values per row "
+                "(a head built for another number of classes)"
+            )
+        if label != output:
+            return f"the label's shape {_shape(label)} is not the output's {_shape(output)}"
+        return "the label's values or dtype are not what the loss takes"
 
 
 @register(
@@ -98,6 +132,7 @@ def _what_differs(ran: LossOnLabel) -> str:
     severity="error",
     needs=(LossOnLabel,),
     once="one finding per loss: what it takes, against the label given",
+    causes=(LossRejectsLabel,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The loss raises on the label given with the batch: training would stop at its first step.
@@ -135,13 +170,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     ran = ctx.need(LossOnLabel)
     if ran.refused is None:
         return
-    yield ctx.finding(
-        "error",
-        "label",
-        f"{ran.name} cannot run on the label given: a {ran.label_dtype} tensor of shape {_shape(ran.label_shape)} "
-        f"next to an output of shape {_shape(ran.output_shape)}; {_what_differs(ran)}. {ran.name} takes "
-        f"{wanted(ran.loss_fn, ran.output_shape)}. MindSpore raised {ran.refused}",
-        f"Give the loss the label it takes ({wanted(ran.loss_fn, ran.output_shape)}), or a loss made for "
-        "this label (nn.SoftmaxCrossEntropyWithLogits(sparse=False) for one-hot rows).",
-        ["output:0"] if "output:0" in ctx.graph else [],
+    cause = LossRejectsLabel(
+        ran.name,
+        type(ran.loss_fn).__name__,
+        _builtin(ran.loss_fn),
+        bool(getattr(ran.loss_fn, "sparse", False)),
+        ran.label_dtype,
+        tuple(int(d) for d in ran.label_shape),
+        tuple(int(d) for d in ran.output_shape),
+        ran.refused,
     )
+    yield ctx.finding("error", "label", cause, ["output:0"] if "output:0" in ctx.graph else [])

@@ -2,12 +2,15 @@
 
 The data-pipeline checks (GA0xx) measure sampled batches with these; the checks of inputs
 given to ``audit()`` itself use the same functions, so a batch is judged alike wherever it
-comes from. Nothing here knows about pipelines, networks or findings.
+comes from. Nothing here knows about pipelines or networks; what is wrong with a column's scale is
+told as the facts of a finding's cause (:class:`~graphaudit.findings.Cause`), which the checks nest
+in their own.
 
 - :func:`column_stats`: mean, standard deviation, range per channel (the channel axis is
   found by :func:`channel_axis`), NaN / Inf counts;
 - :func:`scale_problems`: raw 0-255 values, a channel far from zero mean / unit scale, and
-  channels whose scales differ by :data:`SCALE_RATIO` or more;
+  channels whose scales differ by :data:`SCALE_RATIO` or more (:class:`RawPixelValues`,
+  :class:`FarFromUnitScale`, :class:`ChannelScalesApart`);
 - :func:`robust_z`: the modified z-score (median absolute deviation) of Iglewicz & Hoaglin;
 - :func:`label_format`: class indices, one-hot rows, probabilities or continuous targets;
 - :func:`row_hash`: a content hash of one sample.
@@ -16,7 +19,7 @@ Example:
     >>> import numpy as np
     >>> raw = np.random.default_rng(0).integers(0, 256, (8, 3, 16, 16)).astype(np.uint8)
     >>> stats = column_stats(raw)
-    >>> stats.axis, len(stats.channels), [p.split(":")[0] for p in scale_problems(stats)]
+    >>> stats.axis, len(stats.channels), [p.message().split(":")[0] for p in scale_problems(stats)]
     (1, 3, ['raw 0-255 values'])
     >>> scale_problems(column_stats((raw / 127.5 - 1).astype(np.float32)))
     []
@@ -32,14 +35,20 @@ from typing import Any
 
 import numpy as np
 
+from graphaudit.findings import Cause
+
 __all__ = [
     "MAX_MEAN",
     "MAX_STD",
     "MIN_STD",
     "SCALE_RATIO",
+    "ChannelScalesApart",
     "ChannelStats",
     "ColumnStats",
+    "FarFromUnitScale",
     "LabelFormat",
+    "RawPixelValues",
+    "ScaleProblem",
     "channel_axis",
     "column_stats",
     "label_format",
@@ -226,20 +235,67 @@ def _unit(stats: ColumnStats) -> str:
     return "feature" if len(stats.row_shape) == 1 else f"channel (axis {stats.axis})"
 
 
-def scale_problems(stats: ColumnStats) -> list[str]:
-    """What is far from zero mean and unit scale in *stats*, each as ``"what: numbers"``; empty when fine.
+@dataclass(frozen=True)
+class RawPixelValues(Cause):
+    """Raw 0-255 pixel values: integers from 0 up to at least 32 and at most 255 (a part of a scale cause)."""
 
-    Reported: raw pixel values (integers reaching above 1.5, none below 0, none above 255,
-    with a maximum of at least 32); a channel whose mean is beyond ±:data:`MAX_MEAN` or whose
-    standard deviation is above :data:`MAX_STD` or below :data:`MIN_STD`; channels whose
-    standard deviations differ by :data:`SCALE_RATIO` or more.
+    dtype: str
+    low: float
+    high: float
+    mean: float
+
+    def message(self) -> str:
+        return f"raw 0-255 values: {self.dtype} from {self.low:.4g} to {self.high:.4g} (mean {self.mean:.4g})"
+
+
+@dataclass(frozen=True)
+class FarFromUnitScale(Cause):
+    """A channel (or the values) far from zero mean and unit scale (a part of a scale cause)."""
+
+    unit: str  # what one entry of the channel axis is: "feature" or "channel (axis 1)"; "" for the values
+    index: int | None  # the channel's index, None for the values as a whole
+    mean: float
+    std: float
+
+    def message(self) -> str:
+        where = f"{self.unit} {self.index}" if self.index is not None else "the values"
+        return f"far from zero mean and unit scale: {where} has mean {self.mean:.4g}, std {self.std:.4g}"
+
+
+@dataclass(frozen=True)
+class ChannelScalesApart(Cause):
+    """Two channels whose standard deviations differ by :data:`SCALE_RATIO` or more (a part of a scale cause)."""
+
+    unit: str  # what one entry of the channel axis is: "feature" or "channel (axis 1)"
+    large: int  # the channel of the largest standard deviation
+    large_std: float
+    small: int  # the channel of the smallest
+    small_std: float
+
+    def message(self) -> str:
+        return (
+            f"scales differ by {self.large_std / self.small_std:.0f}x: {self.unit} {self.large} has std "
+            f"{self.large_std:.4g}, {self.unit} {self.small} has std {self.small_std:.4g}"
+        )
+
+
+ScaleProblem = RawPixelValues | FarFromUnitScale | ChannelScalesApart
+
+
+def scale_problems(stats: ColumnStats) -> list[ScaleProblem]:
+    """What is far from zero mean and unit scale in *stats*, as facts (``message()``: ``"what: numbers"``).
+
+    Empty when fine. Reported: raw pixel values (integers reaching above 1.5, none below 0,
+    none above 255, with a maximum of at least 32); a channel whose mean is beyond
+    ±:data:`MAX_MEAN` or whose standard deviation is above :data:`MAX_STD` or below
+    :data:`MIN_STD`; channels whose standard deviations differ by :data:`SCALE_RATIO` or more.
     """
     o = stats.overall
     if not stats.count or not np.isfinite(o.std) or o.std == 0:
         return []
-    found = []
+    found: list[ScaleProblem] = []
     if stats.integral and o.low >= 0 and 32 <= o.high <= 255:
-        found.append(f"raw 0-255 values: {stats.dtype} from {o.low:.4g} to {o.high:.4g} (mean {o.mean:.4g})")
+        found.append(RawPixelValues(stats.dtype, float(o.low), float(o.high), float(o.mean)))
     channels = [c for c in stats.channels if np.isfinite(c.std)] or [o]
     far = [
         (i, c)
@@ -248,16 +304,15 @@ def scale_problems(stats: ColumnStats) -> list[str]:
     ]
     if far and not found:
         i, c = far[0]
-        where = f"{_unit(stats)} {i}" if stats.axis is not None and len(channels) > 1 else "the values"
-        found.append(f"far from zero mean and unit scale: {where} has mean {c.mean:.4g}, std {c.std:.4g}")
+        one = stats.axis is not None and len(channels) > 1
+        found.append(
+            FarFromUnitScale(_unit(stats) if one else "", i if one else None, float(c.mean), float(c.std))
+        )
     spread = [(c.std, i) for i, c in enumerate(channels) if c.std > 0]
     if len(spread) > 1:
         (small, i), (big, j) = min(spread), max(spread)
         if big / small >= SCALE_RATIO:
-            found.append(
-                f"scales differ by {big / small:.0f}x: {_unit(stats)} {j} has std {big:.4g}, "
-                f"{_unit(stats)} {i} has std {small:.4g}"
-            )
+            found.append(ChannelScalesApart(_unit(stats), j, float(big), i, float(small)))
     return found
 
 
