@@ -9,7 +9,7 @@ Regenerate every file (one command, after a deliberate change; review ``git diff
 
     GRAPHAUDIT_GOLDEN=update bash scripts/test.sh tests/test_samples.py -k bad_sample
 
-Temporary folders that samples write files to show as ``<tmp>/prefix-XXXXXXXX``. The header line (how many checks ran) and the list of checks not run are left out: a new check
+Floats in the fields are kept to 6 significant digits (the text shows what users read). Temporary folders that samples write files to show as ``<tmp>/prefix-XXXXXXXX``. The header line (how many checks ran) and the list of checks not run are left out: a new check
 would otherwise change every file.
 """
 
@@ -44,7 +44,7 @@ def golden_text(check_id: str, report: graphaudit.Report) -> str:
     findings = text.split("\n", 1)[1].strip("\n") if "\n" in text else ""
     fields = [
         {
-            key: value
+            key: _rounded(value)
             for key, value in finding.to_dict().items()
             if key not in ("name", "message", "fix", "nodes") and value not in ([], None)
         }
@@ -53,6 +53,17 @@ def golden_text(check_id: str, report: graphaudit.Report) -> str:
     ]
     said = f"{_HEAD.format(id=check_id)}\n{findings}\n\n{json.dumps(fields, indent=1, ensure_ascii=False)}\n"
     return _TEMPORARY.sub(r"<tmp>/\1XXXXXXXX", said)
+
+
+def _rounded(value: object) -> object:
+    """*value* with every float to 6 significant digits: the facts, not the last bits a CPU's kernels round."""
+    if isinstance(value, float):
+        return float(f"{value:.6g}")
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
 
 
 def compare_with_golden(check_id: str, report: graphaudit.Report) -> None:
