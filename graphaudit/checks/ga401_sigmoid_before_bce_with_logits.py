@@ -3,15 +3,39 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import flagged, pairings
+from graphaudit.checks._shared.lossflow import FlaggedHeads, flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
 
-@register("GA401", "sigmoid-before-bce-with-logits", severity="error", needs=(LossTrace,))
+@dataclass(frozen=True)
+class SigmoidBeforeLogitsLoss(FlaggedHeads):
+    """The network's output made by a sigmoid, given to a loss that applies its own sigmoid."""
+
+    def message(self) -> str:
+        return (
+            f"{self.output} made by a sigmoid ({self.where}), but {self.evidence}. "
+            "The loss sees sigmoid(sigmoid(z)), which stays within (0.5, 0.73)."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Remove the sigmoid ({self.where}) from the training network and keep {self.loss}, "
+            "applying the sigmoid only at inference; or keep it and use nn.BCELoss."
+        )
+
+
+@register(
+    "GA401",
+    "sigmoid-before-bce-with-logits",
+    severity="error",
+    needs=(LossTrace,),
+    causes=(SigmoidBeforeLogitsLoss,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A network that ends in a sigmoid, trained with a loss that applies its own sigmoid.
 
@@ -50,12 +74,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     found = [p for p in pairings(ctx) if p.activation == "sigmoid" and p.expects == "logits-sigmoid"]
     for heads in flagged(ctx, found):
-        yield ctx.finding(
-            "error",
-            heads.first.loss_name,
-            f"{heads.output} made by a sigmoid ({heads.where}), but {heads.first.evidence}. "
-            "The loss sees sigmoid(sigmoid(z)), which stays within (0.5, 0.73).",
-            f"Remove the sigmoid ({heads.where}) from the training network and keep {heads.first.loss_name}, "
-            "applying the sigmoid only at inference; or keep it and use nn.BCELoss.",
-            heads.nodes,
-        )
+        cause = SigmoidBeforeLogitsLoss(**FlaggedHeads.facts(heads))
+        yield ctx.finding("error", cause.loss, cause, heads.nodes)

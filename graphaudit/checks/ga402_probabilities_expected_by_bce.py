@@ -3,12 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import flagged, pairings
+from graphaudit.checks._shared.lossflow import FlaggedHeads, flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
+
+
+@dataclass(frozen=True)
+class LogitsGivenToProbabilityLoss(FlaggedHeads):
+    """Unbounded logits, with no sigmoid or softmax, given to a loss that expects probabilities."""
+
+    def message(self) -> str:
+        return (
+            f"{self.output} unbounded logits straight from {self.where}, with no sigmoid or "
+            f"softmax, but {self.evidence}."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Train with nn.BCEWithLogitsLoss on the logits instead of {self.loss}, or end the "
+            "network with nn.Sigmoid()."
+        )
 
 
 @register(
@@ -16,6 +34,7 @@ from graphaudit.findings import Finding
     "probabilities-expected-by-bce",
     severity="error",
     needs=(LossTrace,),
+    causes=(LogitsGivenToProbabilityLoss,),
     once="one finding per loss: BCELoss refuses values outside [0, 1], so a loss over several unbounded heads is traced on its first head only",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -49,12 +68,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     found = [p for p in pairings(ctx) if p.activation == "none" and p.expects == "probabilities"]
     for heads in flagged(ctx, found):
-        yield ctx.finding(
-            "error",
-            heads.first.loss_name,
-            f"{heads.output} unbounded logits straight from {heads.where}, with no sigmoid or "
-            f"softmax, but {heads.first.evidence}.",
-            f"Train with nn.BCEWithLogitsLoss on the logits instead of {heads.first.loss_name}, or end the "
-            "network with nn.Sigmoid().",
-            heads.nodes,
-        )
+        cause = LogitsGivenToProbabilityLoss(**FlaggedHeads.facts(heads))
+        yield ctx.finding("error", cause.loss, cause, heads.nodes)

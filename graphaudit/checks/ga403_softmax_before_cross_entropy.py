@@ -3,15 +3,39 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import flagged, pairings
+from graphaudit.checks._shared.lossflow import FlaggedHeads, flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
 
-@register("GA403", "softmax-before-cross-entropy", severity="error", needs=(LossTrace,))
+@dataclass(frozen=True)
+class SoftmaxBeforeCrossEntropy(FlaggedHeads):
+    """The network's output made by a softmax, given to a loss that applies its own softmax."""
+
+    def message(self) -> str:
+        return (
+            f"{self.output} made by a softmax ({self.where}), but {self.evidence}. "
+            "The loss takes a softmax of probabilities, which is nearly uniform."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Remove the softmax ({self.where}) from the training network and keep {self.loss} on "
+            "the logits, applying the softmax only at inference."
+        )
+
+
+@register(
+    "GA403",
+    "softmax-before-cross-entropy",
+    severity="error",
+    needs=(LossTrace,),
+    causes=(SoftmaxBeforeCrossEntropy,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A network that ends in a softmax, trained with a loss that applies its own softmax.
 
@@ -41,12 +65,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
     found = [p for p in pairings(ctx) if p.activation == "softmax" and p.expects == "logits-softmax"]
     for heads in flagged(ctx, found):
-        yield ctx.finding(
-            "error",
-            heads.first.loss_name,
-            f"{heads.output} made by a softmax ({heads.where}), but {heads.first.evidence}. "
-            "The loss takes a softmax of probabilities, which is nearly uniform.",
-            f"Remove the softmax ({heads.where}) from the training network and keep {heads.first.loss_name} on "
-            "the logits, applying the softmax only at inference.",
-            heads.nodes,
-        )
+        cause = SoftmaxBeforeCrossEntropy(**FlaggedHeads.facts(heads))
+        yield ctx.finding("error", cause.loss, cause, heads.nodes)

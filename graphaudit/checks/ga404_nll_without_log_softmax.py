@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import flagged, pairings
+from graphaudit.checks._shared.lossflow import FlaggedHeads, flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -17,7 +18,36 @@ _MADE_BY = {
 }
 
 
-@register("GA404", "nll-without-log-softmax", severity="error", needs=(LossTrace,))
+@dataclass(frozen=True)
+class NotLogProbabilities(FlaggedHeads):
+    """The network's output made by a softmax, a sigmoid or no normalisation, given to an NLL loss."""
+
+    activation: str  # what made the output: "softmax", "sigmoid" or "none"
+    operation: bool  # that activation is an operation (ops.softmax), not a cell
+
+    def message(self) -> str:
+        return (
+            f"{self.output} {_MADE_BY[self.activation]} ({self.where}), not log-probabilities, "
+            f"but {self.evidence}. NLL loss does not take the log itself."
+        )
+
+    def fix(self) -> str:
+        if self.activation == "none":
+            return (
+                f"Add nn.LogSoftmax(axis=-1) at the end of the network (after {self.where}), or train the "
+                f"logits with nn.CrossEntropyLoss instead of {self.loss}."
+            )
+        replacement = "ops.log_softmax(x, axis=-1)" if self.operation else "nn.LogSoftmax(axis=-1)"
+        return f"Replace the {self.activation} ({self.where}) with {replacement}."
+
+
+@register(
+    "GA404",
+    "nll-without-log-softmax",
+    severity="error",
+    needs=(LossTrace,),
+    causes=(NotLogProbabilities,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A negative log-likelihood loss fed something other than log-probabilities.
 
@@ -56,23 +86,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for activation in dict.fromkeys(p.activation for p in found):
         for heads in flagged(ctx, [p for p in found if p.activation == activation]):
             assert heads.first.activation_node is not None
-            if activation == "none":
-                fix = (
-                    f"Add nn.LogSoftmax(axis=-1) at the end of the network (after {heads.where}), or train the "
-                    f"logits with nn.CrossEntropyLoss instead of {heads.first.loss_name}."
-                )
-            else:
-                replacement = (
-                    "ops.log_softmax(x, axis=-1)"
-                    if heads.first.activation_node.startswith("op:")
-                    else "nn.LogSoftmax(axis=-1)"
-                )
-                fix = f"Replace the {activation} ({heads.where}) with {replacement}."
-            yield ctx.finding(
-                "error",
-                heads.first.loss_name,
-                f"{heads.output} {_MADE_BY[activation]} ({heads.where}), not log-probabilities, "
-                f"but {heads.first.evidence}. NLL loss does not take the log itself.",
-                fix,
-                heads.nodes,
+            operation = heads.first.activation_node.startswith("op:")
+            cause = NotLogProbabilities(
+                **FlaggedHeads.facts(heads), activation=activation, operation=operation
             )
+            yield ctx.finding("error", cause.loss, cause, heads.nodes)

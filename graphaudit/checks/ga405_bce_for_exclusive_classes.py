@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.input_labels import loss_target, read_label
@@ -10,12 +11,56 @@ from graphaudit.checks._shared.lossflow import pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.label import GivenLabel
 from graphaudit.evidence.loss import LossTrace
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 #: One-hot rows of at least this many classes are mutually exclusive classes.
 MIN_CLASSES = 3
 #: From this many one-hot rows the batch says the classes are exclusive (fewer: info).
 WARN_ROWS = 8
+
+
+def _fix(loss: str) -> str:
+    return (
+        f"Train mutually exclusive classes with nn.CrossEntropyLoss() on the raw logits (labels: class indices), "
+        f"instead of {loss}; keep a binary cross-entropy only for multi-label targets."
+    )
+
+
+@dataclass(frozen=True)
+class ClassIndicesGivenToBce(Cause):
+    """A binary cross-entropy whose label holds class indices (2 or more), not probabilities in [0, 1]."""
+
+    loss: str  # the loss cell's class name
+    classes: tuple[int, ...]  # the distinct class indices of the label, in order
+
+    def message(self) -> str:
+        return (
+            f"{self.loss} is a binary cross-entropy, whose targets are probabilities in [0, 1], but the label holds "
+            f"class indices ({listing(self.classes)}): the loss is unbounded below for a target above 1."
+        )
+
+    def fix(self) -> str:
+        return _fix(self.loss)
+
+
+@dataclass(frozen=True)
+class OneHotGivenToBce(Cause):
+    """A binary cross-entropy whose label rows are all one-hot: mutually exclusive classes."""
+
+    loss: str  # the loss cell's class name
+    rows: int  # the label's rows, every one of them one-hot
+    classes: int  # the width of the rows
+
+    def message(self) -> str:
+        return (
+            f"{self.loss} is a binary cross-entropy (one independent yes/no per class), but every one of the "
+            f"{self.rows} label rows is one-hot over {self.classes} classes: the classes are mutually exclusive, which "
+            "a cross-entropy over a softmax expresses and a binary cross-entropy does not."
+        )
+
+    def fix(self) -> str:
+        return _fix(self.loss) + " If the task really is multi-label, allow this finding."
 
 
 @register(
@@ -24,6 +69,7 @@ WARN_ROWS = 8
     severity="warning",
     also=("error", "info"),
     needs=(LossTrace, GivenLabel),
+    causes=(ClassIndicesGivenToBce, OneHotGivenToBce),
     once="one finding per loss: the loss and the labels it is given",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -68,21 +114,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if any(p.activation == "softmax" and p.source == "output:0" for p in pairings(ctx)):
         return  # GA406
     values = reading.values
-    fix = (
-        f"Train mutually exclusive classes with nn.CrossEntropyLoss() on the raw logits (labels: class indices), "
-        f"instead of {target.name}; keep a binary cross-entropy only for multi-label targets."
-    )
     if reading.integral and values.size and values.min() >= 0 and values.max() >= 2:
-        classes = sorted({int(v) for v in values.reshape(-1)})
-        shown = ", ".join(str(c) for c in classes[:6]) + (", ..." if len(classes) > 6 else "")
-        yield ctx.finding(
-            "error",
-            target.name,
-            f"{target.name} is a binary cross-entropy, whose targets are probabilities in [0, 1], but the label holds "
-            f"class indices ({shown}): the loss is unbounded below for a target above 1.",
-            fix,
-            ["output:0"],
-        )
+        classes = tuple(sorted({int(v) for v in values.reshape(-1)}))
+        yield ctx.finding("error", target.name, ClassIndicesGivenToBce(target.name, classes), ["output:0"])
         return
     if reading.role != "dense" or values.ndim != 2 or reading.format.kind != "one-hot":
         return
@@ -90,12 +124,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if width < MIN_CLASSES:
         return
     severity = "warning" if reading.rows >= WARN_ROWS else "info"
-    yield ctx.finding(
-        severity,
-        target.name,
-        f"{target.name} is a binary cross-entropy (one independent yes/no per class), but every one of the "
-        f"{reading.rows} label rows is one-hot over {width} classes: the classes are mutually exclusive, which a "
-        "cross-entropy over a softmax expresses and a binary cross-entropy does not.",
-        fix + " If the task really is multi-label, allow this finding.",
-        ["output:0"],
-    )
+    cause = OneHotGivenToBce(target.name, int(reading.rows), width)
+    yield ctx.finding(severity, target.name, cause, ["output:0"])

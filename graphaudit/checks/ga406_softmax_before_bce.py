@@ -3,15 +3,40 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lossflow import flagged, pairings
+from graphaudit.checks._shared.lossflow import FlaggedHeads, flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
 
 
-@register("GA406", "softmax-before-bce", severity="error", needs=(LossTrace,))
+@dataclass(frozen=True)
+class SoftmaxBeforeBinaryCrossEntropy(FlaggedHeads):
+    """The network's output made by a softmax, given to a binary cross-entropy."""
+
+    def message(self) -> str:
+        return (
+            f"{self.output} made by a softmax ({self.where}), but {self.evidence}: a binary cross-entropy "
+            "judges each output as an independent probability, and the softmax makes them sum to 1 (over one unit it "
+            "is the constant 1)."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Remove the softmax ({self.where}). For multi-label targets train the logits with nn.BCEWithLogitsLoss(); "
+            "for mutually exclusive classes use nn.CrossEntropyLoss() with class-index labels."
+        )
+
+
+@register(
+    "GA406",
+    "softmax-before-bce",
+    severity="error",
+    needs=(LossTrace,),
+    causes=(SoftmaxBeforeBinaryCrossEntropy,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A network that ends in a softmax, trained with a binary cross-entropy.
 
@@ -49,13 +74,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if p.activation == "softmax" and p.expects in ("logits-sigmoid", "probabilities")
     ]
     for heads in flagged(ctx, found):
-        yield ctx.finding(
-            "error",
-            heads.first.loss_name,
-            f"{heads.output} made by a softmax ({heads.where}), but {heads.first.evidence}: a binary cross-entropy "
-            "judges each output as an independent probability, and the softmax makes them sum to 1 (over one unit it "
-            "is the constant 1).",
-            f"Remove the softmax ({heads.where}). For multi-label targets train the logits with nn.BCEWithLogitsLoss(); for "
-            "mutually exclusive classes use nn.CrossEntropyLoss() with class-index labels.",
-            heads.nodes,
-        )
+        cause = SoftmaxBeforeBinaryCrossEntropy(**FlaggedHeads.facts(heads))
+        yield ctx.finding("error", cause.loss, cause, heads.nodes)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.activations import activation_name
-from graphaudit.checks._shared.lossflow import flagged, pairings
+from graphaudit.checks._shared.lossflow import FlaggedHeads, flagged, pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Finding
@@ -23,8 +24,41 @@ _EFFECT = {
 }
 
 
+@dataclass(frozen=True)
+class BoundedActivationBeforeLogitsLoss(FlaggedHeads):
+    """The network's output made by a bounding activation (ReLU, tanh...), given to a loss that wants raw logits."""
+
+    activation: str  # the activation's name ("relu", "tanh"...)
+    expects: str  # what the loss normalises the logits with: "logits-softmax" or "logits-sigmoid"
+
+    def message(self) -> str:
+        relu = self.activation in ("relu", "relu6")
+        consequence = (
+            "sigmoid(score) is then at least 0.5: no sample can be predicted negative."
+            if relu and self.expects == "logits-sigmoid"
+            else "the loss can never become confident, and its gradients push the activation into saturation."
+            if not relu
+            else "every negative logit, and its gradient, is lost."
+        )
+        return (
+            f"{self.output} made by a {self.activation} ({self.where}), which {_EFFECT[self.activation]}, but "
+            f"{self.evidence}: {consequence}"
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Remove the {self.activation} ({self.where}) so that the last layer outputs raw logits; apply any "
+            "squashing only at inference."
+        )
+
+
 @register(
-    "GA407", "bounded-activation-before-logits-loss", severity="error", also=("warning",), needs=(LossTrace,)
+    "GA407",
+    "bounded-activation-before-logits-loss",
+    severity="error",
+    also=("warning",),
+    needs=(LossTrace,),
+    causes=(BoundedActivationBeforeLogitsLoss,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A ReLU, tanh or sigmoid right before a loss that wants raw logits (CrossEntropyLoss, BCEWithLogitsLoss).
@@ -73,20 +107,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for (name, expects, _), same in found.items():
         relu = name in ("relu", "relu6")
         severity = "warning" if relu and expects == "logits-softmax" else "error"
-        consequence = (
-            "sigmoid(score) is then at least 0.5: no sample can be predicted negative."
-            if relu and expects == "logits-sigmoid"
-            else "the loss can never become confident, and its gradients push the activation into saturation."
-            if not relu
-            else "every negative logit, and its gradient, is lost."
-        )
         for heads in flagged(ctx, same):
-            yield ctx.finding(
-                severity,
-                heads.first.loss_name,
-                f"{heads.output} made by a {name} ({heads.where}), which {_EFFECT[name]}, but "
-                f"{heads.first.evidence}: {consequence}",
-                f"Remove the {name} ({heads.where}) so that the last layer outputs raw logits; apply any squashing "
-                "only at inference.",
-                heads.nodes,
+            cause = BoundedActivationBeforeLogitsLoss(
+                **FlaggedHeads.facts(heads), activation=name, expects=expects
             )
+            yield ctx.finding(severity, cause.loss, cause, heads.nodes)

@@ -3,13 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.input_labels import loss_target
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class OneClassOutput(Cause):
+    """A softmax cross-entropy (or NLL loss) over an output with one class."""
+
+    loss: str  # the loss cell's class name
+    shape: tuple[int, ...]  # the output's shape
+
+    def message(self) -> str:
+        return (
+            f"{self.loss} normalises the output over its classes, but the output has one class (shape "
+            f"{list(self.shape)}): the softmax of one score is 1, so the loss is the same for every input and "
+            "nothing trains."
+        )
+
+    def fix(self) -> str:
+        return (
+            "For a binary task keep the one unit and use nn.BCEWithLogitsLoss() with float 0/1 targets, or give the "
+            "head two units and keep the cross-entropy with class indices 0/1."
+        )
 
 
 @register(
@@ -17,6 +39,7 @@ from graphaudit.findings import Finding
     "one-unit-head-with-cross-entropy",
     severity="error",
     needs=(LossTrace,),
+    causes=(OneClassOutput,),
     once="one finding per loss: the loss and the one-unit output it is given",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -57,12 +80,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     if not target.builtin and len(shape) != 2:
         return  # a custom loss may move the class axis (a reshape of (N, L, V) logits): only (N, 1) is sure
-    yield ctx.finding(
-        "error",
-        target.name,
-        f"{target.name} normalises the output over its classes, but the output has one class (shape {list(shape)}): "
-        "the softmax of one score is 1, so the loss is the same for every input and nothing trains.",
-        "For a binary task keep the one unit and use nn.BCEWithLogitsLoss() with float 0/1 targets, or give the head "
-        "two units and keep the cross-entropy with class indices 0/1.",
-        ["output:0"],
-    )
+    cause = OneClassOutput(target.name, tuple(int(d) for d in shape))
+    yield ctx.finding("error", target.name, cause, ["output:0"])

@@ -3,13 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.input_labels import loss_target, read_label
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.label import GivenLabel
 from graphaudit.evidence.loss import LossTrace
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class RegressionLossOnOneHot(Cause):
+    """A regression loss trained on one-hot class labels."""
+
+    loss: str  # the loss cell's class name
+    classes: int  # the width of the one-hot rows
+
+    def message(self) -> str:
+        return (
+            f"{self.loss} is a regression loss, but the label is one-hot rows over {self.classes} classes: a "
+            "classification trained as a regression learns slowly, and its gradient vanishes when a confident "
+            "prediction is wrong."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Train the logits with nn.CrossEntropyLoss() and class-index labels (nn.BCEWithLogitsLoss() for "
+            "multi-label targets)."
+        )
 
 
 @register(
@@ -17,6 +39,7 @@ from graphaudit.findings import Finding
     "regression-loss-on-class-labels",
     severity="warning",
     needs=(LossTrace, GivenLabel),
+    causes=(RegressionLossOnOneHot,),
     once="one finding per loss: the loss and the class labels it is given",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -56,13 +79,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     values = reading.values
     if values.ndim != 2 or values.shape[1] < 2 or reading.format.kind != "one-hot" or reading.rows < 2:
         return
-    yield ctx.finding(
-        "warning",
-        target.name,
-        f"{target.name} is a regression loss, but the label is one-hot rows over {values.shape[1]} classes: a "
-        "classification trained as a regression learns slowly, and its gradient vanishes when a confident "
-        "prediction is wrong.",
-        "Train the logits with nn.CrossEntropyLoss() and class-index labels (nn.BCEWithLogitsLoss() for "
-        "multi-label targets).",
-        ["output:0"],
-    )
+    cause = RegressionLossOnOneHot(target.name, int(values.shape[1]))
+    yield ctx.finding("warning", target.name, cause, ["output:0"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from graphaudit import graph as g
@@ -18,7 +19,96 @@ from graphaudit.checks._shared.grouping import cell_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
+
+
+@dataclass(frozen=True)
+class SetTrainNeverCalled(Cause):
+    """A network on which set_train() was never called: its mode-dependent cells are in inference mode."""
+
+    classes: tuple[str, ...]  # the classes of those cells, sorted
+    paths: tuple[str, ...]  # the cells still at MindSpore's default training=False
+
+    def message(self) -> str:
+        return (
+            f"set_train() was never called on this network, so its {len(self.paths)} mode-dependent "
+            f"cells ({', '.join(self.classes)}: {listing(self.paths)}) are in inference mode (training=False, "
+            "MindSpore's default). Model.train() switches them on; a custom training loop does not."
+        )
+
+    def fix(self) -> str:
+        return (
+            "If you train with a custom loop (value_and_grad, TrainOneStepCell called by hand), call "
+            "net.set_train(True) before it."
+        )
+
+
+@dataclass(frozen=True)
+class NetworkInWrongMode(Cause):
+    """Every mode-dependent cell of the network is in the other mode than the one it is audited for."""
+
+    mode: str  # the mode audited for: "train" or "eval"
+    classes: tuple[str, ...]  # the classes of the cells in the other mode, sorted
+    paths: tuple[str, ...]  # those cells
+    problem: str  # what the first of them does wrong (cells.mode_problem's words)
+    flag_assigned: (
+        bool  # the network's own flag says the audited mode: it was assigned, not set by set_train()
+    )
+
+    def message(self) -> str:
+        want = self.mode == "train"
+        state = "eval" if want else "training"
+        assigned = (
+            f" The network's own flag says training={want}: a flag assigned directly "
+            f"(net.training = {want}) does not reach its cells; set_train() does."
+            if self.flag_assigned
+            else ""
+        )
+        return (
+            f"the network is in {state} mode but is audited for mode={self.mode!r}: its "
+            f"{len(self.paths)} mode-dependent cells ({', '.join(self.classes)}: {listing(self.paths)}) "
+            f"behave as in {state}: {self.problem}.{assigned}"
+        )
+
+    def fix(self) -> str:
+        if self.mode == "train":
+            return "Call net.set_train(True) before training."
+        return "Call net.set_train(False) before evaluating or exporting."
+
+
+@dataclass(frozen=True)
+class CellsInWrongMode(Cause):
+    """Cells of one class left in the other mode than the one the network is audited for."""
+
+    names_subjects = True
+    subject: str  # the lone cell, or the cell holding them all
+    names: tuple[str, ...]  # the cells' paths
+    class_name: str
+    training: bool  # their training flag
+    problem: str  # what they do wrong (cells.mode_problem's words)
+    mode: str  # the mode audited for: "train" or "eval"
+    built: bool  # BatchNorms built with use_batch_statistics=True, audited for eval
+
+    def message(self) -> str:
+        if len(self.names) == 1:
+            named = f"{self.subject} ({self.class_name}, training={self.training})"
+        else:
+            named = f"Each of {len(self.names)} {self.class_name} cells ({listing(self.names)}, training={self.training})"
+        return f"{named} {self.problem}, but the network is audited for mode={self.mode!r}."
+
+    def fix(self) -> str:
+        one = len(self.names) == 1
+        if self.built:
+            return (
+                f"Build {listing(self.names)} with use_batch_statistics=None (the default), so that "
+                f"{'it follows' if one else 'they follow'} set_train()."
+            )
+        want = self.mode == "train"
+        return (
+            f"Call net.set_train({want}) on the whole network, not set_train({not want}) on {self.subject} or a "
+            f"cell above {'it' if one else 'them'}."
+        )
 
 
 @register(
@@ -28,6 +118,7 @@ from graphaudit.findings import Finding
     also=("info",),
     needs=(IntendedMode,),
     uses=(DeclaredDesign,),
+    causes=(SetTrainNeverCalled, NetworkInWrongMode, CellsInWrongMode),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A BatchNorm or Dropout in the wrong mode for what the network is audited for.
@@ -106,38 +197,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if collapsed:
         done = {node for node, _, _ in collapsed}
         wrong = [item for item in wrong if item[0] not in done]
-        names = sorted({type(cell).__name__ for _, cell, _ in collapsed})
-        paths = ", ".join(ctx.cell_path(node) for node, _, _ in collapsed[:3])
-        more = f" and {len(collapsed) - 3} more" if len(collapsed) > 3 else ""
+        names = tuple(sorted({type(cell).__name__ for _, cell, _ in collapsed}))
+        paths = tuple(ctx.cell_path(node) for node, _, _ in collapsed)
         nodes = [root] + [node for node, _, _ in collapsed]
         if never_set:
-            yield ctx.finding(
-                "info",
-                ctx.cell_path(root),
-                f"set_train() was never called on this network, so its {len(collapsed)} mode-dependent "
-                f"cells ({', '.join(names)}: {paths}{more}) are in inference mode (training=False, "
-                "MindSpore's default). Model.train() switches them on; a custom training loop does not.",
-                "If you train with a custom loop (value_and_grad, TrainOneStepCell called by hand), call "
-                "net.set_train(True) before it.",
-                nodes,
-            )
+            yield ctx.finding("info", ctx.cell_path(root), SetTrainNeverCalled(names, paths), nodes)
         else:
-            state, fix = ("eval", "net.set_train(True)") if want else ("training", "net.set_train(False)")
-            assigned = (
-                f" The network's own flag says training={want}: a flag assigned directly "
-                f"(net.training = {want}) does not reach its cells; set_train() does."
-                if bool(root_cell.training) == want
-                else ""
-            )
-            yield ctx.finding(
-                "error",
-                ctx.cell_path(root),
-                f"the network is in {state} mode but is audited for mode={ctx.mode!r}: its "
-                f"{len(collapsed)} mode-dependent cells ({', '.join(names)}: {paths}{more}) "
-                f"behave as in {state}: {collapsed[0][2]}.{assigned}",
-                f"Call {fix} before {'training' if want else 'evaluating or exporting'}.",
-                nodes,
-            )
+            assigned = bool(root_cell.training) == want
+            cause = NetworkInWrongMode(ctx.mode, names, paths, collapsed[0][2], assigned)
+            yield ctx.finding("error", ctx.cell_path(root), cause, nodes)
 
     # The cells one mistake left in the other mode (a sub-network's set_train, one BatchNorm
     # argument in a block) contradict the audit alike: one finding per class and problem.
@@ -147,24 +215,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         causes.setdefault((type(cell).__name__, bool(cell.training), problem, built), []).append(node)
     for (class_name, training, problem, built), nodes in causes.items():
         group = cell_group(ctx, nodes)
-        path, one = group.subject, len(nodes) == 1
-        if built:
-            fix = f"Build {group.listing()} with use_batch_statistics=None (the default), so that {'it follows' if one else 'they follow'} set_train()."
-        else:
-            fix = (
-                f"Call net.set_train({want}) on the whole network, not set_train({not want}) on {path} or a cell above "
-                f"{'it' if one else 'them'}."
-            )
-        named = (
-            f"{path} ({class_name}, training={training})"
-            if one
-            else f"Each of {len(nodes)} {class_name} cells ({group.listing()}, training={training})"
-        )
-        yield ctx.finding(
-            "error",
-            path,
-            f"{named} {problem}, but the network is audited for mode={ctx.mode!r}.",
-            fix,
-            nodes,
-            subjects=group.names,
-        )
+        cause = CellsInWrongMode(group.subject, group.names, class_name, training, problem, ctx.mode, built)
+        yield ctx.finding("error", group.subject, cause, nodes, subjects=group.names)

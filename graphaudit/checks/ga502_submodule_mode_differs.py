@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import is_mode_dependent, set_train_reached_a_branch
-from graphaudit.checks._shared.grouping import holder, listing, pattern
+from graphaudit.checks._shared.grouping import holder, pattern
 from graphaudit.checks.context import AuditContext
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, is_are, listing
 
 
 @functools.cache
@@ -23,7 +25,55 @@ def reads_training(cls: type) -> bool:
     return code is not None and "training" in code.co_names
 
 
-@register("GA502", "submodule-mode-differs", severity="warning", confirms="GA501", covered_by="cells")
+@dataclass(frozen=True)
+class BranchModeDiffers(Cause):
+    """A branch switched to another mode than the cell holding it, while other mode-dependent cells are not."""
+
+    names_subjects = True
+    paths: tuple[str, ...]  # the branches switched alike (one set_train() in a loop over blocks)
+    classes: tuple[str, ...]  # their classes, each once
+    parent: str  # the cell holding the first of them
+    training: bool  # their mode
+    inside: int  # the mode-dependent cells inside them
+    kinds: tuple[str, ...]  # those cells' classes, sorted
+    others: int  # the mode-dependent cells elsewhere in the other mode
+    example: str  # the first of those
+
+    def message(self) -> str:
+        one = len(self.paths) == 1
+        state, other = ("training", "eval") if self.training else ("eval", "training")
+        classes = " and ".join(self.classes)
+        named = (
+            f"{self.paths[0]} ({classes}) is"
+            if one
+            else f"{len(self.paths)} {classes} cells ({listing(self.paths)}) are"
+        )
+        return (
+            f"{named} in {state} mode (training={self.training}), and with {'it its' if one else 'them their'} "
+            f"{counted(self.inside, 'mode-dependent cell')} ({', '.join(self.kinds)}), while "
+            f"{counted(self.others, 'other mode-dependent cell')} of the network {is_are(self.others)} in {other} "
+            f"mode (e.g. {self.example}): they do not run in the same mode."
+        )
+
+    def fix(self) -> str:
+        one = len(self.paths) == 1
+        state = "training" if self.training else "eval"
+        target = f"{self.paths[0]} or {self.parent}" if one else f"each of {listing(self.paths)}"
+        return (
+            f"Call set_train(...) on the whole network rather than on {target}; if "
+            f"{self.paths[0] + ' is' if one else 'they are'} meant to stay in {state} mode (a frozen backbone), "
+            f"freeze {'its' if one else 'their'} parameters too (requires_grad=False)."
+        )
+
+
+@register(
+    "GA502",
+    "submodule-mode-differs",
+    severity="warning",
+    confirms="GA501",
+    covered_by="cells",
+    causes=(BranchModeDiffers,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Part of the network is in a different train/eval mode from the cell holding it.
 
@@ -98,27 +148,21 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for (_, mode), found in causes.items():
         node, parent, path, _, others = found[0]
         mine = [n for *_, cells, _ in found for n in cells]
-        paths = [p for _, _, p, _, _ in found]
-        state, other = ("training", "eval") if mode else ("eval", "training")
-        kinds = sorted({type(ctx.structure.cells[n]).__name__ for n in mine})
-        classes = " and ".join(dict.fromkeys(type(ctx.structure.cells[n]).__name__ for n, *_ in found))
-        named = (
-            f"{path} ({classes}) is"
-            if len(found) == 1
-            else f"{len(found)} {classes} cells ({listing(paths)}) are"
+        paths = tuple(p for _, _, p, _, _ in found)
+        cause = BranchModeDiffers(
+            paths,
+            tuple(dict.fromkeys(type(ctx.structure.cells[n]).__name__ for n, *_ in found)),
+            ctx.cell_path(parent),
+            mode,
+            len(mine),
+            tuple(sorted({type(ctx.structure.cells[n]).__name__ for n in mine})),
+            len(others),
+            ctx.cell_path(others[0]),
         )
-        target = f"{path} or {ctx.cell_path(parent)}" if len(found) == 1 else f"each of {listing(paths)}"
         yield ctx.finding(
             "warning",
-            path if len(found) == 1 else holder(paths),
-            f"{named} in {state} mode (training={mode}), and with {'it its' if len(found) == 1 else 'them their'} "
-            f"{len(mine)} mode-dependent cell(s) ({', '.join(kinds)}), while {len(others)} other "
-            f"mode-dependent cell(s) of the network are in {other} mode (e.g. "
-            f"{ctx.cell_path(others[0])}): they do not run in the same mode.",
-            f"Call set_train(...) on the whole network rather than on {target}; if "
-            f"{path if len(found) == 1 else 'they are'}{' is' if len(found) == 1 else ''} "
-            f"meant to stay in {state} mode (a frozen backbone), freeze {'its' if len(found) == 1 else 'their'} "
-            "parameters too (requires_grad=False).",
+            path if len(found) == 1 else holder(list(paths)),
+            cause,
             [n for n, parent_node, *_ in found for n in (n, parent_node)],
             subjects=paths,
         )

@@ -3,15 +3,65 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import affine_frozen, is_batchnorm
-from graphaudit.checks._shared.grouping import Group, cell_group
+from graphaudit.checks._shared.grouping import cell_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing, pronouns
+
+
+@dataclass(frozen=True)
+class FrozenBatchNorms(Cause):
+    """BatchNorms built with use_batch_statistics=False whose gamma and beta are frozen: frozen on purpose."""
+
+    names_subjects = True
+    names: tuple[str, ...]  # the BatchNorm cells' paths
+    class_name: str  # the class of the first of them
+
+    def message(self) -> str:
+        one, they = len(self.names) == 1, pronouns(len(self.names))
+        return (
+            f"{_described(self.names, self.class_name)} never {'uses' if one else 'use'} batch statistics "
+            f"(use_batch_statistics=False) and {they.possessive} gamma/beta are frozen: "
+            f"{'a frozen BatchNorm' if one else 'frozen BatchNorms'}."
+        )
+
+    def fix(self) -> str:
+        return "Nothing to do if the moving statistics come from a pretrained checkpoint."
+
+
+@dataclass(frozen=True)
+class BatchNormIgnoresBatchStatistics(Cause):
+    """BatchNorms built with use_batch_statistics=False in a network audited for training."""
+
+    names_subjects = True
+    names: tuple[str, ...]  # the BatchNorm cells' paths
+    class_name: str  # the class of the first of them
+
+    def message(self) -> str:
+        they = pronouns(len(self.names))
+        return (
+            f"{_described(self.names, self.class_name)} {they.be} built with use_batch_statistics=False: in training "
+            + (
+                "it normalises with its moving statistics instead of the batch's and never updates them."
+                if len(self.names) == 1
+                else "they normalise with their moving statistics instead of the batch's and never update them."
+            )
+        )
+
+    def fix(self) -> str:
+        they = pronouns(len(self.names))
+        return (
+            f"Build {listing(self.names)} with use_batch_statistics=None (the default) so that set_train() controls "
+            f"{they.object}; if {they.subject} {they.be} meant to be frozen, also set "
+            "requires_grad=False on gamma and beta."
+        )
 
 
 @register(
@@ -21,6 +71,7 @@ from graphaudit.findings import Finding
     also=("info",),
     needs=(IntendedMode,),
     uses=(DeclaredDesign,),
+    causes=(FrozenBatchNorms, BatchNormIgnoresBatchStatistics),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A BatchNorm built with use_batch_statistics=False, in a network audited for training.
@@ -61,39 +112,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     # One use_batch_statistics=False in a block's constructor is one cause, however many blocks.
     if frozen:
         group = cell_group(ctx, frozen)
-        one, they = len(group.names) == 1, group.pronouns()
-        yield ctx.finding(
-            "info",
-            group.subject,
-            f"{_described(ctx, group)} never {'uses' if one else 'use'} batch statistics (use_batch_statistics=False) "
-            f"and {they.possessive} gamma/beta are frozen: "
-            f"{'a frozen BatchNorm' if one else 'frozen BatchNorms'}.",
-            "Nothing to do if the moving statistics come from a pretrained checkpoint.",
-            frozen,
-            subjects=group.names,
-        )
+        cause = FrozenBatchNorms(group.names, type(ctx.structure.cells[group.nodes[0]]).__name__)
+        yield ctx.finding("info", group.subject, cause, frozen, subjects=group.names)
     if broken:
         group = cell_group(ctx, broken)
-        one, they = len(group.names) == 1, group.pronouns()
-        yield ctx.finding(
-            "error",
-            group.subject,
-            f"{_described(ctx, group)} {they.be} built with use_batch_statistics=False: in training "
-            + (
-                "it normalises with its moving statistics instead of the batch's and never updates them."
-                if one
-                else "they normalise with their moving statistics instead of the batch's and never update them."
-            ),
-            f"Build {group.listing()} with use_batch_statistics=None (the default) so that set_train() controls "
-            f"{they.object}; if {they.subject} {they.be} meant to be frozen, also set "
-            "requires_grad=False on gamma and beta.",
-            broken,
-            subjects=group.names,
+        cause = BatchNormIgnoresBatchStatistics(
+            group.names, type(ctx.structure.cells[group.nodes[0]]).__name__
         )
+        yield ctx.finding("error", group.subject, cause, broken, subjects=group.names)
 
 
-def _described(ctx: AuditContext, group: Group) -> str:
+def _described(names: tuple[str, ...], class_name: str) -> str:
     """``bn (BatchNorm2d)`` or ``3 BatchNorm cells (a, b and c)``."""
-    if len(group.names) == 1:
-        return f"{group.names[0]} ({type(ctx.structure.cells[group.nodes[0]]).__name__})"
-    return f"{len(group.names)} BatchNorm cells ({group.listing()})"
+    if len(names) == 1:
+        return f"{names[0]} ({class_name})"
+    return f"{len(names)} BatchNorm cells ({listing(names)})"

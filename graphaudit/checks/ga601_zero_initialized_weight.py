@@ -3,16 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
-from graphaudit.checks._shared.weights import described, weight_matrices
+from graphaudit.checks._shared.weights import WeightMatrices, weight_matrices
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.values import ParameterValues
 from graphaudit.findings import Finding
+from graphaudit.text import pronouns
 
 
-@register("GA601", "zero-initialized-weight", severity="error", needs=(ParameterValues,))
+@dataclass(frozen=True)
+class ZeroWeights(WeightMatrices):
+    """Weight matrices whose values are all zero."""
+
+    def message(self) -> str:
+        they = pronouns(len(self.names))
+        return (
+            f"{self.described()} {they.be} all zeros: no gradient reaches the layers before "
+            f"{they.object} and {they.possessive} units start identical."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Initialise {self.names[0] if len(self.names) == 1 else 'them'} randomly (e.g. weight_init='HeUniform' "
+            "or 'XavierUniform', or the layer's default) instead of zeros."
+        )
+
+
+@register(
+    "GA601",
+    "zero-initialized-weight",
+    severity="error",
+    needs=(ParameterValues,),
+    causes=(ZeroWeights,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A weight matrix whose values are all zero.
 
@@ -44,14 +70,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     zeros = [item for item in weight_matrices(ctx) if item.constant == 0.0]
     # One weight_init="zeros" in a layer factory zeroes every layer it builds: one cause.
     for group in one_group(ctx, [item.node for item in zeros]):
-        they = group.pronouns()
-        yield ctx.finding(
-            "error",
-            group.subject,
-            f"{described(group, zeros)} {they.be} all zeros: no gradient reaches the layers before "
-            f"{they.object} and {they.possessive} units start identical.",
-            f"Initialise {group.names[0] if len(group.names) == 1 else 'them'} randomly (e.g. weight_init='HeUniform' or 'XavierUniform', or the "
-            "layer's default) instead of zeros.",
-            group.nodes,
-            subjects=group.names,
-        )
+        cause = ZeroWeights(**ZeroWeights.facts(group, zeros))
+        yield ctx.finding("error", group.subject, cause, group.nodes, subjects=group.names)

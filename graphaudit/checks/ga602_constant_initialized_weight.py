@@ -3,16 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
-from graphaudit.checks._shared.weights import WeightMatrix, described, weight_matrices
+from graphaudit.checks._shared.weights import WeightMatrices, WeightMatrix, weight_matrices
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.values import ParameterValues
 from graphaudit.findings import Finding
 
 
-@register("GA602", "constant-initialized-weight", severity="error", needs=(ParameterValues,))
+@dataclass(frozen=True)
+class ConstantWeights(WeightMatrices):
+    """Weight matrices whose elements all have the same non-zero value."""
+
+    value: float
+
+    def message(self) -> str:
+        one = len(self.names) == 1
+        what = f"{'' if one else 'each of '}{self.described()} has"
+        units = "its units start" if one else "in each, the units start"
+        return f"{what} every element equal to {self.value:g}: {units} as identical copies and stay so."
+
+    def fix(self) -> str:
+        return (
+            f"Initialise {self.names[0] if len(self.names) == 1 else 'them'} from a random distribution (e.g. "
+            "weight_init=Normal(0.01), 'HeUniform', 'XavierUniform'); keep constant initialisers for biases and "
+            "normalisation parameters."
+        )
+
+
+@register(
+    "GA602",
+    "constant-initialized-weight",
+    severity="error",
+    needs=(ParameterValues,),
+    causes=(ConstantWeights,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A weight matrix whose elements all have the same non-zero value.
 
@@ -45,15 +72,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     # One Constant(c) initialiser shared by a layer factory is one cause, however many layers it built.
     for value, items in by_value.items():
         for group in one_group(ctx, [item.node for item in items]):
-            one = len(items) == 1
-            what = f"{'' if one else 'each of '}{described(group, items)} has"
-            units = "its units start" if one else "in each, the units start"
-            yield ctx.finding(
-                "error",
-                group.subject,
-                f"{what} every element equal to {value:g}: {units} as identical copies and stay so.",
-                f"Initialise {group.names[0] if len(group.names) == 1 else 'them'} from a random distribution (e.g. weight_init=Normal(0.01), "
-                "'HeUniform', 'XavierUniform'); keep constant initialisers for biases and normalisation parameters.",
-                group.nodes,
-                subjects=group.names,
-            )
+            cause = ConstantWeights(**ConstantWeights.facts(group, items), value=float(value))
+            yield ctx.finding("error", group.subject, cause, group.nodes, subjects=group.names)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,10 +13,33 @@ from graphaudit.checks._shared.weights import WeightMatrix, weight_matrices
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.values import ParameterValues
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 # Below this many elements two equal weights are too likely to be a coincidence of no weight.
 MIN_ELEMENTS = 16
+
+
+@dataclass(frozen=True)
+class IdenticalWeightCopies(Cause):
+    """Distinct weight matrices that hold bit-identical values: copies of one initialised weight."""
+
+    names_subjects = True
+    names: tuple[str, ...]  # the weights' attribute paths
+    shape: tuple[int, ...]
+
+    def message(self) -> str:
+        return (
+            f"{len(self.names)} distinct weights hold bit-identical values ({listing(self.names)}, shape "
+            f"{self.shape}): they were copied from one initialised weight, so the layers start as the same function."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Build each layer anew (Block() for each slot) instead of copy.deepcopy of an initialised "
+            "one, or give each Parameter its own initial tensor; if they are meant to be one weight, tie "
+            "them (one Parameter object) and declare it: Spec(shared_parameters=[[...]])."
+        )
 
 
 @register(
@@ -24,6 +48,7 @@ MIN_ELEMENTS = 16
     severity="warning",
     needs=(ParameterValues,),
     uses=(DeclaredDesign,),
+    causes=(IdenticalWeightCopies,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Distinct weight matrices that hold bit-identical values.
@@ -63,19 +88,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue
         if _is_scaled_identity(items[0].parameter):
             continue  # a deliberate structured start (ConViT's value projections), not a copy
-        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-        yield ctx.finding(
-            "warning",
-            names[1],
-            f"{len(names)} distinct weights hold bit-identical values ({shown}, shape "
-            f"{tuple(items[0].parameter.shape)}): they were copied from one initialised weight, so the "
-            "layers start as the same function.",
-            "Build each layer anew (Block() for each slot) instead of copy.deepcopy of an initialised "
-            "one, or give each Parameter its own initial tensor; if they are meant to be one weight, tie "
-            "them (one Parameter object) and declare it: Spec(shared_parameters=[[...]]).",
-            [item.node for item in items],
-            subjects=names,
-        )
+        cause = IdenticalWeightCopies(tuple(names), tuple(int(d) for d in items[0].parameter.shape))
+        yield ctx.finding("warning", names[1], cause, [item.node for item in items], subjects=names)
 
 
 def _is_scaled_identity(param: Any) -> bool:

@@ -3,17 +3,94 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import group_parameters, one_group
+from graphaudit.checks._shared.grouping import Group, group_parameters, one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.checkpoint import CheckpointContents
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import members, pronouns
+
+
+@dataclass(frozen=True)
+class _NotHeld(Cause):
+    """Parameters the checkpoint does not hold (the base of GA604's causes)."""
+
+    names_subjects = True
+    source: str  # the checkpoint: its path, or "the parameter dict"
+    subject: str  # the cell holding them all, or the parameter
+    names: tuple[str, ...]  # the parameters' attribute paths
+    whole_cell: bool  # they are every parameter of the subject cell
+    note: str  # a lone parameter's Parameter.name, when it differs from its path
+
+    @classmethod
+    def of(cls, source: str, group: Group, **more: Any) -> Any:
+        return cls(source, group.subject, group.names, group.cell is not None, group.note, **more)
+
+    def described(self) -> str:
+        return members(
+            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
+        )
+
+
+@dataclass(frozen=True)
+class NotInCheckpoint(_NotHeld):
+    """Parameters the checkpoint does not hold: loading leaves them at their initial values."""
+
+    rename: str = ""  # how a prefix maps entries of the checkpoint to them: "add", "strip", or "" (none does)
+    prefix: str = ""  # that prefix
+    prefixed: int = 0  # how many of them the checkpoint holds under it
+
+    def message(self) -> str:
+        words = pronouns(len(self.names))
+        rename = ""
+        if self.rename == "add":
+            rename = (
+                f" The checkpoint holds {self.prefixed} of them without the prefix {self.prefix!r}: rename its "
+                f"entries ({{{self.prefix!r} + name: value for name, value in ms.load_checkpoint(path).items()}}) "
+                "before load_param_into_net."
+            )
+        elif self.rename:
+            rename = f" The checkpoint holds them with the prefix {self.prefix!r}, which only strict_load=False strips."
+        return (
+            f"The checkpoint ({self.source}) does not hold {self.described()}: load_param_into_net leaves "
+            f"{words.object} at {words.possessive} initial value{'s' if len(self.names) > 1 else ''} "
+            f"(it only logs a warning).{rename}"
+        )
+
+    def fix(self) -> str:
+        return (
+            "Make the checkpoint's names match the network's Parameter names (rename the dict's keys, or "
+            "load into the sub-cell the checkpoint was saved from); if these parameters are new by design "
+            "(a replaced head), declare them: new_parameters=['head.*']."
+        )
+
+
+@dataclass(frozen=True)
+class DeclaredNewNotInCheckpoint(_NotHeld):
+    """Parameters the checkpoint does not hold, declared new: they start from their initialisation, as meant."""
+
+    def message(self) -> str:
+        they = pronouns(len(self.names))
+        return (
+            f"The checkpoint ({self.source}) does not hold {self.described()}, declared new: "
+            f"{they.subject} start from {they.possessive} initialisation, as intended."
+        )
+
+    def fix(self) -> str:
+        return "Nothing to do."
 
 
 @register(
-    "GA604", "parameter-not-in-checkpoint", severity="error", also=("info",), needs=(CheckpointContents,)
+    "GA604",
+    "parameter-not-in-checkpoint",
+    severity="error",
+    also=("info",),
+    needs=(CheckpointContents,),
+    causes=(NotInCheckpoint, DeclaredNewNotInCheckpoint),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the checkpoint does not cover: it keeps its random initial value.
@@ -64,37 +141,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         how, prefix, entries = hint
         mapped = {prefix + e if how == "add" else e[len(prefix) :] for e in entries}
     for group in group_parameters(ctx, missing, universe):
-        words = group.pronouns()
-        rename = ""
         names = {ctx.graph.nodes[n]["name"] for n in group.nodes}
+        cause = NotInCheckpoint.of(contents.source, group)
         if hint is not None and names & mapped:
             how, prefix, _ = hint
-            rename = (
-                f" The checkpoint holds {len(names & mapped)} of them without the prefix {prefix!r}: rename its "
-                f"entries ({{{prefix!r} + name: value for name, value in ms.load_checkpoint(path).items()}}) "
-                "before load_param_into_net."
-                if how == "add"
-                else f" The checkpoint holds them with the prefix {prefix!r}, which only strict_load=False strips."
+            cause = NotInCheckpoint.of(
+                contents.source, group, rename=how, prefix=prefix, prefixed=len(names & mapped)
             )
-        yield ctx.finding(
-            "error",
-            group.subject,
-            f"The checkpoint ({contents.source}) does not hold {group.describe('parameter')}: load_param_into_net leaves "
-            f"{words.object} at {words.possessive} initial value{'s' if len(group.names) > 1 else ''} "
-            f"(it only logs a warning).{rename}",
-            "Make the checkpoint's names match the network's Parameter names (rename the dict's keys, or "
-            "load into the sub-cell the checkpoint was saved from); if these parameters are new by design "
-            "(a replaced head), declare them: new_parameters=['head.*'].",
-            group.graph_nodes,
-            subjects=group.names,
-        )
+        yield ctx.finding("error", group.subject, cause, group.graph_nodes, subjects=group.names)
     for group in one_group(ctx, declared):
-        yield ctx.finding(
-            "info",
-            group.subject,
-            f"The checkpoint ({contents.source}) does not hold {group.describe('parameter')}, declared new: "
-            f"{group.pronouns().subject} start from {group.pronouns().possessive} initialisation, as intended.",
-            "Nothing to do.",
-            group.graph_nodes,
-            subjects=group.names,
-        )
+        cause = DeclaredNewNotInCheckpoint.of(contents.source, group)
+        yield ctx.finding("info", group.subject, cause, group.graph_nodes, subjects=group.names)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.checkpoint import CheckpointContents
 from graphaudit.evidence.optimizer import OptimizerView
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 #: What a training checkpoint holds besides the network: optimizer and loss-scale state, counters.
 STATE_NAMES = (
@@ -34,6 +35,57 @@ def _optimizer_state(ctx: AuditContext) -> frozenset[str]:
     return view.state_names if view is not None else frozenset()
 
 
+@dataclass(frozen=True)
+class EntriesUnderOtherPrefix(Cause):
+    """Checkpoint entries that load into no parameter because a prefix differs from the network's names."""
+
+    names_subjects = True
+    source: str  # the checkpoint: its path, or "the parameter dict"
+    entries: tuple[str, ...]  # the entries that load into no parameter
+    how: str  # "add": the network's names carry the prefix, "strip": the checkpoint's do
+    prefix: str
+    matching: int  # how many entries the prefix maps onto parameters not loaded
+
+    def message(self) -> str:
+        if self.how == "add":
+            why = f"the network's names carry the prefix {self.prefix!r} that the checkpoint's lack"
+        else:
+            why = f"the checkpoint's names carry the prefix {self.prefix!r}, which strict_load=True does not strip"
+        return (
+            f"{len(self.entries)} entries of {self.source} load into no parameter ({listing(self.entries)}); "
+            f"{self.matching} of them match parameters that are not loaded: {why}."
+        )
+
+    def fix(self) -> str:
+        if self.how == "add":
+            return (
+                f"Rename the entries before loading: {{{self.prefix!r} + name: value for name, value in "
+                "ms.load_checkpoint(path).items()}, or load the checkpoint into the sub-cell it was saved from."
+            )
+        return "Load with strict_load=False (MindSpore then strips the prefix), or rename the entries."
+
+
+@dataclass(frozen=True)
+class EntriesUnused(Cause):
+    """Checkpoint entries that load into no parameter of the network, under no prefix either."""
+
+    names_subjects = True
+    source: str  # the checkpoint: its path, or "the parameter dict"
+    entries: tuple[str, ...]  # the entries that load into no parameter
+
+    def message(self) -> str:
+        return (
+            f"{len(self.entries)} entries of {self.source} load into no parameter of the network "
+            f"({listing(self.entries)}): a checkpoint of a larger model, or of another one."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Nothing to do if the network is a part of the checkpoint's model; otherwise check that the "
+            "checkpoint is the one meant."
+        )
+
+
 @register(
     "GA605",
     "checkpoint-entry-unused",
@@ -41,6 +93,7 @@ def _optimizer_state(ctx: AuditContext) -> frozenset[str]:
     also=("info",),
     needs=(CheckpointContents,),
     uses=(OptimizerView,),
+    causes=(EntriesUnderOtherPrefix, EntriesUnused),
     once="one finding per checkpoint: every entry that loads into no parameter is listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -83,32 +136,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     root = (g.cell_node(""),)
     if hint is not None:
         how, prefix, mapped = hint
-        if how == "add":
-            fix = (
-                f"Rename the entries before loading: {{{prefix!r} + name: value for name, value in "
-                "ms.load_checkpoint(path).items()}, or load the checkpoint into the sub-cell it was saved from."
-            )
-            why = f"the network's names carry the prefix {prefix!r} that the checkpoint's lack"
-        else:
-            fix = "Load with strict_load=False (MindSpore then strips the prefix), or rename the entries."
-            why = f"the checkpoint's names carry the prefix {prefix!r}, which strict_load=True does not strip"
-        yield ctx.finding(
-            "warning",
-            "(root)",
-            f"{len(unused)} entries of {contents.source} load into no parameter ({listing(unused)}); "
-            f"{len(mapped)} of them match parameters that are not loaded: {why}.",
-            fix,
-            root,
-            subjects=tuple(unused),
-        )
+        cause = EntriesUnderOtherPrefix(contents.source, tuple(unused), how, prefix, len(mapped))
+        yield ctx.finding("warning", "(root)", cause, root, subjects=tuple(unused))
         return
     yield ctx.finding(
-        "info",
-        "(root)",
-        f"{len(unused)} entries of {contents.source} load into no parameter of the network ({listing(unused)}): "
-        "a checkpoint of a larger model, or of another one.",
-        "Nothing to do if the network is a part of the checkpoint's model; otherwise check that the "
-        "checkpoint is the one meant.",
-        root,
-        subjects=tuple(unused),
+        "info", "(root)", EntriesUnused(contents.source, tuple(unused)), root, subjects=tuple(unused)
     )

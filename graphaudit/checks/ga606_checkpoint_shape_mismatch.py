@@ -3,20 +3,124 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import group_parameters, one_group
+from graphaudit.checks._shared.grouping import Group, group_parameters, one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.checkpoint import CheckpointContents
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import members, pronouns
 
 if TYPE_CHECKING:
     from graphaudit.capture.checkpoint import Mismatch
 
 
-@register("GA606", "checkpoint-shape-mismatch", severity="error", also=("info",), needs=(CheckpointContents,))
+@dataclass(frozen=True)
+class _Mismatched(Cause):
+    """Parameters the checkpoint holds entries of another shape or dtype for (the base of GA606's causes)."""
+
+    names_subjects = True
+    source: str  # the checkpoint: its path, or "the parameter dict"
+    subject: str  # the cell holding them all, or the parameter
+    names: tuple[str, ...]  # the parameters' attribute paths
+    whole_cell: bool  # they are every parameter of the subject cell
+    note: str  # a lone parameter's Parameter.name, when it differs from its path
+    # The first of them, as the example:
+    parameter: str  # its Parameter.name
+    entry: str  # the checkpoint entry matched to it
+    problem: str  # "shape" or "dtype"
+    shape: tuple[int, ...]  # in the network
+    dtype: str  # in the network
+    found_shape: tuple[int, ...]  # in the checkpoint
+    found_dtype: str  # in the checkpoint
+    strict_load: bool  # load_param_into_net(strict_load=True): no dtype is converted
+
+    @classmethod
+    def of(cls, source: str, group: Group, mismatch: Mismatch, strict_load: bool) -> Any:
+        (shape, dtype), (found_shape, found_dtype) = mismatch.expected, mismatch.found
+        return cls(
+            source,
+            group.subject,
+            group.names,
+            group.cell is not None,
+            group.note,
+            mismatch.parameter,
+            mismatch.entry,
+            mismatch.problem,
+            tuple(int(d) for d in shape),
+            str(dtype),
+            tuple(int(d) for d in found_shape),
+            str(found_dtype),
+            strict_load,
+        )
+
+    def described(self) -> str:
+        return members(
+            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
+        )
+
+    def example(self) -> str:
+        """The first mismatch: ``fc.weight: [10, 4] in the checkpoint, [2, 4] in the network``."""
+        entry = "" if self.entry == self.parameter else f" (entry {self.entry!r})"
+        if self.problem == "shape":
+            return (
+                f"{self.parameter}{entry}: {list(self.found_shape)} in the checkpoint, {list(self.shape)} in the "
+                "network"
+            )
+        note = " (strict_load=True converts nothing)" if self.strict_load else ""
+        return f"{self.parameter}{entry}: {self.found_dtype} in the checkpoint, {self.dtype} in the network{note}"
+
+
+@dataclass(frozen=True)
+class CheckpointMismatch(_Mismatched):
+    """Checkpoint entries matched to parameters of another shape (or an unconvertible dtype)."""
+
+    def message(self) -> str:
+        more = f" ({len(self.names)} parameters, e.g. {self.example()})"
+        return (
+            f"{self.source} holds {self.described()} with another {'shape' if self.problem == 'shape' else 'dtype'}"
+            + (more if len(self.names) > 1 else f": {self.example()}")
+            + ". load_param_into_net raises RuntimeError at the first of them, after loading the parameters "
+            "before it (the network is left half loaded)."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Use the checkpoint of this architecture (same widths, same number of classes); if these are "
+            "replaced on purpose (a new head), drop their entries before loading and declare them: "
+            "new_parameters=['head.*']."
+        )
+
+
+@dataclass(frozen=True)
+class DeclaredNewMismatch(_Mismatched):
+    """Parameters declared new, for which the checkpoint holds entries of another shape or dtype."""
+
+    def message(self) -> str:
+        they = pronouns(len(self.names))
+        return (
+            f"{self.described()} {they.be} declared new, and {self.source} has entries for {they.object} of "
+            f"another shape or dtype (e.g. {self.example()})."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Drop those entries before load_param_into_net (ms.load_checkpoint(path, choice_func=lambda "
+            "name: not name.startswith('head.'))), or it raises RuntimeError."
+        )
+
+
+@register(
+    "GA606",
+    "checkpoint-shape-mismatch",
+    severity="error",
+    also=("info",),
+    needs=(CheckpointContents,),
+    causes=(CheckpointMismatch, DeclaredNewMismatch),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A checkpoint entry matched to a parameter of another shape (or an unconvertible dtype).
 
@@ -58,42 +162,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             new = contents.declared_new(mismatch.parameter, ctx.subject_of(node))
             (declared if new else wrong).append(node)
     for group in group_parameters(ctx, wrong, universe):
-        first = found[group.nodes[0]]
-        more = f" ({len(group.names)} parameters, e.g. {_what(first, contents.strict_load)})"
-        yield ctx.finding(
-            "error",
-            group.subject,
-            f"{contents.source} holds {group.describe('parameter')} with another "
-            f"{'shape' if first.problem == 'shape' else 'dtype'}"
-            + (more if len(group.names) > 1 else f": {_what(first, contents.strict_load)}")
-            + ". load_param_into_net raises RuntimeError at the first of them, after loading the parameters "
-            "before it (the network is left half loaded).",
-            "Use the checkpoint of this architecture (same widths, same number of classes); if these are "
-            "replaced on purpose (a new head), drop their entries before loading and declare them: "
-            "new_parameters=['head.*'].",
-            group.graph_nodes,
-            subjects=group.names,
-        )
+        cause = CheckpointMismatch.of(contents.source, group, found[group.nodes[0]], contents.strict_load)
+        yield ctx.finding("error", group.subject, cause, group.graph_nodes, subjects=group.names)
     for group in one_group(ctx, declared):
-        yield ctx.finding(
-            "info",
-            group.subject,
-            f"{group.describe('parameter')} {group.pronouns().be} declared new, and {contents.source} has "
-            f"entries for {group.pronouns().object} of another shape or dtype "
-            f"(e.g. {_what(found[group.nodes[0]], contents.strict_load)}).",
-            "Drop those entries before load_param_into_net (ms.load_checkpoint(path, choice_func=lambda "
-            "name: not name.startswith('head.'))), or it raises RuntimeError.",
-            group.graph_nodes,
-            subjects=group.names,
-        )
-
-
-def _what(mismatch: Mismatch, strict: bool) -> str:
-    (shape, dtype), (got_shape, got_dtype) = mismatch.expected, mismatch.found
-    entry = "" if mismatch.entry == mismatch.parameter else f" (entry {mismatch.entry!r})"
-    if mismatch.problem == "shape":
-        return (
-            f"{mismatch.parameter}{entry}: {list(got_shape)} in the checkpoint, {list(shape)} in the network"
-        )
-    note = " (strict_load=True converts nothing)" if strict else ""
-    return f"{mismatch.parameter}{entry}: {got_dtype} in the checkpoint, {dtype} in the network{note}"
+        cause = DeclaredNewMismatch.of(contents.source, group, found[group.nodes[0]], contents.strict_load)
+        yield ctx.finding("info", group.subject, cause, group.graph_nodes, subjects=group.names)

@@ -48,9 +48,10 @@ from typing import TYPE_CHECKING, Any, Final
 import networkx as nx
 import numpy as np
 
-from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks._shared.lossreads import LOSS_CLASSES, loss_from_graph, parts_reaching
 from graphaudit.checks._shared.outputs import NORMALISATIONS, describe_node, origins, output_activation
+from graphaudit.findings import Cause
+from graphaudit.text import listing
 
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EXPECTATIONS",
     "Flagged",
+    "FlaggedHeads",
     "Pairing",
     "describe_node",
     "flagged",
@@ -208,26 +210,69 @@ def pairings(ctx: AuditContext) -> list[Pairing]:
     return ctx.shared(_pairings)
 
 
+def _output(count: int, part: bool) -> str:
+    """The sentence's start: ``The network's output is`` or ``The network's 3 outputs ... are each``."""
+    if part:
+        if count == 1:
+            return "Part of the network's output is"
+        return f"Part of each of the network's {count} outputs given to the loss is"
+    if count == 1:
+        return "The network's output is"
+    return f"The network's {count} outputs given to the loss are each"
+
+
 @dataclass(frozen=True)
 class Flagged:
     """The pairings a check flags for one reason, told as one finding (one head factory, N heads)."""
 
     first: Pairing
-    where: str  # where each flagged output is made: ``fc (Dense)``, or ``a, b and c``
+    wheres: tuple[str, ...]  # where each flagged output is made: ``fc (Dense)``, each once
     nodes: tuple[str, ...]
     count: int
     part: bool = False  # the activations make only the parts of the outputs that the loss reads
 
     @property
+    def where(self) -> str:
+        """Where the flagged outputs are made, as text: ``fc (Dense)``, or ``a, b and c``."""
+        return listing(self.wheres)
+
+    @property
     def output(self) -> str:
         """The sentence's start: ``The network's output is`` or ``The network's 3 outputs ... are each``."""
-        if self.part:
-            if self.count == 1:
-                return "Part of the network's output is"
-            return f"Part of each of the network's {self.count} outputs given to the loss is"
-        if self.count == 1:
-            return "The network's output is"
-        return f"The network's {self.count} outputs given to the loss are each"
+        return _output(self.count, self.part)
+
+
+@dataclass(frozen=True)
+class FlaggedHeads(Cause):
+    """The facts every GA4xx cause about the network's output and its loss starts from (a base, not a cause)."""
+
+    loss: str  # the loss cell's class name (the finding's subject)
+    evidence: str  # what the loss expects of its input, and how that was read (loss_expectation's words)
+    wheres: tuple[str, ...]  # where each flagged output is made (``the Sigmoid cell at 'score.activation'``)
+    count: int  # how many of the outputs given to the loss are flagged
+    part: bool  # the activations make only the parts of the outputs that the loss reads
+
+    @classmethod
+    def facts(cls, heads: Flagged) -> dict[str, Any]:
+        """The base's fields, read from *heads*: ``cls(**cls.facts(heads), ...)``."""
+        first = heads.first
+        return {
+            "loss": first.loss_name,
+            "evidence": first.evidence,
+            "wheres": heads.wheres,
+            "count": heads.count,
+            "part": heads.part,
+        }
+
+    @property
+    def where(self) -> str:
+        """Where the flagged outputs are made, as text: ``fc (Dense)``, or ``a, b and c``."""
+        return listing(self.wheres)
+
+    @property
+    def output(self) -> str:
+        """The sentence's start: ``The network's output is`` or ``The network's 3 outputs ... are each``."""
+        return _output(self.count, self.part)
 
 
 def flagged(ctx: AuditContext, found: list[Pairing], default: str = "its input") -> list[Flagged]:
@@ -238,4 +283,4 @@ def flagged(ctx: AuditContext, found: list[Pairing], default: str = "its input")
     nodes = tuple(dict.fromkeys(n for p in found for n in p.nodes))
     part = any(p.part for p in found)
     count = len(dict.fromkeys(p.source for p in found)) if part else len(found)
-    return [Flagged(found[0], listing(list(dict.fromkeys(wheres))), nodes, count, part)]
+    return [Flagged(found[0], tuple(dict.fromkeys(wheres)), nodes, count, part)]

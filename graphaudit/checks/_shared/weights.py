@@ -23,12 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
 from graphaudit.evidence.values import ParameterValues, ValueSummary
+from graphaudit.findings import Cause
+from graphaudit.text import listing
 
 if TYPE_CHECKING:
     from graphaudit.checks._shared.grouping import Group
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["WeightMatrix", "described", "weight_matrices"]
+__all__ = ["WeightMatrices", "WeightMatrix", "described", "weight_matrices"]
 
 # Names of weight matrices, whatever cell holds them.
 WEIGHT_NAMES = frozenset({"weight", "embedding_table", "kernel", "w", "weights"})
@@ -100,9 +102,34 @@ def weight_matrices(ctx: AuditContext) -> list[WeightMatrix]:
 
 def described(group: Group, items: Sequence[WeightMatrix]) -> str:
     """A finding's words for *items* (grouped as *group*): one matrix with its shape, or all of them with their layers."""
-    if len(items) == 1:
-        return (
-            f"{group.names[0]}{group.note} (shape {tuple(items[0].parameter.shape)}, in a {items[0].owner})"
-        )
-    owners = " and ".join(sorted({item.owner for item in items}))
-    return f"the {len(items)} weight matrices of {group.subject} ({group.listing()}, in {owners} layers)"
+    return WeightMatrices(**WeightMatrices.facts(group, items)).described()
+
+
+@dataclass(frozen=True)
+class WeightMatrices(Cause):
+    """The facts the causes of GA601 and GA602 start from: which weight matrices (a base, not a cause)."""
+
+    names_subjects = True
+    subject: str  # the cell holding them all, or the lone matrix
+    names: tuple[str, ...]  # the matrices' attribute paths
+    note: str  # a lone matrix's Parameter.name, when it differs from its path
+    shape: tuple[int, ...]  # the first matrix's shape
+    owners: tuple[str, ...]  # the classes of the layers holding them, sorted, each once
+
+    @classmethod
+    def facts(cls, group: Group, items: Sequence[WeightMatrix]) -> dict[str, Any]:
+        """The base's fields, read from *group* and its *items*: ``cls(**cls.facts(group, items), ...)``."""
+        return {
+            "subject": group.subject,
+            "names": tuple(group.names),
+            "note": group.note,
+            "shape": tuple(int(d) for d in items[0].parameter.shape),
+            "owners": tuple(sorted({item.owner for item in items})),
+        }
+
+    def described(self) -> str:
+        """One matrix with its shape, or all of them with their layers."""
+        if len(self.names) == 1:
+            return f"{self.names[0]}{self.note} (shape {self.shape}, in a {self.owners[0]})"
+        owners = " and ".join(self.owners)
+        return f"the {len(self.names)} weight matrices of {self.subject} ({listing(self.names)}, in {owners} layers)"
