@@ -12,7 +12,7 @@ from graphaudit.evidence.dataset import DataSample
 from graphaudit.evidence.dataset_labels import ClassCount, LabelCounts
 from graphaudit.findings import Cause, Finding
 from graphaudit.graph.pipeline import column_subject
-from graphaudit.text import listing
+from graphaudit.text import counted, listing
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class LabelsOutsideClasses(Cause):
     rows: tuple[int, ...]  # how many rows hold each of them
 
     def message(self) -> str:
-        shown = listing(f"{label} ({n} rows)" for label, n in zip(self.outside, self.rows))
+        shown = listing(f"{label} ({counted(n, 'row')})" for label, n in zip(self.outside, self.rows))
         return (
             f"The labels in {self.column!r} go from {self.low} to {self.high} (counted on {self.counted_on}), but "
             f"the network predicts {self.classes} classes ({self.classes_from}): the labels {shown} are outside "

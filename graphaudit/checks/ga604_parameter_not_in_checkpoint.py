@@ -77,7 +77,7 @@ class DeclaredNewNotInCheckpoint(_NotHeld):
         they = pronouns(len(self.names))
         return (
             f"The checkpoint ({self.source}) does not hold {self.described()}, declared new: "
-            f"{they.subject} start from {they.possessive} initialisation, as intended."
+            f"{they.subject} {'starts' if they.subject == 'it' else 'start'} from {they.possessive} initialisation, as intended."
         )
 
     def fix(self) -> str:

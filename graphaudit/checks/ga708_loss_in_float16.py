@@ -44,7 +44,7 @@ class LossInFloat16(Cause):
 
     def message(self) -> str:
         return (
-            f"The loss {self.loss} is computed in float16: {self.count} of its operations produce float16 "
+            f"The loss {self.loss} is computed in float16: {self.count} of its operations {'produces' if self.count == 1 else 'produce'} float16 "
             f"({listing(self.operations)}). Softmax, exp and log lose range and precision there."
         )
 

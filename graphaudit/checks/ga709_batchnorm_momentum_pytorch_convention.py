@@ -10,7 +10,7 @@ from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Cause, Finding
-from graphaudit.text import counted, listing
+from graphaudit.text import counted, listing, pronouns
 
 CURRENT_BATCH = 0.5  # above this weight on the current batch, momentum was written the PyTorch way
 
@@ -45,9 +45,11 @@ class BatchNormMomentumPyTorchConvention(Cause):
     weight: float  # the weight the first gives the current batch (1 - MindSpore's momentum)
 
     def message(self) -> str:
-        weight = self.weight
+        weight, they = self.weight, pronouns(len(self.cells))
+        verb = "updates" if len(self.cells) == 1 else "update"
         return (
-            f"{counted(len(self.cells), 'BatchNorm cell')} ({listing(self.cells)}) update their moving statistics "
+            f"{counted(len(self.cells), 'BatchNorm cell')} ({listing(self.cells)}) {verb} {they.possessive} moving "
+            "statistics "
             f"with {weight:.0%} of the weight on the current batch (momentum={1 - weight:.2g}): MindSpore's "
             "momentum is the weight of the running value, PyTorch's the weight of the batch. The statistics used "
             "at inference follow the last batch."
