@@ -73,7 +73,7 @@ def test_two_stacked_layers_fed_batch_major_are_one_finding_listing_both():
 
     report = graphaudit.audit(Stacked(), inputs=IDS, label=TAGS, **PIPELINE)
     assert [(f[0], f[1]) for f in loud(report)] == [("GA344", "low")]
-    assert "'low' (3, 7, 8), 'high' (3, 7, 8)." in report.findings[0].message
+    assert "'low' (3, 7, 8) and 'high' (3, 7, 8)." in report.findings[0].message
 
 
 def test_a_time_major_tagger_transposed_right_is_probed_and_silent():

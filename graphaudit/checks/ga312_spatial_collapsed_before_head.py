@@ -3,15 +3,46 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.geometry import convolutions
+from graphaudit.checks._shared.geometry import convolutions, size_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing
 
 #: Convolutions with a spatial kernel running on 1x1 maps from which the collapse is a warning.
 WARN_LAYERS = 3
+
+
+@dataclass(frozen=True)
+class SpatialCollapsedBeforeHead(Cause):
+    """Convolutions with a spatial kernel that still run on 1x1 maps after the map collapsed to 1x1."""
+
+    names_subjects = True
+    reducer: str | None  # the layer that reduced the map to 1x1, when one of the convolutions before did
+    reduced_from: tuple[int, ...]  # the spatial size of the reducer's input (``()`` without a reducer)
+    kernel: tuple[int, ...]  # the (dilated) kernel of the first convolution on a 1x1 map
+    convolutions: tuple[str, ...]  # the convolutions with a spatial kernel running on 1x1 maps
+
+    def message(self) -> str:
+        where = (
+            f"'{self.reducer}' reduces the feature map from {size_text(self.reduced_from)} to 1x1"
+            if self.reducer is not None
+            else "the feature map is 1x1"
+        )
+        return (
+            f"{where}, and {counted(len(self.convolutions), 'convolution')} with a {size_text(self.kernel)} kernel "
+            f"(or wider) still run on 1x1 maps after it ({listing(self.convolutions)}): each uses only its centre "
+            "tap, and no spatial information is left for them."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Feed the network the input size it was designed for, or remove a stride or a pooling so that the map "
+            "reaches 1x1 only at the global pooling before the head."
+        )
 
 
 @register(
@@ -21,6 +52,7 @@ WARN_LAYERS = 3
     also=("info",),
     needs=(TracedPass,),
     once="one finding per network: every convolution left with a 1x1 map is listed in it",
+    causes=(SpatialCollapsedBeforeHead,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Strides and pools shrink the feature map to 1x1 while several convolutions with 3x3 (or larger) kernels still follow.
@@ -64,20 +96,16 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     start = reducers[-1] if reducers else None
     severity = "warning" if len(wasted) >= WARN_LAYERS else "info"
     subject = start.layer.path if start is not None else first.layer.path
-    where = (
-        f"'{start.layer.path}' reduces the feature map from {start.shown(start.size)} to 1x1"
-        if start is not None
-        else "the feature map is 1x1"
+    cause = SpatialCollapsedBeforeHead(
+        start.layer.path if start is not None else None,
+        tuple(int(n) for n in start.size) if start is not None else (),
+        tuple(int(k) for k in first.kernel),
+        tuple(c.layer.path for c in wasted),
     )
-    names = ", ".join(c.layer.path for c in wasted[:4]) + (", ..." if len(wasted) > 4 else "")
     yield ctx.finding(
         severity,
         subject,
-        f"{where}, and {len(wasted)} convolution{'s' if len(wasted) != 1 else ''} with a "
-        f"{first.shown(first.kernel)} kernel (or wider) still run on 1x1 maps after it ({names}): each uses only its "
-        "centre tap, and no spatial information is left for them.",
-        "Feed the network the input size it was designed for, or remove a stride or a pooling so that the map "
-        "reaches 1x1 only at the global pooling before the head.",
+        cause,
         [*([start.layer.call] if start is not None else []), *(c.layer.call for c in wasted)],
         subjects=[subject, *(c.layer.path for c in wasted)],
     )

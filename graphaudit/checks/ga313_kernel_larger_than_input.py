@@ -3,12 +3,38 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.geometry import convolutions
+from graphaudit.checks._shared.geometry import convolutions, size_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing
+
+
+@dataclass(frozen=True)
+class KernelLargerThanInput(Cause):
+    """Convolutions whose (dilated) kernel is larger than the feature map they run on."""
+
+    names_subjects = True
+    convolutions: tuple[str, ...]  # their paths
+    kernels: tuple[tuple[int, ...], ...]  # each one's dilated kernel
+    sizes: tuple[tuple[int, ...], ...]  # each one's input map (spatial dims)
+
+    def message(self) -> str:
+        count = len(self.convolutions)
+        shown = listing(
+            f"{path} ({size_text(kernel)} on {size_text(size)})"
+            for path, kernel, size in zip(self.convolutions, self.kernels, self.sizes)
+        )
+        return (
+            f"{counted(count, 'convolution')} run{'s' if count == 1 else ''} with a kernel larger than the feature "
+            f"map: {shown}. The taps outside the map only multiply padding."
+        )
+
+    def fix(self) -> str:
+        return "Use a kernel no larger than the feature map, or feed the network the input size it was designed for."
 
 
 @register(
@@ -17,6 +43,7 @@ from graphaudit.findings import Finding
     severity="info",
     needs=(TracedPass,),
     once="one finding per network: every convolution whose kernel outgrows its input is listed in it",
+    causes=(KernelLargerThanInput,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A convolution whose (dilated) kernel is larger than the feature map it runs on.
@@ -60,15 +87,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     ]
     if not shown:
         return
-    first = shown[0]
-    names = ", ".join(f"{c.layer.path} ({c.shown(c.kernel)} on {c.shown(c.size)})" for c in shown[:4])
-    more = f" and {len(shown) - 4} more" if len(shown) > 4 else ""
+    cause = KernelLargerThanInput(
+        tuple(c.layer.path for c in shown),
+        tuple(tuple(int(k) for k in c.kernel) for c in shown),
+        tuple(tuple(int(n) for n in c.size) for c in shown),
+    )
     yield ctx.finding(
         "info",
-        first.layer.path,
-        f"{len(shown)} convolution{'s' if len(shown) != 1 else ''} run{'s' if len(shown) == 1 else ''} with a kernel "
-        f"larger than the feature map: {names}{more}. The taps outside the map only multiply padding.",
-        "Use a kernel no larger than the feature map, or feed the network the input size it was designed for.",
+        shown[0].layer.path,
+        cause,
         [c.layer.call for c in shown],
         subjects=[c.layer.path for c in shown],
     )

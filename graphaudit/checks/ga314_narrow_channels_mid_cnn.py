@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.activations import ELEMENTWISE, activation_name
-from graphaudit.checks._shared.geometry import convolutions
-from graphaudit.checks._shared.grouping import holder, listing, pattern
+from graphaudit.checks._shared.geometry import convolutions, size_text
+from graphaudit.checks._shared.grouping import holder, pattern
 from graphaudit.checks._shared.layers import consumers, weight_layers
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing
 
 #: A convolution with at most this many output channels in the middle of a CNN is a bottleneck.
 MAX_CHANNELS = 2
@@ -30,7 +32,44 @@ def _feature_path(ctx: AuditContext, node: str) -> bool:
     return attrs["kind"] == g.OP and ("pool" in attrs["op_type"] or attrs["op_type"] == "batchnorm")
 
 
-@register("GA314", "narrow-channels-mid-cnn", severity="warning", needs=(TracedPass,))
+@dataclass(frozen=True)
+class NarrowChannelsMidCnn(Cause):
+    """Convolutions mid-CNN (the same one of blocks built alike) that narrow the feature map to 1 or 2 channels."""
+
+    names_subjects = True
+    convolutions: tuple[str, ...]
+    width: int  # their output channels
+    positions: tuple[int, ...]  # the first one's output map (spatial dims)
+    after: str  # the layer that computes on the first one's output
+
+    def message(self) -> str:
+        channels, numbers = counted(self.width, "channel"), counted(self.width, "number")
+        if len(self.convolutions) == 1:
+            return (
+                f"'{self.convolutions[0]}' narrows the feature map to {channels} ({size_text(self.positions)} "
+                f"positions) and '{self.after}' computes on it: everything after it sees only {numbers} per position."
+            )
+        return (
+            f"{len(self.convolutions)} convolutions ({listing(self.convolutions)}) narrow the feature map to "
+            f"{channels}, and the layer after each computes on it (first '{self.after}'): everything after them "
+            f"sees only {numbers} per position."
+        )
+
+    def fix(self) -> str:
+        shown = f"'{self.convolutions[0]}'" if len(self.convolutions) == 1 else listing(self.convolutions)
+        return (
+            f"Check the channel count of {shown} (out_channels={self.width}); a bottleneck this narrow is almost "
+            "always a typo."
+        )
+
+
+@register(
+    "GA314",
+    "narrow-channels-mid-cnn",
+    severity="warning",
+    needs=(TracedPass,),
+    causes=(NarrowChannelsMidCnn,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A convolution in the middle of a CNN that narrows the feature map to 1 or 2 channels.
 
@@ -89,25 +128,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for (_, width), items in found.items():
         paths = [conv.layer.path for conv, _ in items]
         conv, after = items[0]
-        channels, numbers = f"channel{'s' if width != 1 else ''}", f"number{'s' if width != 1 else ''}"
-        if len(items) == 1:
-            text = (
-                f"'{paths[0]}' narrows the feature map to {width} {channels} ({conv.shown(conv.out)} positions) and "
-                f"'{after.path}' computes on it: everything after it sees only {width} {numbers} per position."
-            )
-        else:
-            text = (
-                f"{len(items)} convolutions ({listing(paths)}) narrow the feature map to {width} {channels}, and the "
-                f"layer after each computes on it (first '{after.path}'): everything after them sees only {width} "
-                f"{numbers} per position."
-            )
-        shown = f"'{paths[0]}'" if len(items) == 1 else listing(paths)
+        cause = NarrowChannelsMidCnn(tuple(paths), int(width), tuple(int(n) for n in conv.out), after.path)
         yield ctx.finding(
             "warning",
             paths[0] if len(items) == 1 else holder(paths),
-            text,
-            f"Check the channel count of {shown} (out_channels={width}); a bottleneck this narrow is almost always a "
-            "typo.",
+            cause,
             list(dict.fromkeys(n for c, a in items for n in (c.layer.call, a.call))),
             subjects=paths,
         )

@@ -3,19 +3,48 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.geometry import convolutions
+from graphaudit.checks._shared.geometry import convolutions, size_text
 from graphaudit.checks._shared.layers import weight_layers
 from graphaudit.checks._shared.trunk import receptive_fields
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 #: Spatial convolutions from which a trunk counts as deep.
 MIN_CONVS = 3
 #: The receptive field, as a fraction of the input's side, below which the head sees local patches only.
 FIELD_FRACTION = 4
+
+
+@dataclass(frozen=True)
+class TrunkNeverDownsampled(Cause):
+    """A trunk of convolutions that runs at the input's resolution, never strided or pooled, before a Dense head."""
+
+    names_subjects = True
+    count: int  # the convolutions with a kernel wider than 1
+    first: str  # the first of them
+    deepest: str  # the convolution with the largest receptive field
+    size: tuple[int, ...]  # the input map of the first convolution (spatial dims)
+    field: int  # the deepest convolution's receptive field, in pixels per side
+    head: str  # the Dense that reads the trunk's features
+    features: int | None  # how many features the head reads (``None``: unknown)
+
+    def message(self) -> str:
+        features = "?" if self.features is None else self.features
+        return (
+            f"{self.count} convolutions, from '{self.first}' to '{self.deepest}', run at the input's resolution "
+            f"({size_text(self.size)}) with no stride or pooling: the deepest sees {self.field}x{self.field}-pixel "
+            f"patches only, and '{self.head}' reads {features} features."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Downsample between the stages (nn.MaxPool2d(2, 2), or stride=2 in a convolution) so the receptive field "
+            "grows with depth and the head reads a small map."
+        )
 
 
 @register(
@@ -24,6 +53,7 @@ FIELD_FRACTION = 4
     severity="warning",
     needs=(TracedPass,),
     once="one finding per network: its convolution trunk and the head after it",
+    causes=(TrunkNeverDownsampled,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Three or more convolutions run at the input's full resolution, never strided or pooled, before a Dense head.
@@ -89,15 +119,19 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if field * FIELD_FRACTION >= side:
         return
     head = heads[0]
-    features = head.in_shape[1] if head.in_shape else "?"
+    cause = TrunkNeverDownsampled(
+        len(spatial),
+        spatial[0].layer.path,
+        last.layer.path,
+        tuple(int(n) for n in convs[0].size),
+        int(field),
+        head.path,
+        int(head.in_shape[1]) if head.in_shape and head.in_shape[1] is not None else None,
+    )
     yield ctx.finding(
         "warning",
         last.layer.path,
-        f"{len(spatial)} convolutions, from '{spatial[0].layer.path}' to '{last.layer.path}', run at the input's "
-        f"resolution ({convs[0].shown(convs[0].size)}) with no stride or pooling: the deepest sees {field}x{field}-pixel "
-        f"patches only, and '{head.path}' reads {features} features.",
-        "Downsample between the stages (nn.MaxPool2d(2, 2), or stride=2 in a convolution) so the receptive field "
-        "grows with depth and the head reads a small map.",
+        cause,
         [c.layer.call for c in spatial] + [head.call],
         subjects=(last.layer.path, head.path),
     )

@@ -3,20 +3,93 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.geometry import convolutions
-from graphaudit.checks._shared.grouping import holder, listing, pattern
+from graphaudit.checks._shared.geometry import convolutions, size_text
+from graphaudit.checks._shared.grouping import holder, pattern
 from graphaudit.checks._shared.trunk import poolings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing, pronouns
 
 #: A pooling that divides the map by this much per side in one step, with convolutions after it, is info.
 FAST = 4
 
 
-@register("GA316", "pooling-stride-skips-inputs", severity="warning", also=("info",), needs=(TracedPass,))
+@dataclass(frozen=True)
+class PoolingStrideSkipsInputs(Cause):
+    """Poolings (the same one of blocks built alike) whose stride is larger than their window: inputs never read."""
+
+    names_subjects = True
+    poolings: tuple[str, ...]
+    class_name: str  # the pooling's class (MaxPool2d)
+    window: tuple[int, ...]
+    stride: tuple[int, ...]
+
+    def message(self) -> str:
+        they = pronouns(len(self.poolings))
+        named = (
+            f"'{self.poolings[0]}' ({self.class_name}) has"
+            if len(self.poolings) == 1
+            else f"{listing(self.poolings)} ({self.class_name}) have"
+        )
+        return (
+            f"{named} a {size_text(self.window)} window and a stride of {size_text(self.stride)}: the positions "
+            f"between {they.possessive} windows are never read, and what the layers before {they.object} compute "
+            "there reaches nothing."
+        )
+
+    def fix(self) -> str:
+        stride, window = max(self.stride), max(self.window)
+        return (
+            f"Make the stride at most the window (kernel_size={stride}, stride={stride}, or kernel_size={window}, "
+            f"stride={window}); check that kernel_size and stride were not swapped."
+        )
+
+
+@dataclass(frozen=True)
+class PoolingShrinksMapAtOnce(Cause):
+    """Poolings (the same one of blocks built alike) that shrink the map 4x or more at once, convolutions after them."""
+
+    names_subjects = True
+    poolings: tuple[str, ...]
+    class_name: str  # the pooling's class (MaxPool2d)
+    size: tuple[int, ...]  # the first pooling's input map (spatial dims)
+    out: tuple[int, ...]  # and its output map
+    following: int  # the convolutions with a spatial kernel after the first pooling
+    first_following: str  # the first of them
+
+    def message(self) -> str:
+        size, out = size_text(self.size), size_text(self.out)
+        if len(self.poolings) == 1:
+            text = f"'{self.poolings[0]}' ({self.class_name}) shrinks the map from {size} to {out} in one step, and"
+        else:
+            text = (
+                f"{listing(self.poolings)} ({self.class_name}) each shrink the map 4x or more in one step (the first "
+                f"from {size} to {out}), and"
+            )
+        return (
+            f"{text} {counted(self.following, 'convolution')} with spatial kernels follow "
+            f"{'it' if len(self.poolings) == 1 else 'the first'} (first '{self.first_following}')."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Downsample in steps of 2 (a stride-2 pooling or convolution per stage) so the following convolutions "
+            "see the detail they are meant to combine."
+        )
+
+
+@register(
+    "GA316",
+    "pooling-stride-skips-inputs",
+    severity="warning",
+    also=("info",),
+    needs=(TracedPass,),
+    causes=(PoolingStrideSkipsInputs, PoolingShrinksMapAtOnce),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A pooling whose stride is larger than its window (inputs never read), or one that shrinks the map 4x or more at once.
 
@@ -73,36 +146,30 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for group in skipping.values():
         pool = group[0]
         paths = [p.path for p in group]
-        window, stride = "x".join(map(str, pool.window)), "x".join(map(str, pool.stride))
-        named = (
-            f"'{pool.path}' ({pool.name}) has" if len(group) == 1 else f"{listing(paths)} ({pool.name}) have"
+        cause = PoolingStrideSkipsInputs(
+            tuple(paths), pool.name, tuple(int(w) for w in pool.window), tuple(int(s) for s in pool.stride)
         )
         yield ctx.finding(
             "warning",
             paths[0] if len(group) == 1 else holder(paths),
-            f"{named} a {window} window and a stride of {stride}: the positions between "
-            f"{'its' if len(group) == 1 else 'their'} windows are never read, and what the layers before "
-            f"{'it' if len(group) == 1 else 'them'} compute there reaches nothing.",
-            f"Make the stride at most the window (kernel_size={max(pool.stride)}, stride={max(pool.stride)}, or "
-            f"kernel_size={max(pool.window)}, stride={max(pool.window)}); check that kernel_size and stride were not "
-            "swapped.",
+            cause,
             [p.node for p in group],
             subjects=paths,
         )
     for group in fast.values():
         (pool, later), paths = group[0], [p.path for p, _ in group]
-        size, out = "x".join(map(str, pool.size)), "x".join(map(str, pool.out))
-        if len(group) == 1:
-            text = f"'{pool.path}' ({pool.name}) shrinks the map from {size} to {out} in one step, and"
-        else:
-            text = f"{listing(paths)} ({pool.name}) each shrink the map 4x or more in one step (the first from {size} to {out}), and"
+        cause = PoolingShrinksMapAtOnce(
+            tuple(paths),
+            pool.name,
+            tuple(int(n) for n in pool.size),
+            tuple(int(n) for n in pool.out),
+            len(later),
+            later[0].layer.path,
+        )
         yield ctx.finding(
             "info",
             paths[0] if len(group) == 1 else holder(paths),
-            f"{text} {len(later)} convolution{'s' if len(later) > 1 else ''} with spatial kernels follow "
-            f"{'it' if len(group) == 1 else 'the first'} (first '{later[0].layer.path}').",
-            "Downsample in steps of 2 (a stride-2 pooling or convolution per stage) so the following convolutions "
-            "see the detail they are meant to combine.",
+            cause,
             list(dict.fromkeys([*(p.node for p, _ in group), later[0].layer.call])),
             subjects=paths,
         )

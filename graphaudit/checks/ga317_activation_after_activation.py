@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
@@ -10,7 +11,8 @@ from graphaudit.checks._shared.activations import ELEMENTWISE, OUTPUT_RANGE, act
 from graphaudit.checks._shared.layers import consumers, enclosing_call
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import LIMIT, listing
 
 #: Activations that are the identity on a non-negative input.
 _IDENTITY_ON_POSITIVE = frozenset({"relu"})
@@ -31,6 +33,44 @@ def _where(ctx: AuditContext, node: str) -> str:
     return (ctx.graph.nodes[parent].get("path") if parent else "") or type(ctx.net).__name__
 
 
+@dataclass(frozen=True)
+class ActivationPair(Cause):
+    """One activation applied to the output of another (a part of :class:`ActivationAfterActivation`)."""
+
+    first: str  # the first activation's name ("relu")
+    first_at: str  # the cell that applies it (or whose construct does)
+    second: str
+    second_at: str
+    identity: bool  # the second is the identity on what the first outputs
+
+    def message(self) -> str:
+        note = " (the identity there)" if self.identity else ""
+        return f"{self.first} at '{self.first_at}' then {self.second} at '{self.second_at}'{note}"
+
+
+@dataclass(frozen=True)
+class ActivationAfterActivation(Cause):
+    """Element-wise activations applied straight to the output of another."""
+
+    pairs: tuple[ActivationPair, ...]
+
+    @property
+    def names_subjects(self) -> bool:  # type: ignore[override]
+        """Whether the pairs shown name the first 4 subjects (the cells of the second activations)."""
+        shown = {at for pair in self.pairs[:LIMIT] for at in (pair.first_at, pair.second_at)}
+        return set(list(dict.fromkeys(pair.second_at for pair in self.pairs))[:4]) <= shown
+
+    def message(self) -> str:
+        shown = listing((pair.message() for pair in self.pairs), separator="; ")
+        return f"An activation is applied to the output of another: {shown}."
+
+    def fix(self) -> str:
+        return (
+            "Keep one activation per layer: remove the second (a Dense(activation=...) or a block that already ends "
+            "in its activation needs no extra nn.ReLU)."
+        )
+
+
 @register(
     "GA317",
     "activation-after-activation",
@@ -38,6 +78,7 @@ def _where(ctx: AuditContext, node: str) -> str:
     also=("info",),
     needs=(TracedPass,),
     once="one finding per network: every activation applied after another is listed in it",
+    causes=(ActivationAfterActivation,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An element-wise activation applied straight to the output of another (``relu(relu(x))``, ``ReLU → Sigmoid``).
@@ -88,19 +129,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         pairs.append((node, readers[0], first, second))
     if not pairs:
         return
-    shown = []
-    for node, reader, first, second in pairs[:4]:
-        note = " (the identity there)" if _identity(first, second) else ""
-        shown.append(f"{first} at '{_where(ctx, node)}' then {second} at '{_where(ctx, reader)}'{note}")
-    more = f" (and {len(pairs) - 4} more)" if len(pairs) > 4 else ""
+    cause = ActivationAfterActivation(
+        tuple(
+            ActivationPair(first, _where(ctx, node), second, _where(ctx, reader), _identity(first, second))
+            for node, reader, first, second in pairs
+        )
+    )
     # A second activation that is the identity on the first's output can only be a slip.
-    severity = "warning" if any(_identity(first, second) for _, _, first, second in pairs) else "info"
+    severity = "warning" if any(pair.identity for pair in cause.pairs) else "info"
     yield ctx.finding(
         severity,
         _where(ctx, pairs[0][1]),
-        f"An activation is applied to the output of another: {'; '.join(shown)}{more}.",
-        "Keep one activation per layer: remove the second (a Dense(activation=...) or a block that already ends in "
-        "its activation needs no extra nn.ReLU).",
+        cause,
         [n for pair in pairs for n in pair[:2]],
-        subjects=tuple(dict.fromkeys(_where(ctx, pair[1]) for pair in pairs)),
+        subjects=tuple(dict.fromkeys(pair.second_at for pair in cause.pairs)),
     )

@@ -3,13 +3,39 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.geometry import convolutions
+from graphaudit.checks._shared.geometry import convolutions, size_text
 from graphaudit.checks._shared.layers import _pair
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing
+
+
+@dataclass(frozen=True)
+class EvenKernelOverlaps(Cause):
+    """Convolutions with an even kernel that overlap their windows: each output sits half a pixel off the grid."""
+
+    names_subjects = True
+    convolutions: tuple[str, ...]
+    kernels: tuple[tuple[int, ...], ...]  # each one's dilated kernel
+
+    def message(self) -> str:
+        shown = listing(
+            f"{path} ({size_text(kernel)})" for path, kernel in zip(self.convolutions, self.kernels)
+        )
+        return (
+            f"{counted(len(self.convolutions), 'convolution')} with an even kernel overlap their windows: {shown}. "
+            "Each output sits half a pixel off the input grid."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Use odd kernels (3x3, 5x5) for overlapping convolutions; keep even kernels for stride = kernel "
+            "downsampling."
+        )
 
 
 @register(
@@ -18,6 +44,7 @@ from graphaudit.findings import Finding
     severity="info",
     needs=(TracedPass,),
     once="one finding per network: every even-sized overlapping kernel is listed in it",
+    causes=(EvenKernelOverlaps,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Convolutions with an even kernel (2x2, 4x4) that overlap their windows: the map shifts by half a pixel.
@@ -54,14 +81,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             found.append(conv)
     if not found:
         return
-    shown = ", ".join(f"{c.layer.path} ({c.shown(c.kernel)})" for c in found[:4])
-    more = f" and {len(found) - 4} more" if len(found) > 4 else ""
+    cause = EvenKernelOverlaps(
+        tuple(c.layer.path for c in found), tuple(tuple(int(k) for k in c.kernel) for c in found)
+    )
     yield ctx.finding(
         "info",
         found[0].layer.path,
-        f"{len(found)} convolution{'s' if len(found) > 1 else ''} with an even kernel overlap their windows: "
-        f"{shown}{more}. Each output sits half a pixel off the input grid.",
-        "Use odd kernels (3x3, 5x5) for overlapping convolutions; keep even kernels for stride = kernel downsampling.",
+        cause,
         [c.layer.call for c in found],
         subjects=tuple(c.layer.path for c in found),
     )

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.activations import ELEMENTWISE, activation_name
-from graphaudit.checks._shared.geometry import ConvMap, convolutions
-from graphaudit.checks._shared.grouping import listing
+from graphaudit.checks._shared.geometry import ConvMap, convolutions, size_text
 from graphaudit.checks._shared.layers import _pair, consumers, enclosing_call, weight_layers
 from graphaudit.checks._shared.trunk import affine_kind, receptive_fields
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 #: The most stride-1 3x3 convolutions VGG runs at one resolution (VGG-19, configuration E)...
 MOST = 4
@@ -85,11 +86,44 @@ def _in_own_blocks(ctx: AuditContext, run: list[ConvMap]) -> bool:
     return all(count == 1 for count in per_block.values())
 
 
+@dataclass(frozen=True)
+class ConvStackWithoutPooling(Cause):
+    """Stacks of plain convolutions at one resolution longer than any VGG stage, in a network that downsamples."""
+
+    names_subjects = True
+    stacks: tuple[tuple[str, ...], ...]  # each stack's convolutions, in order
+    early: bool  # the first stack is in the network's first two stages
+    size: tuple[int, ...]  # the first stack's map (spatial dims)
+
+    def message(self) -> str:
+        run = self.stacks[0]
+        stage = "in the network's first two stages " if self.early else ""
+        others = [f"'{other[0]}' to '{other[-1]}' ({len(other)})" for other in self.stacks[1:]]
+        more = f" So do {len(others)} more stacks: {listing(others)}." if others else ""
+        shown = listing(f"'{path}'" for path in run)
+        return (
+            f"{len(run)} convolutions in a row ({shown}) run {stage}at one resolution "
+            f"({size_text(self.size)}) with no pooling or stride between them, while the network downsamples "
+            f"elsewhere: VGG runs {'2 there' if self.early else 'at most 4 (VGG-19)'} before a pooling.{more}"
+        )
+
+    def fix(self) -> str:
+        run = self.stacks[0]
+        where = f"the stack from '{run[0]}' to '{run[-1]}'" + (
+            " and each other stack" if len(self.stacks) > 1 else ""
+        )
+        return (
+            f"Put a pooling (nn.MaxPool2d(2, 2)) or a strided convolution within {where}, as a VGG block ends "
+            "in one, or make it a residual stage."
+        )
+
+
 @register(
     "GA319",
     "conv-stack-without-pooling",
     severity="warning",
     needs=(TracedPass,),
+    causes=(ConvStackWithoutPooling,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """More 3x3 convolutions in a row at one resolution than any VGG stage, in a network that pools elsewhere.
@@ -147,21 +181,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     # One mistake repeated (every stage built by the same loop) is one finding listing each stack.
     run, early = flagged[0]
-    first, last = run[0].layer.path, run[-1].layer.path
-    stage = "in the network's first two stages " if early else ""
-    shown = listing([f"'{c.layer.path}'" for c in run])
-    others = [f"'{r[0].layer.path}' to '{r[-1].layer.path}' ({len(r)})" for r, _ in flagged[1:]]
-    more = f" So do {len(others)} more stacks: {listing(others)}." if others else ""
-    where = f"the stack from '{first}' to '{last}'" + (" and each other stack" if others else "")
+    cause = ConvStackWithoutPooling(
+        tuple(tuple(c.layer.path for c in r) for r, _ in flagged), early, tuple(int(n) for n in run[0].size)
+    )
     every = [c for r, _ in flagged for c in r]
     yield ctx.finding(
         "warning",
-        first,
-        f"{len(run)} convolutions in a row ({shown}) run {stage}at one resolution "
-        f"({run[0].shown(run[0].size)}) with no pooling or stride between them, while the network downsamples "
-        f"elsewhere: VGG runs {'2 there' if stage else 'at most 4 (VGG-19)'} before a pooling.{more}",
-        f"Put a pooling (nn.MaxPool2d(2, 2)) or a strided convolution within {where}, as a VGG block ends "
-        "in one, or make it a residual stage.",
+        run[0].layer.path,
+        cause,
         [c.layer.call for c in every],
         subjects=tuple(c.layer.path for c in every),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
@@ -11,7 +12,8 @@ from graphaudit.checks._shared.outputs import output_activation
 from graphaudit.checks._shared.trunk import spatial_of
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted
 
 #: Classes from which a classifier of images is judged (MNIST, CIFAR-10 and up).
 MIN_CLASSES = 10
@@ -23,6 +25,36 @@ HANDFUL = 32
 #: Hidden layers up to which the network is shallow (LeNet-1 has 2): deeper stacks of narrow layers
 #: compose their features, and are not judged.
 MAX_HIDDEN = 2
+
+
+@dataclass(frozen=True)
+class CapacityBelowTask(Cause):
+    """An image classifier whose one or two hidden layers are all narrower than its classes."""
+
+    size: tuple[int, ...]  # the input image's spatial size
+    classes: int  # the head's units
+    hidden: tuple[str, ...]  # the kind of each hidden layer ("conv" or "dense")
+    width: int  # the widest hidden layer's filters or units
+    widest: str  # that layer
+    head: str  # the Dense that makes the output
+
+    def message(self) -> str:
+        kinds = (
+            "filters or units"
+            if set(self.hidden) == {"conv", "dense"}
+            else ("filters" if self.hidden[0] == "conv" else "units")
+        )
+        return (
+            f"The network classifies {'x'.join(map(str, self.size))} images into {self.classes} classes with "
+            f"{counted(len(self.hidden), 'hidden layer')} of at most {self.width} {kinds} (the widest, "
+            f"'{self.widest}'): fewer features anywhere than the classes it must tell apart."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Widen the hidden layers beyond the {self.classes} classes (32 to 64 filters in the first convolution, "
+            "doubling after each pooling, as LeNet-5 and the Keras CIFAR-10 example do), or add layers."
+        )
 
 
 def _head(ctx: AuditContext, layers: dict[str, Layer]) -> Layer | None:
@@ -55,6 +87,7 @@ def _image(ctx: AuditContext) -> tuple[int, ...]:
     severity="warning",
     needs=(TracedPass,),
     once="one finding per network: its widest hidden layer against its classes",
+    causes=(CapacityBelowTask,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """An image classifier of 10 classes or more with one or two hidden layers, each with fewer filters or units than its classes.
@@ -112,19 +145,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     assert width is not None
     if width >= min(head.width, HANDFUL):
         return
-    kinds = (
-        "filters or units"
-        if {layer.kind for layer in hidden} == {"conv", "dense"}
-        else ("filters" if hidden[0].kind == "conv" else "units")
+    cause = CapacityBelowTask(
+        tuple(int(n) for n in size),
+        int(head.width),
+        tuple(layer.kind for layer in hidden),
+        int(width),
+        widest.path,
+        head.path,
     )
     yield ctx.finding(
         "warning",
         widest.path,
-        f"The network classifies {'x'.join(map(str, size))} images into {head.width} classes with "
-        f"{len(hidden)} hidden layer{'s' if len(hidden) > 1 else ''} of at most {width} {kinds} (the widest, "
-        f"'{widest.path}'): fewer features anywhere than the classes it must tell apart.",
-        f"Widen the hidden layers beyond the {head.width} classes (32 to 64 filters in the first convolution, "
-        "doubling after each pooling, as LeNet-5 and the Keras CIFAR-10 example do), or add layers.",
+        cause,
         [layer.call for layer in hidden] + [head.call],
         subjects=(widest.path, head.path),
     )

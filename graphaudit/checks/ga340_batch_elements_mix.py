@@ -3,12 +3,52 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.dependency import describe, judged_phrase, subject_and_nodes
+from graphaudit.checks._shared.dependency import moved, subject_and_nodes, where, whose_output
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dependency import DependencyProbe
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class BatchElementsMix(Cause):
+    """In inference mode, one sample's output moves when another sample of the batch changes."""
+
+    entry: (
+        str  # the first cell whose output moves while its inputs do not ("(root)": the network's construct)
+    )
+    judged: str  # the cell whose output was judged ("": the network's)
+    sample: int  # the sample whose change moved the others (-1: the last)
+    batch: int  # the batch's size
+    change: float  # how far the others moved, relative to the output's largest value
+    tolerance: float  # the bound (relative) below which nothing moved
+
+    def message(self) -> str:
+        last = self.sample in (-1, self.batch - 1)
+        changed = (
+            "the last sample" if last else "the first sample" if self.sample == 0 else f"sample {self.sample}"
+        )
+        one_way = (
+            ""
+            if last
+            else " (the last sample reaches none of them: the mix flows one way, towards later samples)"
+        )
+        return (
+            f"In inference mode, {whose_output(self.judged)} for one sample depends on the other samples of the "
+            f"batch: changing {changed} moves the outputs of the others{one_way} "
+            f"{moved(self.change, self.tolerance)}. The samples first mix in {where(self.entry)} (its output moves "
+            "while its inputs do not)."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Look in {where(self.entry)} for a reshape or view that swaps the batch axis with another (use "
+            "transpose), a reduction, softmax or normalisation over axis 0, or a cumulative sum, shift or causal "
+            "operation over axis 0 or over a (batch * length, ...) flattening; every operation must keep the samples "
+            "apart."
+        )
 
 
 @register(
@@ -18,6 +58,7 @@ from graphaudit.findings import Finding
     needs=(DependencyProbe,),
     once="one finding per network: its batch dimension",
     confirms="GA344",  # a time-major LSTM fed (B, T, C) mixes the samples: GA344 names the cause
+    causes=(BatchElementsMix,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """One sample's output depends on another sample of the batch, in inference mode.
@@ -60,28 +101,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if not dependence.found:
         return
     subject, nodes = subject_and_nodes(dependence)
-    where = "the network's construct" if subject == "(root)" else f"'{subject}'"
-    last = dependence.sample in (-1, result.batch - 1)
-    changed = (
-        "the last sample"
-        if last
-        else "the first sample"
-        if dependence.sample == 0
-        else f"sample {dependence.sample}"
-    )
-    one_way = (
-        ""
-        if last
-        else " (the last sample reaches none of them: the mix flows one way, towards later samples)"
-    )
-    yield ctx.finding(
-        "error",
+    cause = BatchElementsMix(
         subject,
-        f"In inference mode, {judged_phrase(dependence)} for one sample depends on the other samples of the "
-        f"batch: changing {changed} moves the outputs of the others{one_way} {describe(dependence)}. The "
-        f"samples first mix in {where} (its output moves while its inputs do not).",
-        f"Look in {where} for a reshape or view that swaps the batch axis with another (use transpose), a "
-        "reduction, softmax or normalisation over axis 0, or a cumulative sum, shift or causal operation over "
-        "axis 0 or over a (batch * length, ...) flattening; every operation must keep the samples apart.",
-        nodes,
+        dependence.judged,
+        int(dependence.sample),
+        int(result.batch),
+        float(dependence.change),
+        float(dependence.tolerance),
     )
+    yield ctx.finding("error", subject, cause, nodes)

@@ -3,21 +3,49 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.dependency import describe, judged_phrase, subject_and_nodes
+from graphaudit.checks._shared.dependency import moved, subject_and_nodes, where, whose_output
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dependency import DependencyProbe, SequenceDependencies
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 
-def _encoder_hint(probe: DependencyProbe) -> str:
-    """With one stack assumed, the changed tokens may be an encoder's: say how to name the decoder's input."""
-    if probe.causal_input:
-        return ""
-    return (
-        "; if the tokens changed feed an encoder, name the decoder's input (causal_input='decoder_input_ids')"
+@dataclass(frozen=True)
+class FutureTokensReachPast(Cause):
+    """A causal model's output at a position moves when tokens after it change."""
+
+    entry: (
+        str  # the first cell whose output moves while its inputs do not ("(root)": the network's construct)
     )
+    causal: str  # why the model is taken to be causal
+    judged: str  # the cell whose output was judged ("": the network's)
+    cut: int  # the last position judged; the tokens after it were changed
+    tokens: str  # the tokens changed, in words (the probe's: "the tokens of decoder_input_ids")
+    causal_input: str  # the input the probe changed, when named ("": one stack assumed)
+    change: float  # how far the outputs moved, relative to their largest value
+    tolerance: float  # the bound (relative) below which nothing moved
+
+    def message(self) -> str:
+        return (
+            f"The model is causal ({self.causal}), but {whose_output(self.judged)} at positions 0..{self.cut} "
+            f"depends on {self.tokens} after position {self.cut}: changing them moves it "
+            f"{moved(self.change, self.tolerance)}. The future first gets in at {where(self.entry)}."
+        )
+
+    def fix(self) -> str:
+        # With one stack assumed, the changed tokens may be an encoder's: say how to name the decoder's input.
+        hint = (
+            ""
+            if self.causal_input
+            else "; if the tokens changed feed an encoder, name the decoder's input (causal_input='decoder_input_ids')"
+        )
+        return (
+            f"Apply the causal mask in {where(self.entry)}: mask the scores of later positions before the softmax "
+            "(masked_fill with a large negative value, or add a mask of 0 and -inf), for the sequence length of the "
+            f"batch. If the model is not meant to be causal, pass causal=False{hint}."
+        )
 
 
 @register(
@@ -28,6 +56,7 @@ def _encoder_hint(probe: DependencyProbe) -> str:
         SequenceDependencies,
         DependencyProbe,
     ),
+    causes=(FutureTokensReachPast,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A causal model's output at a position depends on tokens after it.
@@ -67,17 +96,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if ctx.need(DependencyProbe).result.results["batch"].found:
         return  # the samples mix (GA340): what moves cannot be told apart; fix that first
     subject, nodes = subject_and_nodes(dependence)
-    where = "the network's construct" if subject == "(root)" else f"'{subject}'"
     probe = ctx.need(DependencyProbe)
-    cut = probe.result.cut
-    yield ctx.finding(
-        "error",
+    cause = FutureTokensReachPast(
         subject,
-        f"The model is causal ({probe.causal}), but {judged_phrase(dependence)} at positions "
-        f"0..{cut} depends on {probe.tokens} after position {cut}: changing them moves it {describe(dependence)}. "
-        f"The future first gets in at {where}.",
-        f"Apply the causal mask in {where}: mask the scores of later positions before the softmax "
-        "(masked_fill with a large negative value, or add a mask of 0 and -inf), for the sequence length of the "
-        f"batch. If the model is not meant to be causal, pass causal=False{_encoder_hint(probe)}.",
-        nodes,
+        str(probe.causal),
+        dependence.judged,
+        int(probe.result.cut),
+        probe.tokens,
+        probe.causal_input,
+        float(dependence.change),
+        float(dependence.tolerance),
     )
+    yield ctx.finding("error", subject, cause, nodes)

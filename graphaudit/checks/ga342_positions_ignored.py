@@ -3,12 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.dependency import subject_and_nodes
+from graphaudit.checks._shared.dependency import subject_and_nodes, where
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dependency import DependencyProbe, SequenceDependencies
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class PositionsIgnored(Cause):
+    """The first cell that mixes a sequence's positions does not see their order."""
+
+    entry: str  # that cell ("(root)": the network)
+    tokens: str  # the tokens reordered, in words (the probe's: "the tokens of decoder_input_ids")
+    cut: int  # the tokens before this position were reordered
+    tolerance: float  # the bound (relative) within which the later positions' output stayed
+    effect: float  # how far the reordered positions' output moved (relative)
+
+    def message(self) -> str:
+        cell = where(self.entry, "the network")
+        return (
+            f"{cell[0].upper()}{cell[1:]} is the first cell that mixes the positions of a sequence, but it does not "
+            f"see their order: reordering {self.tokens} before position {self.cut} leaves its output at the later "
+            f"positions as it was (within {self.tolerance:.2g} of its largest value), while the reordered positions "
+            f"move by {self.effect:.0%}. The positional information (position embeddings, rotary angles, position "
+            "ids) does not reach it."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Check that the position embedding is added to the token embedding (or the rotary embedding applied to "
+            f"the queries and keys) before {where(self.entry, 'the network')}, and that position ids are passed "
+            "down. If the model has no positional information on purpose (NoPE), ignore this warning."
+        )
 
 
 @register(
@@ -19,6 +48,7 @@ from graphaudit.findings import Finding
         SequenceDependencies,
         DependencyProbe,
     ),
+    causes=(PositionsIgnored,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The first layer that mixes a sequence's positions does not see their order.
@@ -61,18 +91,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     subject, nodes = subject_and_nodes(dependence)
     probe = ctx.need(DependencyProbe)
-    cut = probe.result.cut
-    where = "the network" if subject == "(root)" else f"'{subject}'"
-    yield ctx.finding(
-        "warning",
+    cause = PositionsIgnored(
         subject,
-        f"{where[0].upper()}{where[1:]} is the first cell that mixes the positions of a sequence, but it does not "
-        f"see their order: reordering {probe.tokens} before position {cut} leaves its output at the later positions "
-        f"as it was (within {dependence.tolerance:.2g} of its largest value), while the reordered positions move "
-        f"by {dependence.effect:.0%}. The positional information (position embeddings, rotary angles, position "
-        "ids) does not reach it.",
-        f"Check that the position embedding is added to the token embedding (or the rotary embedding applied to "
-        f"the queries and keys) before {where}, and that position ids are passed down. If the model has no "
-        "positional information on purpose (NoPE), ignore this warning.",
-        nodes,
+        probe.tokens,
+        int(probe.result.cut),
+        float(dependence.tolerance),
+        float(dependence.effect),
     )
+    yield ctx.finding("warning", subject, cause, nodes)

@@ -3,12 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.dependency import describe, judged_phrase, subject_and_nodes
+from graphaudit.checks._shared.dependency import moved, subject_and_nodes, where, whose_output
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dependency import DependencyProbe, PaddingDependencies
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class PaddingReachesRealTokens(Cause):
+    """The outputs at real positions move when the tokens the attention mask marks as padding change."""
+
+    entry: (
+        str  # the first cell whose output moves while its inputs do not ("(root)": the network's construct)
+    )
+    mask_input: str  # the attention mask's argument
+    padded_by_probe: bool  # the probe padded sample 0 (the batch given had no padding)
+    judged: str  # the cell whose output was judged ("": the network's)
+    change: float  # how far the real positions' outputs moved, relative to their largest value
+    tolerance: float  # the bound (relative) below which nothing moved
+
+    def message(self) -> str:
+        padded = "padded by the probe" if self.padded_by_probe else "padded in the batch given"
+        return (
+            f"Changing the tokens the attention mask ({self.mask_input}) marks as padding ({padded}) moves "
+            f"{whose_output(self.judged)} at the real positions {moved(self.change, self.tolerance)}: the mask is not "
+            f"applied. The padding first gets in at {where(self.entry)}."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Apply {self.mask_input} in {where(self.entry)}: give padded keys a large negative score before the "
+            "softmax ((1 - mask) * -1e4 added, or masked_fill where mask == 0), broadcast over the heads and the "
+            "queries."
+        )
 
 
 @register(
@@ -19,6 +49,7 @@ from graphaudit.findings import Finding
         PaddingDependencies,
         DependencyProbe,
     ),
+    causes=(PaddingReachesRealTokens,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Changing padded tokens changes the outputs at real ones: the attention mask is ignored.
@@ -60,15 +91,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if probe.result.results["batch"].found:
         return  # the samples mix (GA340): what moves cannot be told apart; fix that first
     subject, nodes = subject_and_nodes(dependence)
-    where = "the network's construct" if subject == "(root)" else f"'{subject}'"
-    padded = "padded by the probe" if probe.result.padded_by_probe else "padded in the batch given"
-    yield ctx.finding(
-        "error",
+    cause = PaddingReachesRealTokens(
         subject,
-        f"Changing the tokens the attention mask ({probe.mask_input}) marks as padding ({padded}) moves "
-        f"{judged_phrase(dependence)} at the real positions {describe(dependence)}: the mask is not applied. "
-        f"The padding first gets in at {where}.",
-        f"Apply {probe.mask_input} in {where}: give padded keys a large negative score before the softmax "
-        "((1 - mask) * -1e4 added, or masked_fill where mask == 0), broadcast over the heads and the queries.",
-        nodes,
+        str(probe.mask_input),
+        bool(probe.result.padded_by_probe),
+        dependence.judged,
+        float(dependence.change),
+        float(dependence.tolerance),
     )
+    yield ctx.finding("error", subject, cause, nodes)

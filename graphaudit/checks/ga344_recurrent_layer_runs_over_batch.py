@@ -3,12 +3,47 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.recurrent import RecurrentLayout
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import is_are, listing, pronouns
+
+
+@dataclass(frozen=True)
+class RecurrentLayerRunsOverBatch(Cause):
+    """Time-major recurrent layers (batch_first=False) fed a tensor whose axis 0 is the batch."""
+
+    layers: tuple[str, ...]
+    shapes: tuple[tuple[int, ...], ...]  # the shape of the sequence each was given
+    batch: int  # the batch size
+    why: str  # how the batch axis was told, in words ("the label's axis 0 (4)")
+
+    def message(self) -> str:
+        count = len(self.layers)
+        which = "A time-major recurrent layer" if count == 1 else f"{count} time-major recurrent layers"
+        names = listing(
+            (
+                f"'{path}' ({', '.join(str(d) for d in shape)})"
+                for path, shape in zip(self.layers, self.shapes)
+            ),
+            limit=None,
+            separator="; ",
+        )
+        return (
+            f"{which} (batch_first=False: reading (time, batch, features)) {is_are(count)} fed a tensor whose axis 0 "
+            f"is the batch of {self.batch} ({self.why}): {names}. The recurrence runs over the samples, each "
+            "sample's state starting from the previous one's, and the time steps are read as independent sequences."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Build {pronouns(len(self.layers)).object} with batch_first=True, or transpose the input to "
+            "(time, batch, features) with x.swapaxes(0, 1) (and the output back)."
+        )
 
 
 @register(
@@ -17,6 +52,7 @@ from graphaudit.findings import Finding
     severity="error",
     needs=(RecurrentLayout,),
     once="one finding per network: every time-major layer fed a batch-major tensor is listed in it",
+    causes=(RecurrentLayerRunsOverBatch,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A time-major recurrent layer (``batch_first=False``) is fed a ``(batch, time, ...)`` tensor.
@@ -59,21 +95,17 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     misfed = [use for use in layout.uses if use.misfed and use.shape is not None]
     if not misfed:
         return
-    first, batch = misfed[0], layout.batch
-    names = ", ".join(f"'{u.path}' ({', '.join(str(d) for d in u.shape or ())})" for u in misfed)
-    which = (
-        "a time-major recurrent layer" if len(misfed) == 1 else f"{len(misfed)} time-major recurrent layers"
+    batch = layout.batch
+    cause = RecurrentLayerRunsOverBatch(
+        tuple(u.path for u in misfed),
+        tuple(tuple(int(d) for d in u.shape or ()) for u in misfed),
+        int(batch.batch),
+        batch.why,
     )
-    verb = "is" if len(misfed) == 1 else "are"
     yield ctx.finding(
         "error",
-        first.path,
-        f"{which.capitalize()} (batch_first=False: reading (time, batch, features)) {verb} fed a tensor "
-        f"whose axis 0 is the batch of {batch.batch} ({batch.why}): {names}. The recurrence runs over "
-        "the samples, each sample's state starting from the previous one's, and the time steps are read "
-        "as independent sequences.",
-        f"Build {'it' if len(misfed) == 1 else 'them'} with batch_first=True, or transpose the input to "
-        "(time, batch, features) with x.swapaxes(0, 1) (and the output back).",
+        misfed[0].path,
+        cause,
         tuple(g.cell_node(u.path) for u in misfed),
         # The layers' own sub-cells are subjects too: the probe (GA340) names where the samples mix,
         # the cell inside the LSTM that runs the recurrence, and folds into this finding.

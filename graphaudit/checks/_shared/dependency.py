@@ -17,7 +17,7 @@ from graphaudit import graph as g
 if TYPE_CHECKING:
     from graphaudit.capture.dependency.probe import Dependence
 
-__all__ = ["describe", "judged_phrase", "subject_and_nodes"]
+__all__ = ["describe", "judged_phrase", "moved", "subject_and_nodes", "where", "whose_output"]
 
 
 def subject_and_nodes(dependence: Dependence) -> tuple[str, tuple[str, ...]]:
@@ -26,16 +26,35 @@ def subject_and_nodes(dependence: Dependence) -> tuple[str, tuple[str, ...]]:
     return path or "(root)", (g.cell_node(path),)
 
 
+def whose_output(judged: str) -> str:
+    """Whose output was judged (*judged*: its cell path, ``""`` for the network), in words."""
+    return "the network's output" if not judged else f"the output of '{judged}'"
+
+
 def judged_phrase(dependence: Dependence) -> str:
     """Whose output was judged: the network's, or the outermost cell's with one row per sample."""
-    return "the network's output" if not dependence.judged else f"the output of '{dependence.judged}'"
+    return whose_output(dependence.judged)
+
+
+def moved(change: float, tolerance: float) -> str:
+    """How much an output moved (*change*, relative to its largest value), against the bound (*tolerance*).
+
+    Example:
+        >>> moved(0.005, 1e-6)[:40]
+        "by up to 0.005 of the output's largest v"
+    """
+    amount = f"{change:.0%}" if change >= 0.01 else f"{change:.2g}"
+    return (
+        f"by up to {amount} of the output's largest value (the bound is {tolerance:.2g}: "
+        "4 times the run-to-run noise of the same pass, at least 8 units in the last place of its dtype)"
+    )
 
 
 def describe(dependence: Dependence) -> str:
     """How much it moved, against the bound."""
-    change = dependence.change
-    amount = f"{change:.0%}" if change >= 0.01 else f"{change:.2g}"
-    return (
-        f"by up to {amount} of the output's largest value (the bound is {dependence.tolerance:.2g}: "
-        "4 times the run-to-run noise of the same pass, at least 8 units in the last place of its dtype)"
-    )
+    return moved(dependence.change, dependence.tolerance)
+
+
+def where(subject: str, network: str = "the network's construct") -> str:
+    """Where a dependency enters, in words: the cell (quoted), or *network* for ``(root)``."""
+    return network if subject == "(root)" else f"'{subject}'"

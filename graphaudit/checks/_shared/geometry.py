@@ -6,8 +6,8 @@ feature vector). A convolution with a kernel larger than 1 on such a map only ev
 centre tap.
 
 Example:
-    >>> conv_maps([])
-    []
+    >>> conv_maps([]), size_text((3, 3))
+    ([], '3x3')
 """
 
 from __future__ import annotations
@@ -20,7 +20,12 @@ from graphaudit.checks._shared.layers import Layer, weight_layers
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["ConvMap", "conv_maps", "convolutions"]
+__all__ = ["ConvMap", "conv_maps", "convolutions", "size_text"]
+
+
+def size_text(dims: tuple[int, ...]) -> str:
+    """Spatial dims as a finding writes them: ``3x3``, ``16x16``."""
+    return "x".join(str(d) for d in dims)
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,7 @@ class ConvMap:
         return any(k > 1 for k in self.kernel)
 
     def shown(self, dims: tuple[int, ...]) -> str:
-        return "x".join(str(d) for d in dims)
+        return size_text(dims)
 
 
 def conv_maps(layers: list[Layer]) -> list[ConvMap]:
