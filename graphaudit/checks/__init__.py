@@ -72,7 +72,7 @@ import importlib
 import pkgutil
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Literal
 
 from graphaudit.checks.families import (
@@ -305,6 +305,10 @@ def register(
             if not (isinstance(cause, type) and issubclass(cause, Cause) and is_dataclass(cause)):
                 raise ValueError(
                     f"{check_id}: causes= takes frozen dataclasses of graphaudit.findings.Cause, got {cause!r}"
+                )
+            if "kind" in {f.name for f in fields(cause)}:  # JSON's "kind" names the cause's class
+                raise ValueError(
+                    f"{check_id}: {cause.__name__} has a field 'kind', which its JSON uses for its class"
                 )
         missing = [s for s in REQUIRED_DOC_SECTIONS if s not in (run.__doc__ or "")]
         if missing:

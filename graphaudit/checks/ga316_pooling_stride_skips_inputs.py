@@ -71,7 +71,7 @@ class PoolingShrinksMapAtOnce(Cause):
                 f"from {size} to {out}), and"
             )
         return (
-            f"{text} {counted(self.following, 'convolution')} with spatial kernels follow "
+            f"{text} {counted(self.following, 'convolution')} with spatial kernels {'follows' if self.following == 1 else 'follow'} "
             f"{'it' if len(self.poolings) == 1 else 'the first'} (first '{self.first_following}')."
         )
 

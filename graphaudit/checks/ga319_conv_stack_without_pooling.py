@@ -99,7 +99,11 @@ class ConvStackWithoutPooling(Cause):
         run = self.stacks[0]
         stage = "in the network's first two stages " if self.early else ""
         others = [f"'{other[0]}' to '{other[-1]}' ({len(other)})" for other in self.stacks[1:]]
-        more = f" So do {len(others)} more stacks: {listing(others)}." if others else ""
+        more = (
+            f" So {'does 1 more stack' if len(others) == 1 else f'do {len(others)} more stacks'}: {listing(others)}."
+            if others
+            else ""
+        )
         shown = listing(f"'{path}'" for path in run)
         return (
             f"{len(run)} convolutions in a row ({shown}) run {stage}at one resolution "

@@ -57,7 +57,7 @@ class NormalizationMomentumDiffers(AttributeDiffers):
 class NormalizationEpsilonDiffers(AttributeDiffers):
     """A normalisation's epsilon other than the original's (*large*: 1e-3 or more, ten times the other's)."""
 
-    kind: str  # the layer's kind ("batchnorm", "layernorm", "groupnorm")
+    norm: str  # the layer's kind ("batchnorm", "layernorm", "groupnorm")
     large: bool
 
     def message(self) -> str:
@@ -68,7 +68,7 @@ class NormalizationEpsilonDiffers(AttributeDiffers):
         )
 
     def fix(self) -> str:
-        name = "epsilon" if self.kind == "layernorm" else "eps"
+        name = "epsilon" if self.norm == "layernorm" else "eps"
         return f"Give the original's epsilon: {name}={self.reference:.3g}."
 
 
