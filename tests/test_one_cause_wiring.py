@@ -84,7 +84,8 @@ def test_an_undeclared_flow_in_every_block_is_one_finding(width):
 def test_every_block_called_a_wrong_number_of_times_is_one_finding(width):
     [finding] = audit_pairs(width, calls={"blocks.*.teacher": 2}).by_check("GA307")
     assert finding.subjects == tuple(f"blocks.{i}.teacher" for i in range(width))
-    assert "called 1 time(s)" in finding.message
+    assert (finding.cause.actual, finding.cause.expected) == (1, 2)
+    assert "called 1 time in" in finding.message
 
 
 class Narrowed(nn.Cell):

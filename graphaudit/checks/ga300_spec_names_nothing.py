@@ -3,15 +3,49 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.patterns import Declared, declared_patterns, known_parameter_names, names
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.connectivity import close_paths
-from graphaudit.suggest import close_list
+from graphaudit.suggest import close_matches
+
+
+@dataclass(frozen=True)
+class SpecPatternMatchesNothing(Cause):
+    """A name or glob of the declared design that matches no cell path (or no parameter) of the network."""
+
+    names_subjects = True
+    pattern: str
+    places: tuple[str, ...]  # where the design uses it, as written: "Spec.expected_connections ('a', 'b')"
+    source: str  # where the design was read from (a file), or ""
+    names: str  # what it must name: "cell" (a cell path) or "parameter"
+    close: tuple[str, ...]  # the names of the network that look like it
+
+    def message(self) -> str:
+        source = f" ({self.source})" if self.source else ""
+        what = "no cell path of the network" if self.names == "cell" else "no parameter of the network"
+        hint = f" Close matches: {', '.join(self.close)}." if self.close else ""
+        return (
+            f"{' and '.join(self.places)}{source} names {self.pattern!r}, which matches {what}, so the rule "
+            f"checks nothing.{hint}"
+        )
+
+    def fix(self) -> str:
+        if self.names == "cell":
+            return (
+                "Fix the path in the design (cell paths are attribute paths such as 'layer1.0.conv1'; "
+                "globs use fnmatch: 'layer1.*')."
+            )
+        return (
+            "Fix the pattern: parameter names are Parameter.name values such as "
+            "'backbone.conv1.weight' (attribute paths too in shared_parameters); globs use fnmatch "
+            "('backbone.*')."
+        )
 
 
 @register(
@@ -19,6 +53,7 @@ from graphaudit.suggest import close_list
     "spec-names-nothing",
     severity="error",
     needs=(DeclaredDesign,),
+    causes=(SpecPatternMatchesNothing,),
     once="one finding per pattern of the design: each is written once in the design, wherever it is used",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -55,33 +90,16 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             unmatched.setdefault(declared.pattern, []).append(declared)
     if not unmatched:
         return
-    source = f" ({ctx.spec.source})" if ctx.spec.source else ""
     parameter_names: list[str] | None = None
     for pattern, uses in unmatched.items():
-        places = list(dict.fromkeys(d.where for d in uses))
+        places = tuple(dict.fromkeys(d.where for d in uses))
         if uses[0].kind == "cell":
-            close = close_paths(ctx.graph, pattern)
-            hint = f" Close matches: {', '.join(close)}." if close else ""
-            what = "no cell path of the network"
-            fix = (
-                "Fix the path in the design (cell paths are attribute paths such as 'layer1.0.conv1'; "
-                "globs use fnmatch: 'layer1.*')."
+            cause = SpecPatternMatchesNothing(
+                pattern, places, ctx.spec.source or "", "cell", tuple(close_paths(ctx.graph, pattern))
             )
         else:
             if parameter_names is None:
                 parameter_names = known_parameter_names(ctx)
-            hint = close_list(pattern.rstrip("*."), parameter_names)
-            what = "no parameter of the network"
-            fix = (
-                "Fix the pattern: parameter names are Parameter.name values such as "
-                "'backbone.conv1.weight' (attribute paths too in shared_parameters); globs use fnmatch "
-                "('backbone.*')."
-            )
-        yield ctx.finding(
-            "error",
-            pattern,
-            f"{' and '.join(places)}{source} names {pattern!r}, which matches {what}, so the rule "
-            f"checks nothing.{hint}",
-            fix,
-            [g.cell_node("")],
-        )
+            close = tuple(close_matches(pattern.rstrip("*."), parameter_names))
+            cause = SpecPatternMatchesNothing(pattern, places, ctx.spec.source or "", "parameter", close)
+        yield ctx.finding("error", pattern, cause, [g.cell_node("")])

@@ -3,16 +3,83 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import networkx as nx
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.calls import never_called_cells
-from graphaudit.checks._shared.grouping import group_parameters
+from graphaudit.checks._shared.grouping import Group, group_parameters
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import is_are, members, pronouns
+
+
+@dataclass(frozen=True)
+class ParameterOutputDropped(Cause):
+    """Trainable parameters read in the forward pass, but nothing computed from them reaches an output."""
+
+    names_subjects = True
+    subject: str  # the cell holding them all, or the parameter
+    names: tuple[str, ...]  # the parameters' attribute paths
+    whole_cell: bool  # they are every trainable parameter of the subject cell
+    readers: tuple[str, ...]  # the paths (or scopes) of what reads them, "(root)" for the network
+    note: str = ""  # a lone parameter's Parameter.name, when it differs from its path
+
+    @classmethod
+    def of(cls, group: Group, readers: tuple[str, ...]) -> ParameterOutputDropped:
+        return cls(group.subject, group.names, group.cell is not None, readers, group.note)
+
+    def message(self) -> str:
+        one, they = len(self.names) == 1, pronouns(len(self.names))
+        name = members(
+            self.names,
+            "trainable parameter",
+            holder=self.subject if self.whole_cell else None,
+            note=self.note,
+        )
+        return (
+            f"{name} {is_are(len(self.names))} trainable and read in the forward pass (by {', '.join(self.readers)}), "
+            f"but nothing computed from {they.object} reaches an output of the network: {they.subject} "
+            f"{'gets' if one else 'get'} no gradient and never {'trains' if one else 'train'}."
+        )
+
+    def fix(self) -> str:
+        return f"Use the result computed from {self.subject} (return it or combine it into the output), or remove it."
+
+
+@dataclass(frozen=True)
+class ParameterNeverRead(Cause):
+    """Trainable parameters that nothing reads in the traced forward pass."""
+
+    names_subjects = True
+    subject: str  # the cell holding them all, or the parameter
+    names: tuple[str, ...]  # the parameters' attribute paths
+    whole_cell: bool  # they are every trainable parameter of the subject cell
+    note: str = ""  # a lone parameter's Parameter.name, when it differs from its path
+
+    @classmethod
+    def of(cls, group: Group) -> ParameterNeverRead:
+        return cls(group.subject, group.names, group.cell is not None, group.note)
+
+    def message(self) -> str:
+        one, they = len(self.names) == 1, pronouns(len(self.names))
+        name = members(
+            self.names,
+            "trainable parameter",
+            holder=self.subject if self.whole_cell else None,
+            note=self.note,
+        )
+        return (
+            f"{name} {is_are(len(self.names))} trainable but nothing reads {they.object} in the traced "
+            f"forward pass: {they.subject} {'gets' if one else 'get'} no gradient and never "
+            f"{'trains' if one else 'train'}."
+        )
+
+    def fix(self) -> str:
+        return f"Use {self.subject} in construct, or remove it (or set requires_grad=False if it is a fixed buffer)."
 
 
 def reaching_outputs(graph: nx.MultiDiGraph) -> set[str]:
@@ -39,7 +106,13 @@ def _inside_cells(graph: nx.MultiDiGraph, roots: list[str]) -> set[str]:
     return cells
 
 
-@register("GA302", "parameter-not-reaching-output", severity="error", needs=(TracedPass,))
+@register(
+    "GA302",
+    "parameter-not-reaching-output",
+    severity="error",
+    needs=(TracedPass,),
+    causes=(ParameterOutputDropped, ParameterNeverRead),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter that has no effect on the network's output.
 
@@ -94,32 +167,19 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         (read if readers else unread).append(node)
     # One cause, one finding: a branch computed and dropped leaves every parameter in it
     # without a gradient; they are gathered under the cell that holds them (group_parameters).
-    for members, is_read in ((read, True), (unread, False)):
-        for group in group_parameters(ctx, members, universe):
-            name = group.describe("trainable parameter")
-            they = group.pronouns()
-            one = len(group.names) == 1
+    for found, is_read in ((read, True), (unread, False)):
+        for group in group_parameters(ctx, found, universe):
             readers = list(dict.fromkeys(r for n in group.nodes for r in readers_of[n]))
             if is_read:
-                where = ", ".join(
+                where = tuple(
                     dict.fromkeys(
                         graph.nodes[r].get("path", graph.nodes[r].get("scope", "")) or "(root)"
                         for r in readers
                     )
                 )
-                message = (
-                    f"{name} {'is' if one else 'are'} trainable and read in the forward pass (by {where}), but "
-                    f"nothing computed from {they.object} reaches an output of the network: {they.subject} "
-                    f"{'gets' if one else 'get'} no gradient and never {'trains' if one else 'train'}."
-                )
-                fix = f"Use the result computed from {group.subject} (return it or combine it into the output), or remove it."
+                cause: Cause = ParameterOutputDropped.of(group, where)
             else:
-                message = (
-                    f"{name} {'is' if one else 'are'} trainable but nothing reads {they.object} in the traced "
-                    f"forward pass: {they.subject} {'gets' if one else 'get'} no gradient and never "
-                    f"{'trains' if one else 'train'}."
-                )
-                fix = f"Use {group.subject} in construct, or remove it (or set requires_grad=False if it is a fixed buffer)."
+                cause = ParameterNeverRead.of(group)
             yield ctx.finding(
-                "error", group.subject, message, fix, [*group.graph_nodes, *readers], subjects=group.names
+                "error", group.subject, cause, [*group.graph_nodes, *readers], subjects=group.names
             )

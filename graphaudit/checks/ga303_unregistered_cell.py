@@ -4,13 +4,49 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, is_are, listing, pronouns
+
+
+@dataclass(frozen=True)
+class UnregisteredCells(Cause):
+    """Cells called in the forward pass but not registered in the network (held in a plain container)."""
+
+    names_subjects = True
+    container: str  # the attribute holding them (their subject without its index), or where they were called
+    cells: tuple[str, ...]  # each cell's subject: "blocks[1]", or "<Dense> in (root)"
+    classes: tuple[str, ...]  # their classes, each once
+    parameters: int  # how many parameters they hold
+    values: int  # how many numbers those parameters hold
+
+    def message(self) -> str:
+        if len(self.cells) == 1:
+            what = f"{self.cells[0]} is a {self.classes[0]} called in the forward pass but not registered in the network"
+            whose = "its"
+        else:
+            what = (
+                f"{self.container} holds {len(self.cells)} {' / '.join(self.classes)} cells ({listing(self.cells)}) "
+                "called in the forward pass but not registered in the network"
+            )
+            whose = "their"
+        they = pronouns(self.parameters)
+        return (
+            f"{what} (held in a plain Python container or created in construct): {whose} "
+            f"{counted(self.parameters, 'parameter')} ({self.values} values) {is_are(self.parameters)} not in "
+            f"net.trainable_params(), so {they.subject} {they.be} never trained nor saved."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Register the cell: assign it as an attribute (self.name = cell), or hold several in "
+            "nn.CellList / nn.SequentialCell / nn.CellDict instead of a list, tuple or dict."
+        )
 
 
 def _encloser(ctx: AuditContext, node: str) -> str | None:
@@ -52,7 +88,7 @@ def _attribute_name(ctx: AuditContext, owner: str | None, params: list[str]) -> 
 _INDEX = re.compile(r"\[[^\]]*\]")  # hidden[0] -> hidden: the container
 
 
-@register("GA303", "unregistered-cell", severity="error", needs=(TracedPass,))
+@register("GA303", "unregistered-cell", severity="error", needs=(TracedPass,), causes=(UnregisteredCells,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A cell called in the forward pass that is not part of the network tree.
 
@@ -108,27 +144,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         groups.setdefault(_INDEX.sub("", subject), []).append((subject, class_name, outer, params))
     for container, members in groups.items():
         params = [p for *_, found in members for p in found]
-        numel = sum(graph.nodes[p]["numel"] for p in params)
-        classes = " / ".join(dict.fromkeys(m[1] for m in members))
-        if len(members) == 1:
-            subject, class_name = members[0][0], members[0][1]
-            what = f"{subject} is a {class_name} called in the forward pass but not registered in the network"
-        else:
-            subject = container
-            what = (
-                f"{container} holds {len(members)} {classes} cells ({listing([m[0] for m in members])}) called "
-                "in the forward pass but not registered in the network"
-            )
+        numel = sum(int(graph.nodes[p]["numel"]) for p in params)
+        classes = tuple(dict.fromkeys(m[1] for m in members))
+        cells = tuple(m[0] for m in members)
+        cause = UnregisteredCells(container, cells, classes, len(params), numel)
         yield ctx.finding(
             "error",
-            subject,
-            f"{what} (held in a plain Python container or created in construct): their {len(params)} "
-            f"parameter(s) ({numel} values) are not in net.trainable_params(), so they are never trained nor saved."
-            if len(members) > 1
-            else f"{what} (held in a plain Python container or created in construct): its {len(params)} "
-            f"parameter(s) ({numel} values) are not in net.trainable_params(), so they are never trained nor saved.",
-            "Register the cell: assign it as an attribute (self.name = cell), or hold several in "
-            "nn.CellList / nn.SequentialCell / nn.CellDict instead of a list, tuple or dict.",
+            cells[0] if len(members) == 1 else container,
+            cause,
             [node for m in members for node in (m[2], *m[3])],
-            subjects=[m[0] for m in members],
+            subjects=cells,
         )

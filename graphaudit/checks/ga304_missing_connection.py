@@ -3,14 +3,38 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.connectivity import connected, resolve
+
+
+@dataclass(frozen=True)
+class ExpectedConnectionMissing(Cause):
+    """A connection the design expects (Spec.expected_connections) that the traced forward pass does not have."""
+
+    names_subjects = True
+    source: str  # the design's source pattern (a cell path or glob)
+    target: str  # the design's target pattern
+
+    def message(self) -> str:
+        return (
+            f"the design expects data to flow from {self.source} into {self.target}, but in the traced forward pass "
+            f"no tensor made inside {self.source} reaches {self.target} (directly or through functional "
+            "operations only)."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Check construct where {self.target} is called: feed it what {self.source} produces (a forgotten "
+            f"residual add, skip concatenation or an overwritten variable), or correct the design "
+            f"({self.source} -> {self.target})."
+        )
 
 
 @register(
@@ -21,6 +45,7 @@ from graphaudit.graph.connectivity import connected, resolve
         TracedPass,
         DeclaredDesign,
     ),
+    causes=(ExpectedConnectionMissing,),
     once="one finding per expected connection of the design: a glob rule is satisfied by any one of its pairs",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -63,14 +88,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue
         if any(connected(ctx.graph, s, t) for s in sources for t in targets):
             continue
-        pair = f"{source} -> {target}"
         yield ctx.finding(
             "error",
             source,
-            f"the design expects data to flow from {source} into {target}, but in the traced forward pass "
-            f"no tensor made inside {source} reaches {target} (directly or through functional "
-            "operations only).",
-            f"Check construct where {target} is called: feed it what {source} produces (a forgotten "
-            f"residual add, skip concatenation or an overwritten variable), or correct the design ({pair}).",
+            ExpectedConnectionMissing(source, target),
             list(dict.fromkeys(by_path[p] for p in (*sources, *targets))),
         )

@@ -3,15 +3,51 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import holder, listing
+from graphaudit.checks._shared.grouping import holder
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.connectivity import connected, resolve
+from graphaudit.text import is_are, listing, pronouns
+
+
+@dataclass(frozen=True)
+class ForbiddenConnection(Cause):
+    """Data flowing between cells that the design forbids to connect (Spec.forbidden_connections)."""
+
+    names_subjects = True
+    source: str  # the rule's source pattern (a cell path or glob)
+    target: str  # the rule's target pattern
+    leaking: tuple[str, ...]  # the cells the source pattern matches whose output reaches a target
+    reached: tuple[str, ...]  # the cells the target pattern matches that it reaches
+    pairs: int  # how many (leaking, reached) pairs are connected
+
+    def message(self) -> str:
+        exact = self.pairs == 1 and self.leaking == (self.source,) and self.reached == (self.target,)
+        rule = "" if exact else f" (rule {self.source} -> {self.target})"
+        many = f" ({self.pairs} pairs)" if self.pairs > 1 else ""
+        return (
+            f"data flows from {listing(self.leaking)} into {listing(self.reached)} in the traced forward pass"
+            f"{many}, which the design forbids{rule}."
+        )
+
+    def fix(self) -> str:
+        reached = len(self.reached)
+        output = (
+            f"{self.leaking[0]}'s output"
+            if len(self.leaking) == 1
+            else f"the output of {listing(self.leaking)}"
+        )
+        return (
+            f"Check construct where {listing(self.reached)} {is_are(reached)} called and feed "
+            f"{pronouns(reached).object} what the design says instead of {output} "
+            "(often a wrong variable name), or correct the design."
+        )
 
 
 @register(
@@ -22,6 +58,7 @@ from graphaudit.graph.connectivity import connected, resolve
         TracedPass,
         DeclaredDesign,
     ),
+    causes=(ForbiddenConnection,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A data flow between two cells that the design forbids.
@@ -64,20 +101,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if not pairs:
             continue
         # One rule broken by one wrong variable: the flow seen from every cell the glob matches.
-        leaking = list(dict.fromkeys(s for s, _ in pairs))
-        reached = list(dict.fromkeys(t for _, t in pairs))
-        rule = f" (rule {source} -> {target})" if pairs != [(source, target)] else ""
-        many = len(pairs) > 1
-        output = f"{leaking[0]}'s output" if len(leaking) == 1 else f"the output of {listing(leaking)}"
+        leaking = tuple(dict.fromkeys(s for s, _ in pairs))
+        reached = tuple(dict.fromkeys(t for _, t in pairs))
         yield ctx.finding(
             "error",
-            leaking[0] if len(leaking) == 1 else holder(leaking),
-            f"data flows from {listing(leaking)} into {listing(reached)} in the traced forward pass"
-            f"{f' ({len(pairs)} pairs)' if many else ''}, which the design forbids{rule}.",
-            f"Check construct where {listing(reached)} {'are' if len(reached) > 1 else 'is'} called and feed "
-            f"{'them' if len(reached) > 1 else 'it'} what the design says instead of "
-            f"{output} "
-            "(often a wrong variable name), or correct the design.",
+            leaking[0] if len(leaking) == 1 else holder(list(leaking)),
+            ForbiddenConnection(source, target, leaking, reached, len(pairs)),
             list(dict.fromkeys(by_path[p] for p in (*leaking, *reached))),
             subjects=leaking,
         )

@@ -3,16 +3,56 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import holder, listing, pattern
+from graphaudit.checks._shared.grouping import holder, pattern
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.connectivity import direct_connections, resolve
+from graphaudit.text import listing
+
+
+@dataclass(frozen=True)
+class UndeclaredConnection(Cause):
+    """Direct connections between cells of an exhaustive design that the design does not declare."""
+
+    names_subjects = True
+    pairs: tuple[
+        tuple[str, str], ...
+    ]  # (source, target) cell paths, the same connection of blocks built alike
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s for s, _ in self.pairs))
+
+    def message(self) -> str:
+        a, b = self.pairs[0]
+        if len(self.pairs) == 1:
+            flow = f"data flows from {a} into {b}"
+        else:
+            targets = tuple(dict.fromkeys(t for _, t in self.pairs))
+            flow = (
+                f"data flows from {listing(self.sources)} into {listing(targets)} ({len(self.pairs)} pairs, "
+                f"the first {a} -> {b})"
+            )
+        return (
+            f"{flow} in the traced forward pass, but the exhaustive design does not declare "
+            f"{'this connection' if len(self.pairs) == 1 else 'these connections'}."
+        )
+
+    def fix(self) -> str:
+        a, b = self.pairs[0]
+        one = len(self.pairs) == 1
+        declare = f"add ({a!r}, {b!r})" if one else f"add ({pattern(a)!r}, {pattern(b)!r})"
+        return (
+            f"Remove the connection{'' if one else 's'} from construct if it is a mistake, or declare "
+            f"{'it' if one else 'them'}: {declare} to Spec.expected_connections."
+        )
 
 
 @register(
@@ -23,6 +63,7 @@ from graphaudit.graph.connectivity import direct_connections, resolve
         TracedPass,
         DeclaredDesign,
     ),
+    causes=(UndeclaredConnection,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A data flow between the cells of an exhaustive design that the design does not list.
@@ -76,20 +117,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         # One construct wiring the same two cells of every block built alike: one cause.
         causes.setdefault((pattern(a), pattern(b)), []).append((a, b))
     for pairs in causes.values():
-        (a, b), sources = pairs[0], list(dict.fromkeys(s for s, _ in pairs))
-        if len(pairs) == 1:
-            flow, declare = f"data flows from {a} into {b}", f"add ({a!r}, {b!r})"
-        else:
-            targets = list(dict.fromkeys(t for _, t in pairs))
-            flow = f"data flows from {listing(sources)} into {listing(targets)} ({len(pairs)} pairs, the first {a} -> {b})"
-            declare = f"add ({pattern(a)!r}, {pattern(b)!r})"
+        cause = UndeclaredConnection(tuple(pairs))
+        sources = cause.sources
         yield ctx.finding(
             "warning",
-            a if len(sources) == 1 else holder(sources),
-            f"{flow} in the traced forward pass, but the exhaustive design does not declare "
-            f"{'this connection' if len(pairs) == 1 else 'these connections'}.",
-            f"Remove the connection{'s' if len(pairs) > 1 else ''} from construct if it is a mistake, or declare "
-            f"{'it' if len(pairs) == 1 else 'them'}: {declare} to Spec.expected_connections.",
+            pairs[0][0] if len(sources) == 1 else holder(list(sources)),
+            cause,
             list(dict.fromkeys(by_path[p] for pair in pairs for p in pair)),
             subjects=sources,
         )

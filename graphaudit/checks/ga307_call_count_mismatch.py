@@ -3,15 +3,48 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import holder, listing
+from graphaudit.checks._shared.grouping import holder
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.graph.connectivity import resolve
+from graphaudit.text import counted, listing
+
+
+@dataclass(frozen=True)
+class CallCountMismatch(Cause):
+    """Cells called a different number of times in the traced forward pass than Spec.calls says."""
+
+    names_subjects = True
+    cells: tuple[str, ...]  # the cells' paths, each called *actual* times
+    actual: int
+    expected: int
+    shared: tuple[
+        str, ...
+    ] = ()  # a lone cell's paths when it is one object under several, its calls counted together
+
+    def message(self) -> str:
+        note = (
+            f" (one cell object under {', '.join(self.shared)}: its calls are counted together)"
+            if self.shared
+            else ""
+        )
+        named = f"{self.cells[0]} was" if len(self.cells) == 1 else f"{listing(self.cells)} were each"
+        return (
+            f"{named} called {counted(self.actual, 'time')} in the traced forward pass, but the design says "
+            f"{self.expected}{note}."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Check the loop or branch in construct that calls {self.cells[0] if len(self.cells) == 1 else 'them'} "
+            "(an off-by-one range, a condition, a config value not read), or correct Spec.calls."
+        )
 
 
 @register(
@@ -22,6 +55,7 @@ from graphaudit.graph.connectivity import resolve
         TracedPass,
         DeclaredDesign,
     ),
+    causes=(CallCountMismatch,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A cell called a different number of times than the design says.
@@ -73,21 +107,17 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         # The cells a glob matches, each called as many wrong times: one loop or config, one cause.
         for actual, cells in wrong.items():
             path, node = cells[0]
-            shared = g.node_paths(ctx.graph, node)
-            note = (
-                f" (one cell object under {', '.join(shared)}: its calls are counted together)"
-                if len(shared) > 1 and len(cells) == 1
-                else ""
+            shared = tuple(g.node_paths(ctx.graph, node))
+            paths = tuple(p for p, _ in cells)
+            cause = CallCountMismatch(
+                paths, actual, expected, shared if len(shared) > 1 and len(cells) == 1 else ()
             )
-            named = f"{path} was" if len(cells) == 1 else f"{listing([p for p, _ in cells])} were each"
             yield ctx.finding(
                 "error",
-                path if len(cells) == 1 else holder([p for p, _ in cells]),
-                f"{named} called {actual} time(s) in the traced forward pass, but the design says {expected}{note}.",
-                f"Check the loop or branch in construct that calls {path if len(cells) == 1 else 'them'} (an "
-                "off-by-one range, a condition, a config value not read), or correct Spec.calls.",
+                path if len(cells) == 1 else holder(list(paths)),
+                cause,
                 [n for _, cell in cells for n in (cell, *g.calls_of(ctx.graph, cell))],
-                subjects=[p for p, _ in cells],
+                subjects=paths,
             )
 
 

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.activations import ELEMENTWISE, activation_name
-from graphaudit.checks._shared.grouping import holder, listing, pattern
+from graphaudit.checks._shared.grouping import holder, pattern
 from graphaudit.checks._shared.layers import Layer, entered_layer, is_glue, weight_layers
 from graphaudit.checks._shared.trunk import affine_kind, is_pooling
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -92,6 +94,56 @@ def _spatial(layer: Layer) -> bool:
     return layer.kind == "conv" and any(k > 1 for k in layer.kernel)
 
 
+@dataclass(frozen=True)
+class LinearLayersWithoutActivation(Cause):
+    """Weight layers feeding the next ones through shape operations (or affine maps) only: one linear map in two."""
+
+    names_subjects = True
+    pairs: tuple[
+        tuple[str, str], ...
+    ]  # (first layer, second layer) paths, the same pair of blocks built alike
+    first_class: str  # the first layer's class ("Dense", "Conv2d")
+    second_class: str
+    between: tuple[
+        str, ...
+    ]  # the affine maps (or max pooling) between them, each once; () for shape operations only
+    pooled: bool  # a max pooling is among them: the only non-linearity between the two layers
+
+    def _how(self) -> str:
+        if not self.between:
+            return "shape operations only"
+        maps = ", ".join(self.between)
+        return f"{maps} and shape operations only ({'no activation' if self.pooled else 'affine maps'})"
+
+    def message(self) -> str:
+        (first, second), one, two = self.pairs[0], self.first_class, self.second_class
+        if len(self.pairs) == 1:
+            text = f"'{first}' ({one}) feeds '{second}' ({two}) through {self._how()}"
+        else:
+            shown = listing([f"'{a}' -> '{b}'" for a, b in self.pairs])
+            text = (
+                f"in {len(self.pairs)} pairs of layers ({shown}) the first ({one}) feeds the second ({two}) "
+                f"through {self._how()}"
+            )
+        if not self.pooled:
+            return f"{text}: with no activation between them the two layers compute one linear map."
+        return (
+            f"{text}: {repr(first) if len(self.pairs) == 1 else 'the first'} has no activation, so the max "
+            "pooling is the only non-linearity between the two layers (a convolution trunk built without its ReLUs)."
+        )
+
+    def fix(self) -> str:
+        first, second = self.pairs[0]
+        if len(self.pairs) == 1:
+            where, declared = f"'{first}' and '{second}'", (first, second)
+        else:
+            where, declared = "the two layers of each pair", (pattern(first), pattern(second))
+        return (
+            f"Put the activation between {where} (construct() may define it and never call it); if the "
+            f"factorisation is meant, declare it: Spec(linear_connections=[({declared[0]!r}, {declared[1]!r})])."
+        )
+
+
 @register(
     "GA308",
     "linear-layers-without-activation",
@@ -99,6 +151,7 @@ def _spatial(layer: Layer) -> bool:
     also=("info",),
     needs=(TracedPass,),
     uses=(DeclaredDesign,),
+    causes=(LinearLayersWithoutActivation,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Two Dense or convolution layers joined only by reshapes, flattens or transposes: one linear map in two.
@@ -185,39 +238,23 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             if pair in reported or ctx.spec.declares_linear(*pair):
                 continue
             reported.add(pair)
-            how = (
-                "shape operations only"
-                if not between
-                else f"{', '.join(dict.fromkeys(between))} and shape operations only (affine maps)"
-            )
-            if pooled:
-                how = f"{', '.join(dict.fromkeys(between))} and shape operations only (no activation)"
             # The activation forgotten in one block's construct is forgotten in every block: one cause.
-            causes.setdefault((pattern(first.path), pattern(second.path), how), []).append(
-                (first, second, call, found)
-            )
-    for (_, _, how), pairs in causes.items():
-        first, second, call, found = pairs[0]
+            causes.setdefault(
+                (pattern(first.path), pattern(second.path), tuple(dict.fromkeys(between))), []
+            ).append((first, second, call, found))
+    for (_, _, between), pairs in causes.items():
+        first, second, _, _ = pairs[0]
         one, two = (ctx.graph.nodes[layer.call]["class_name"] for layer in (first, second))
-        if len(pairs) == 1:
-            text = f"'{first.path}' ({one}) feeds '{second.path}' ({two}) through {how}"
-            where, declared = f"'{first.path}' and '{second.path}'", (first.path, second.path)
-        else:
-            shown = listing([f"'{a.path}' -> '{b.path}'" for a, b, _, _ in pairs])
-            text = f"in {len(pairs)} pairs of layers ({shown}) the first ({one}) feeds the second ({two}) through {how}"
-            where = "the two layers of each pair"
-            declared = (pattern(first.path), pattern(second.path))
+        pooled = _pooled(between)
+        cause = LinearLayersWithoutActivation(
+            tuple((a.path, b.path) for a, b, _, _ in pairs), one, two, between, pooled
+        )
         # A max pooling is a non-linearity no design relies on alone: a conv trunk without any
         # activation but with poolings is a port that lost them, not a linear model.
         yield ctx.finding(
-            "warning" if "(no activation)" in how else severity,
+            "warning" if pooled else severity,
             second.path if len(pairs) == 1 else holder([b.path for _, b, _, _ in pairs]),
-            f"{text}: with no activation between them the two layers compute one linear map."
-            if "(no activation)" not in how
-            else f"{text}: {repr(first.path) if len(pairs) == 1 else 'the first'} has no activation, so the max "
-            "pooling is the only non-linearity between the two layers (a convolution trunk built without its ReLUs).",
-            f"Put the activation between {where} (construct() may define it and never call it); if the "
-            f"factorisation is meant, declare it: Spec(linear_connections=[({declared[0]!r}, {declared[1]!r})]).",
+            cause,
             [n for _, _, c, f in pairs for n in (c, f)],
             subjects=[p for a, b, _, _ in pairs for p in (a.path, b.path)],
         )

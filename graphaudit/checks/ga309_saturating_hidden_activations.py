@@ -3,16 +3,60 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks._shared.saturation import DEPTH, Chain, saturating_chains
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 #: Sigmoid hidden activations after convolutions from which a conv trunk is a warning (one alone: info).
 CONV_SIGMOIDS = 2
+
+
+@dataclass(frozen=True)
+class SaturatingChain(Cause):
+    """A stack of weight layers joined by sigmoid or tanh activations, with no normalisation or residual path."""
+
+    layers: tuple[str, ...]  # the weight layers' paths, in the order the data flow through them
+    activations: int  # how many saturating activations join them
+    kinds: tuple[str, ...]  # which: "sigmoid", "tanh", each once, sorted
+
+    def message(self) -> str:
+        first, last = self.layers[0], self.layers[-1]
+        return (
+            f"{len(self.layers)} weight layers, from '{first}' to '{last}', are joined by {self.activations} "
+            f"{' and '.join(self.kinds)} activations with no normalisation or residual path between them: the "
+            f"gradient reaching '{first}' is multiplied by one saturating derivative per layer and vanishes."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Use ReLU-like hidden activations (nn.ReLU, nn.GELU), or keep the sigmoid/tanh and add a normalisation "
+            "(nn.BatchNorm1d, nn.LayerNorm) before each, or residual connections."
+        )
+
+
+@dataclass(frozen=True)
+class SigmoidAfterConvolution(Cause):
+    """Convolutions of a (shorter) chain whose hidden activation is a sigmoid: a conv trunk with sigmoid units."""
+
+    convolutions: tuple[str, ...]  # the convolutions followed by a sigmoid
+    layers: tuple[str, ...]  # every weight layer of their chain
+
+    def message(self) -> str:
+        many = len(self.convolutions) > 1
+        shown = listing([f"'{path}'" for path in self.convolutions])
+        return (
+            f"The convolution{'s' if many else ''} {shown} use{'' if many else 's'} a "
+            "sigmoid as hidden activation: its outputs are all positive and its derivative at most 1/4 at every "
+            "position of the map, so the layers before it learn slowly or not at all."
+        )
+
+    def fix(self) -> str:
+        return "Use nn.ReLU (or GELU/SiLU) after the convolutions; keep sigmoids for gates and for a binary output."
 
 
 @register(
@@ -21,6 +65,7 @@ CONV_SIGMOIDS = 2
     severity="warning",
     also=("info",),
     needs=(TracedPass,),
+    causes=(SaturatingChain, SigmoidAfterConvolution),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Sigmoid or tanh as the hidden activation of a deep stack with no normalisation or residual path.
@@ -77,16 +122,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if len(chain.activations) < DEPTH:
             yield from _conv_sigmoids(ctx, chain)
             continue
-        kinds = " and ".join(sorted(set(chain.names)))
-        first, last = chain.layers[0].path, chain.layers[-1].path
+        cause = SaturatingChain(tuple(chain.paths), len(chain.activations), tuple(sorted(set(chain.names))))
         yield ctx.finding(
             "warning",
-            first,
-            f"{len(chain.layers)} weight layers, from '{first}' to '{last}', are joined by {len(chain.activations)} "
-            f"{kinds} activations with no normalisation or residual path between them: the gradient reaching '{first}' "
-            "is multiplied by one saturating derivative per layer and vanishes.",
-            "Use ReLU-like hidden activations (nn.ReLU, nn.GELU), or keep the sigmoid/tanh and add a normalisation "
-            "(nn.BatchNorm1d, nn.LayerNorm) before each, or residual connections.",
+            chain.layers[0].path,
+            cause,
             [*chain.activations, *(layer.call for layer in chain.layers)],
             subjects=chain.paths,
         )
@@ -102,14 +142,11 @@ def _conv_sigmoids(ctx: AuditContext, chain: Chain) -> Iterator[Finding]:
     if not after_conv:
         return
     severity = "warning" if len(after_conv) >= CONV_SIGMOIDS else "info"
-    shown = listing([f"'{layer.path}'" for layer, _ in after_conv])
+    cause = SigmoidAfterConvolution(tuple(layer.path for layer, _ in after_conv), tuple(chain.paths))
     yield ctx.finding(
         severity,
         after_conv[0][0].path,
-        f"The convolution{'s' if len(after_conv) > 1 else ''} {shown} use{'' if len(after_conv) > 1 else 's'} a "
-        "sigmoid as hidden activation: its outputs are all positive and its derivative at most 1/4 at every "
-        "position of the map, so the layers before it learn slowly or not at all.",
-        "Use nn.ReLU (or GELU/SiLU) after the convolutions; keep sigmoids for gates and for a binary output.",
+        cause,
         [act for _, act in after_conv] + [layer.call for layer in chain.layers],
         subjects=chain.paths,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphaudit import graph as g
@@ -10,13 +11,38 @@ from graphaudit.checks import register
 from graphaudit.checks._shared.saturation import DEPTH, saturating_chains
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 if TYPE_CHECKING:
     from graphaudit.capture.training.probe_steps import StepRecord
 
 #: The first layer's relative gradient below this fraction of the last layer's: the gradient has vanished.
 RATIO = 0.01
+
+
+@dataclass(frozen=True)
+class SaturatedGradientVanished(Cause):
+    """In a real training step, the first layer of a saturating chain got a far smaller relative gradient than its last."""
+
+    names_subjects = True
+    first_layer: str  # the chain's first weight layer (cell path)
+    last_layer: str  # its last
+    first_weight: str  # the first layer's weight, as the probe names it
+    last_weight: str
+    first_relative: float  # ‖g‖/‖w‖ of the first layer's weight in the step
+    last_relative: float
+    ratio: float  # first_relative / last_relative
+
+    def message(self) -> str:
+        return (
+            f"In one real training step the relative gradient ‖g‖/‖w‖ of {self.first_weight} was "
+            f"{self.first_relative:.3g}, {self.ratio:.2g} times that of {self.last_weight} ({self.last_relative:.3g}): "
+            f"the gradient vanishes through the saturating activations between '{self.first_layer}' and "
+            f"'{self.last_layer}'."
+        )
+
+    def fix(self) -> str:
+        return "Use ReLU-like hidden activations, or add a normalisation before each sigmoid/tanh."
 
 
 def _relative(
@@ -39,7 +65,12 @@ def _relative(
 
 
 @register(
-    "GA310", "probe-saturated-gradients-vanish", severity="warning", needs=(ProbeStep,), confirms="GA309"
+    "GA310",
+    "probe-saturated-gradients-vanish",
+    severity="warning",
+    needs=(ProbeStep,),
+    confirms="GA309",
+    causes=(SaturatedGradientVanished,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """One real training step shows the gradient vanishing through a stack of saturating activations.
@@ -88,13 +119,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if ratio >= RATIO:
             continue
         a, b = chain.layers[0].path, chain.layers[-1].path
-        yield ctx.finding(
-            "warning",
-            a,
-            f"In one real training step the relative gradient ‖g‖/‖w‖ of {first[1]} was {first[0]:.3g}, {ratio:.2g} "
-            f"times that of {last[1]} ({last[0]:.3g}): the gradient vanishes through the saturating activations "
-            f"between '{a}' and '{b}'.",
-            "Use ReLU-like hidden activations, or add a normalisation before each sigmoid/tanh.",
-            [chain.layers[0].call, chain.layers[-1].call],
-            subjects=(a, b),
+        cause = SaturatedGradientVanished(
+            a, b, first[1], last[1], float(first[0]), float(last[0]), float(ratio)
         )
+        yield ctx.finding("warning", a, cause, [chain.layers[0].call, chain.layers[-1].call], subjects=(a, b))

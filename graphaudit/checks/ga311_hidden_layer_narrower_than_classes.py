@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
@@ -11,11 +12,35 @@ from graphaudit.checks._shared.layers import Layer, back_from, enclosing_call, w
 from graphaudit.checks._shared.outputs import output_activation
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 #: A feature vector this many times narrower than the classes is a warning (narrower at all: info).
 WARN_FACTOR = 8
 _WIDTH_KEEPING = frozenset({"BatchNorm1d", "LayerNorm", "GroupNorm", "Dropout"})
+
+
+@dataclass(frozen=True)
+class HiddenLayerNarrowerThanClasses(Cause):
+    """The features entering a layer of a classifier's head are narrower than the classes it predicts."""
+
+    names_subjects = True
+    head: str  # the Dense making the output (path)
+    classes: int
+    layer: str  # the layer of the head the narrowest features enter (path)
+    width: int  # how wide those features are
+
+    def message(self) -> str:
+        return (
+            f"The head '{self.head}' predicts {self.classes} classes, but the features entering '{self.layer}' are "
+            f"only {self.width} wide: the {self.classes} logits are affine functions of {self.width} numbers, so "
+            "they cannot vary freely."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Widen the layer feeding '{self.layer}' to at least the number of classes ({self.classes}), or drop "
+            "the bottleneck."
+        )
 
 
 def _keeps_width(ctx: AuditContext, node: str) -> bool:
@@ -44,6 +69,7 @@ def _head(ctx: AuditContext, layers: dict[str, Layer]) -> Layer | None:
     severity="warning",
     also=("info",),
     needs=(TracedPass,),
+    causes=(HiddenLayerNarrowerThanClasses,),
     once="one finding per network: its classifier head and the narrowest hidden layer before it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -103,11 +129,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if width >= classes:
         return
     severity = "warning" if width * WARN_FACTOR <= classes else "info"
-    yield ctx.finding(
-        severity,
-        layer.path,
-        f"The head '{head.path}' predicts {classes} classes, but the features entering '{layer.path}' are only {width} "
-        f"wide: the {classes} logits are affine functions of {width} numbers, so they cannot vary freely.",
-        f"Widen the layer feeding '{layer.path}' to at least the number of classes ({classes}), or drop the bottleneck.",
-        [layer.call, head.call],
-    )
+    cause = HiddenLayerNarrowerThanClasses(head.path, int(classes), layer.path, int(width))
+    yield ctx.finding(severity, layer.path, cause, [layer.call, head.call])

@@ -8,8 +8,9 @@ Two patterns leave a cell out of one forward pass by design, with nothing wrong:
   is routed to are called, picked by ``getattr(self.experts, f"expert_{idx}")`` or
   ``self.experts[idx]`` over indices the data give, or under ``if mask.any():``.
 
-:func:`selected_at_run_time` reads the owner's ``construct`` source and says which, when every
-call of the container's members is so conditioned. A condition that only reads attributes (a
+:func:`selected_at_run_time` reads the owner's ``construct`` source and says which (``"random"``:
+a random draw skips a member; ``"routing"``: the data pick the member called; ``"data"``: the
+data skip a member), when every call of the container's members is so conditioned. A condition that only reads attributes (a
 config flag that is always off) is not one: a cell it leaves out is never used.
 
 Example:
@@ -25,7 +26,7 @@ Example:
     ...                 x = layer(x)
     ...         return x
     >>> _selection(Decoder, "layers")
-    'a random draw skips it (LayerDrop)'
+    'random'
 """
 
 from __future__ import annotations
@@ -48,7 +49,11 @@ _DATA = frozenset({"any", "all", "nonzero", "item", "tolist", "sum", "max", "arg
 
 
 def selected_at_run_time(ctx: AuditContext, node: str) -> tuple[str, str] | None:
-    """``(how, where)`` when the cell at *node* is a container's member called only as chance or the data pick."""
+    """``(how, where)`` when the cell at *node* is a container's member called only as chance or the data pick.
+
+    *how* is ``"random"`` (a random draw skips it: LayerDrop), ``"routing"`` (the data choose it)
+    or ``"data"`` (the data skip it); *where* the construct that decides (``"Decoder.construct"``).
+    """
     graph = ctx.graph
 
     def held_by(cell: str) -> list[tuple[str, str]]:
@@ -66,7 +71,10 @@ def selected_at_run_time(ctx: AuditContext, node: str) -> tuple[str, str] | None
 
 @functools.cache
 def _selection(cls: type, container: str) -> str | None:
-    """How ``cls.construct`` picks the members of ``self.<container>`` it calls, when chance or data do."""
+    """How ``cls.construct`` picks the members of ``self.<container>`` it calls, when chance or data do.
+
+    ``"random"``, ``"routing"`` or ``"data"`` (see :func:`selected_at_run_time`), else ``None``.
+    """
     from graphaudit.capture.compilation.jit import python_function
 
     construct = python_function(getattr(cls, "construct", None))
@@ -83,7 +91,7 @@ def _selection(cls: type, container: str) -> str | None:
     }
     for node in ast.walk(tree):  # getattr(self.experts, f"expert_{idx}")(...), self.experts[idx](...)
         if isinstance(node, ast.Call) and _dynamic_member(node.func, container):
-            return "the data choose it (routing)"
+            return "routing"
     conditions: list[list[ast.expr]] = []
 
     def visit(node: ast.AST, tests: list[ast.expr], members: set[str]) -> None:
@@ -103,9 +111,7 @@ def _selection(cls: type, container: str) -> str | None:
         return None
     kinds = [{_kind(test, assigned) for test in tests} - {None} for tests in conditions]
     if all(kinds):
-        return (
-            "a random draw skips it (LayerDrop)" if all("random" in k for k in kinds) else "the data skip it"
-        )
+        return "random" if all("random" in k for k in kinds) else "data"
     return None
 
 
