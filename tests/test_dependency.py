@@ -14,7 +14,7 @@ from types import ModuleType
 import mindspore as ms
 import numpy as np
 import pytest
-from mindspore import Tensor, nn
+from mindspore import Tensor, nn, ops
 from sample_audits import SAMPLES
 
 import graphaudit
@@ -320,3 +320,24 @@ def test_a_wrapped_network_that_mixes_samples_is_found_where_they_mix():
     batch = result.results["batch"]
     assert batch.found and batch.judged == "_backbone" and batch.entry == "_backbone.body"
     assert result.passes == 5  # baseline, combined, the baseline recorded whole, the batch variant, the noise
+
+
+def test_when_the_samples_mix_only_ga340_speaks_for_the_sequence_checks():
+    """GA341-GA343 read what moves inside one sample: once samples mix (GA340), what moved cannot be
+    told apart, and each declares it defers to GA340 (GA342 did not: it reported on top of GA340)."""
+    module = sample("GA342", "bad")
+
+    class Mixing(module.Decoder):
+        def construct(self, ids, attention_mask=None, position_ids=None):
+            x = self.tokens(ids) + self.positions(ops.zeros_like(ids))  # no position (GA342's mistake)
+            for block in self.blocks:
+                x = block(x, attention_mask)
+            x = x + x.mean(axis=0, keep_dims=True)  # and every sample sees the batch's mean
+            return self.head(self.norm(x))
+
+    kwargs = module.build()
+    kwargs["net"] = Mixing()
+    report = graphaudit.audit(kwargs.pop("net"), **kwargs)
+    assert found(report) == [("GA340", "(root)")], report  # GA342 ('blocks.0.attn') was reported too
+    for check_id in ("GA341", "GA342", "GA343"):
+        assert "GA340" in dict(graphaudit.checks.find_check(check_id).defers_to)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.dependency import moved, subject_and_nodes, where, whose_output
+from graphaudit.checks._shared.dependency import MIXING, moved, subject_and_nodes, where, whose_output
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dependency import DependencyProbe, SequenceDependencies
 from graphaudit.findings import Cause, Finding
@@ -57,6 +57,7 @@ class FutureTokensReachPast(Cause):
         DependencyProbe,
     ),
     causes=(FutureTokensReachPast,),
+    defers_to={"GA340": MIXING},
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A causal model's output at a position depends on tokens after it.
@@ -93,8 +94,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     dependence = ctx.need(SequenceDependencies).future
     if not dependence.found:
         return
-    if ctx.need(DependencyProbe).result.results["batch"].found:
-        return  # the samples mix (GA340): what moves cannot be told apart; fix that first
     subject, nodes = subject_and_nodes(dependence)
     probe = ctx.need(DependencyProbe)
     cause = FutureTokensReachPast(

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.dependency import subject_and_nodes, where
+from graphaudit.checks._shared.dependency import MIXING, subject_and_nodes, where
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dependency import DependencyProbe, SequenceDependencies
 from graphaudit.findings import Cause, Finding
@@ -49,6 +49,7 @@ class PositionsIgnored(Cause):
         DependencyProbe,
     ),
     causes=(PositionsIgnored,),
+    defers_to={"GA340": MIXING},
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The first layer that mixes a sequence's positions does not see their order.

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.dependency import moved, subject_and_nodes, where, whose_output
+from graphaudit.checks._shared.dependency import MIXING, moved, subject_and_nodes, where, whose_output
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dependency import DependencyProbe, PaddingDependencies
 from graphaudit.findings import Cause, Finding
@@ -50,6 +50,7 @@ class PaddingReachesRealTokens(Cause):
         DependencyProbe,
     ),
     causes=(PaddingReachesRealTokens,),
+    defers_to={"GA340": MIXING},
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Changing padded tokens changes the outputs at real ones: the attention mask is ignored.

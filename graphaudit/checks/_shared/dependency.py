@@ -17,7 +17,10 @@ from graphaudit import graph as g
 if TYPE_CHECKING:
     from graphaudit.capture.dependency.probe import Dependence
 
-__all__ = ["describe", "judged_phrase", "moved", "subject_and_nodes", "where", "whose_output"]
+__all__ = ["MIXING", "describe", "judged_phrase", "moved", "subject_and_nodes", "where", "whose_output"]
+
+#: Why the sequence checks (GA341-GA343) defer to GA340: they read what moves inside one sample.
+MIXING = "the samples mix, so what moves inside one sample cannot be told apart; fix that first"
 
 
 def subject_and_nodes(dependence: Dependence) -> tuple[str, tuple[str, ...]]:
