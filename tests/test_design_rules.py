@@ -644,6 +644,22 @@ def test_ga723_sgd_rates_against_the_batch_size():
     assert "GA723" not in ids(dataset_findings(batched(512, 2, drop=True), adam))
 
 
+def test_ga723_one_finding_per_parameter_group():
+    """Two parameter groups, each at a rate 100x the linear scaling rule's: one finding for each (issue 39)."""
+    net = mlp()
+    groups = [
+        {"params": net[0].trainable_params(), "lr": 0.5},
+        {"params": net[2].trainable_params(), "lr": 0.2},
+    ]
+    optimizer = nn.SGD(groups, 0.1, momentum=0.9)
+    report = graphaudit.audit(net, optimizer, inputs=(features(),), dataset=batched(512, 2, drop=True))
+    found = [f for f in report.findings if f.check_id == "GA723"]
+    assert [f.severity for f in found] == ["warning", "warning"]
+    assert sorted(f.cause.group for f in found) == [0, 1]
+    assert {f.nodes for f in found[:1]} != {f.nodes for f in found[1:]}  # each points at its own group
+    assert all(f"for group {f.cause.group} " in f.message for f in found)
+
+
 def test_ga051_labels_collapsed_by_preprocessing():
     raw = RNG.integers(0, 10, 8)
     keras = Tensor((raw / 255).astype(np.int32))  # a Keras port: y_train = y_train / 255, then the cast

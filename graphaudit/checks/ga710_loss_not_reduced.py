@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from graphaudit import graph as g
@@ -11,7 +12,27 @@ from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.evidence.optimizer import OptimizerView
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class LossNotReduced(Cause):
+    """A loss that returns one value per sample, whose sum the training step differentiates."""
+
+    loss: str  # the loss's name
+    reduction: str | None  # its reduction= attribute, when it has one
+    shape: tuple[int, ...]  # the shape of what it returns
+
+    def message(self) -> str:
+        how = f' (reduction="{self.reduction}")' if self.reduction is not None else ""
+        return (
+            f"The loss {self.loss}{how} returns {list(self.shape)} values, not one: the training step differentiates "
+            f"their sum, so each update is {self.shape[0]} (the batch size) times what the mean would give, and the "
+            "effective learning rate changes with the batch size."
+        )
+
+    def fix(self) -> str:
+        return f'Reduce the loss: {self.loss}(..., reduction="mean"), or .mean() in a wrapping cell.'
 
 
 def _shape(graph: Any) -> list[int] | None:
@@ -28,6 +49,7 @@ def _shape(graph: Any) -> list[int] | None:
     "loss-not-reduced",
     severity="warning",
     needs=(LossTrace, OptimizerView),
+    causes=(LossNotReduced,),
     once="one finding per loss: its unreduced output",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -68,14 +90,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if count <= 1:
         return
     reduction = getattr(loss.loss_fn, "reduction", None)
-    how = f' (reduction="{reduction}")' if isinstance(reduction, str) else ""
     node = ctx.structure.cell_nodes.get(id(loss.loss_fn))
-    yield ctx.finding(
-        "warning",
-        loss.name,
-        f"The loss {loss.name}{how} returns {shape} values, not one: the training step differentiates their "
-        f"sum, so each update is {shape[0]} (the batch size) times what the mean would give, and the effective "
-        "learning rate changes with the batch size.",
-        f'Reduce the loss: {loss.name}(..., reduction="mean"), or .mean() in a wrapping cell.',
-        (node or g.cell_node(""),),
+    cause = LossNotReduced(
+        loss.name, reduction if isinstance(reduction, str) else None, tuple(int(dim) for dim in shape)
     )
+    yield ctx.finding("warning", loss.name, cause, (node or g.cell_node(""),))

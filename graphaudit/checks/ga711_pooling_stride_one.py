@@ -4,16 +4,40 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 _POOLS = ("MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d")
+
+
+@dataclass(frozen=True)
+class PoolingStrideOne(Cause):
+    """Pooling cells with a kernel above 1 left at MindSpore's default stride of 1."""
+
+    names_subjects = True
+    paths: tuple[str, ...]  # the pooling cells
+    pool: str  # the first one's class
+    kernel_size: int | tuple[int, ...]  # the first one's kernel_size
+
+    def message(self) -> str:
+        return (
+            f"{listing(self.paths)} ({self.pool}(kernel_size={self.kernel_size})) pool with stride 1: MindSpore's "
+            "default stride is 1, PyTorch's is the kernel size, so a pooling ported as nn.MaxPool2d(k) shrinks the "
+            "map by k-1 instead of dividing it by k."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Give the stride: nn.MaxPool2d(kernel_size=k, stride=k); if a stride of 1 is meant, write stride=1 "
+            'with pad_mode="same" or padding to keep the size.'
+        )
 
 
 def _ints(value: Any) -> tuple[int, ...]:
@@ -64,6 +88,7 @@ def _spatial(graph: Any, call: str) -> list[int]:
     "pooling-stride-one",
     severity="warning",
     needs=(TracedPass,),
+    causes=(PoolingStrideOne,),
     once="one finding per network: every stride-1 pooling is listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -96,33 +121,29 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     graph = ctx.graph
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, Any]] = []
     for node, attrs in g.nodes_of_kind(graph, g.CALL):
         cell_node = attrs.get("cell", "")
         if (
             not cell_node
-            or cell_node in dict(found)
+            or any(cell_node == known for known, _, _ in found)
             or not stride_one_pool(ctx.structure.cells.get(cell_node))
         ):
             continue
         spatial = _spatial(graph, node)
         if spatial and any(d > 1 for d in spatial) and not _padded_before(graph, node):
+            kernel = vars(ctx.structure.cells[cell_node])["kernel_size"]
             found.append(
-                (
-                    cell_node,
-                    f"{attrs.get('class_name', '')}(kernel_size={vars(ctx.structure.cells[cell_node])['kernel_size']})",
-                )
+                (cell_node, attrs.get("class_name", ""), kernel if isinstance(kernel, int) else tuple(kernel))
             )
     if not found:
         return
-    paths = [ctx.cell_path(node) for node, _ in found]
+    paths = tuple(ctx.cell_path(node) for node, _, _ in found)
+    cause = PoolingStrideOne(paths, found[0][1], found[0][2])
     yield ctx.finding(
         "warning",
         paths[0] if len(paths) == 1 else "(root)",
-        f"{listing(paths)} ({found[0][1]}) pool with stride 1: MindSpore's default stride is 1, PyTorch's is the "
-        "kernel size, so a pooling ported as nn.MaxPool2d(k) shrinks the map by k-1 instead of dividing it by k.",
-        "Give the stride: nn.MaxPool2d(kernel_size=k, stride=k); if a stride of 1 is meant, write stride=1 "
-        'with pad_mode="same" or padding to keep the size.',
-        tuple(node for node, _ in found),
-        subjects=tuple(paths),
+        cause,
+        tuple(node for node, _, _ in found),
+        subjects=paths,
     )

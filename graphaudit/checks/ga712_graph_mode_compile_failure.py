@@ -4,12 +4,47 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.graph_mode import GraphModeRun
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class GraphModeCompileFailure(Cause):
+    """The network or its training step does not compile in GRAPH_MODE (or with mindspore.jit)."""
+
+    stage: str  # what was compiled ("the forward pass", "the training step")
+    jit: bool  # compiled as the script's mindspore.jit code, not the whole network in GRAPH_MODE
+    path: str  # the cell whose code holds the failing line
+    cell_class: str | None  # that cell's class, when the network holds it
+    file: str | None  # the failing line's file (its base name)
+    line: int | None
+    code: str  # the failing line's source (empty when unknown)
+    error: str  # MindSpore's error class
+    summary: str  # MindSpore's own sentence
+
+    def message(self) -> str:
+        where = (
+            f" at {self.file}:{self.line}" + (f" (`{self.code}`)" if self.code else "") if self.file else ""
+        )
+        owner = f"{self.path} ({self.cell_class})" if self.cell_class is not None else self.path
+        compiled = "with mindspore.jit" if self.jit else "in GRAPH_MODE"
+        return (
+            f"{self.stage[0].upper()}{self.stage[1:]} does not compile {compiled}: in {owner}{where}, "
+            f"MindSpore says {self.error}: {self.summary}"
+        )
+
+    def fix(self) -> str:
+        instead = "remove its @jit" if self.jit else "train in PyNative mode"
+        return (
+            "Rewrite that line within MindSpore's static-graph syntax (see 'Static Graph Syntax Support' in "
+            "MindSpore's documentation): define every variable on every branch, no try/except or generators, "
+            f"no Python-side state changed in construct; or {instead}."
+        )
 
 
 @register(
@@ -17,6 +52,7 @@ from graphaudit.findings import Finding
     "graph-mode-compile-failure",
     severity="error",
     needs=(GraphModeRun,),
+    causes=(GraphModeCompileFailure,),
     once="one finding per network: it compiles in GRAPH_MODE or it does not",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -63,22 +99,16 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     node = run.cell or g.cell_node("")
     path = ctx.cell_path(node) if node in ctx.graph else "(root)"
-    where = (
-        f" at {os.path.basename(run.file)}:{run.line}" + (f" (`{run.code}`)" if run.code else "")
-        if run.file
-        else ""
-    )
     cell = ctx.structure.cells.get(node)
-    owner = f"{path} ({type(cell).__name__})" if cell is not None else path
-    compiled = "with mindspore.jit" if run.result.how == "jit" else "in GRAPH_MODE"
-    instead = "remove its @jit" if run.result.how == "jit" else "train in PyNative mode"
-    yield ctx.finding(
-        "error",
+    cause = GraphModeCompileFailure(
+        failure.stage,
+        run.result.how == "jit",
         path,
-        f"{failure.stage[0].upper()}{failure.stage[1:]} does not compile {compiled}: in {owner}{where}, "
-        f"MindSpore says {failure.error}: {failure.summary}",
-        "Rewrite that line within MindSpore's static-graph syntax (see 'Static Graph Syntax Support' in "
-        "MindSpore's documentation): define every variable on every branch, no try/except or generators, "
-        f"no Python-side state changed in construct; or {instead}.",
-        (node,),
+        type(cell).__name__ if cell is not None else None,
+        os.path.basename(run.file) if run.file else None,
+        run.line,
+        run.code,
+        failure.error,
+        failure.summary,
     )
+    yield ctx.finding("error", path, cause, (node,))

@@ -3,14 +3,50 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.graph_mode import GraphModeRun
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 TOLERANCE = 1e-3  # relative to the largest output value; kernel and fusion differences are ~1e-6
+
+
+@dataclass(frozen=True)
+class GraphModeOutputDiffers(Cause):
+    """The network computes another output compiled (GRAPH_MODE or mindspore.jit) than in PyNative."""
+
+    network: str  # the network's class
+    jit: bool  # its mindspore.jit code compiled, not the whole network in GRAPH_MODE
+    mismatch: str  # a structural difference (count, shape, dtype) as the comparison describes it, if any
+    max_difference: float
+    scale: float  # the largest output value
+    tolerance: float  # the largest difference allowed, relative to the scale
+
+    @property
+    def relative(self) -> float:
+        return self.max_difference / self.scale if self.scale > 0 else self.max_difference
+
+    def message(self) -> str:
+        detail = self.mismatch or (
+            f"the outputs differ by up to {self.max_difference:.3g} (the largest output value is {self.scale:.3g}: "
+            f"{self.relative:.2%}, above {self.tolerance:g})"
+        )
+        compiled = "with its mindspore.jit code compiled" if self.jit else "in GRAPH_MODE"
+        return (
+            f"{self.network} computes another output {compiled} than in PyNative on the same batch: "
+            f"{detail}. Code whose meaning depends on running line by line (in-place writes through an alias, "
+            "Python state changed in construct) compiles to something else."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Look in construct for in-place writes on a tensor that another name also refers to (x[i] = ..., "
+            "+= on a view), attributes changed in construct, and Python-side random or time values; write them "
+            "as functional operations."
+        )
 
 
 @register(
@@ -18,6 +54,7 @@ TOLERANCE = 1e-3  # relative to the largest output value; kernel and fusion diff
     "graph-mode-output-differs",
     severity="warning",
     needs=(GraphModeRun,),
+    causes=(GraphModeOutputDiffers,),
     once="one finding per network: its one output compared in the two modes",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -64,19 +101,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     relative = result.max_difference / result.scale if result.scale > 0 else result.max_difference
     if not result.mismatch and relative <= TOLERANCE:
         return
-    detail = result.mismatch or (
-        f"the outputs differ by up to {result.max_difference:.3g} (the largest output value is {result.scale:.3g}: "
-        f"{relative:.2%}, above {TOLERANCE:g})"
+    cause = GraphModeOutputDiffers(
+        type(ctx.net).__name__,
+        result.how == "jit",
+        result.mismatch,
+        float(result.max_difference),
+        float(result.scale),
+        TOLERANCE,
     )
-    compiled = "with its mindspore.jit code compiled" if result.how == "jit" else "in GRAPH_MODE"
-    yield ctx.finding(
-        "warning",
-        "(root)",
-        f"{type(ctx.net).__name__} computes another output {compiled} than in PyNative on the same batch: "
-        f"{detail}. Code whose meaning depends on running line by line (in-place writes through an alias, "
-        "Python state changed in construct) compiles to something else.",
-        "Look in construct for in-place writes on a tensor that another name also refers to (x[i] = ..., "
-        "+= on a view), attributes changed in construct, and Python-side random or time values; write them "
-        "as functional operations.",
-        (g.cell_node(""),),
-    )
+    yield ctx.finding("warning", "(root)", cause, (g.cell_node(""),))

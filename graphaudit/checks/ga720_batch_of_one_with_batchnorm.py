@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
@@ -11,7 +12,42 @@ from graphaudit.checks._shared.cells import is_batchnorm
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.mode import IntendedMode
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted
+
+
+@dataclass(frozen=True)
+class BatchOfOneBeforeBatchNorm(Cause):
+    """BatchNorm layers that normalise with batch statistics fed a batch of one sample in training."""
+
+    path: str  # the BatchNorm the message names (the first left with one value per channel, else the first)
+    shape: tuple[int, ...]  # the shape of its input
+    more: int  # how many other BatchNorm layers get a batch of one
+    one_value_per_channel: bool  # some BatchNorm gets one value per channel: it outputs its bias
+
+    def message(self) -> str:
+        others = (
+            f" (and {counted(self.more, 'more BatchNorm layer', 'more BatchNorm layers')})"
+            if self.more
+            else ""
+        )
+        effect = (
+            "it sees one value per channel, so its batch variance is 0 and it outputs its bias for every input"
+            if self.one_value_per_channel
+            else "it normalises each image with the statistics of that image alone, unlike the batches it will "
+            "train on"
+        )
+        return (
+            f"The network is audited for training with a batch of one sample: '{self.path}' gets a tensor of shape "
+            f"{list(self.shape)}{others}, and once it trains (in training mode, where BatchNorm normalises with the "
+            f"batch's statistics) {effect}."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Audit (and train) with batches of several samples (at least 8 for BatchNorm statistics); if the batch "
+            "must be 1, use nn.GroupNorm or nn.LayerNorm instead of BatchNorm."
+        )
 
 
 @register(
@@ -20,6 +56,7 @@ from graphaudit.findings import Finding
     severity="warning",
     also=("error",),
     needs=(TracedPass, IntendedMode),
+    causes=(BatchOfOneBeforeBatchNorm,),
     once="one finding per network: its batch of one, every BatchNorm it reaches listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -75,24 +112,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     single = [item for item in found if math.prod(item[2][2:]) == 1]
     severity = "error" if single else "warning"
     call, path, shape = (single or found)[0]
-    others = (
-        f" (and {len(found) - 1} more BatchNorm layer{'s' if len(found) > 2 else ''})"
-        if len(found) > 1
-        else ""
-    )
-    effect = (
-        "it sees one value per channel, so its batch variance is 0 and it outputs its bias for every input"
-        if single
-        else "it normalises each image with the statistics of that image alone, unlike the batches it will train on"
-    )
-    yield ctx.finding(
-        severity,
-        path,
-        f"The network is audited for training with a batch of one sample: '{path}' gets a tensor of shape "
-        f"{list(shape)}{others}, and once it trains (in training mode, where BatchNorm normalises with the "
-        f"batch's statistics) {effect}.",
-        "Audit (and train) with batches of several samples (at least 8 for BatchNorm statistics); if the batch must be "
-        "1, use nn.GroupNorm or nn.LayerNorm instead of BatchNorm.",
-        [c for c, _, _ in found],
-        subjects=[p for _, p, _ in found],
-    )
+    cause = BatchOfOneBeforeBatchNorm(path, tuple(int(d) for d in shape), len(found) - 1, bool(single))
+    yield ctx.finding(severity, path, cause, [c for c, _, _ in found], subjects=[p for _, p, _ in found])

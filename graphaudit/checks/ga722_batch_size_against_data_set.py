@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.batching import batch_steps
 from graphaudit.checks._shared.data_findings import anchors
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted
 
 #: A data set from which one or two batches per epoch is a configuration error, not a small problem.
 MIN_ROWS = 256
@@ -22,6 +24,66 @@ LARGE_MIN_ROWS = 10_000
 SINGLE_MIN_ROWS = 10_000
 
 
+@dataclass(frozen=True)
+class BatchLargerThanDataSet(Cause):
+    """A batch step with drop_remainder=True whose batch is larger than the data: no batch, no training step."""
+
+    path: str  # the pipeline's batch step
+    rows: int
+    size: int  # the batch size
+
+    def message(self) -> str:
+        return (
+            f"{self.path} groups {self.rows} rows into batches of {self.size} with drop_remainder=True: the "
+            "pipeline yields no batch, and an epoch makes no training step."
+        )
+
+    def fix(self) -> str:
+        return f"Use a batch size below {self.rows} (32 to 256 is usual), or drop_remainder=False."
+
+
+@dataclass(frozen=True)
+class FewBatchesPerEpoch(Cause):
+    """A batch size that leaves one or two batches per epoch, or batches of 10% of a large data set or more."""
+
+    path: str  # the pipeline's batch step
+    rows: int
+    size: int  # the batch size
+    steps: int  # batches per epoch
+
+    def message(self) -> str:
+        regime = "full-batch training" if self.steps <= 2 else "a batch of 10% of the data set or more"
+        return (
+            f"{self.path} groups {self.rows} rows into batches of {self.size}: {counted(self.steps, 'step')} per "
+            f"epoch, so the network is updated {counted(self.steps, 'time')} per pass over the data ({regime}, "
+            "which generalises worse)."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Use mini-batches (32 to 256 rows: {self.rows // 32 or 1}+ steps per epoch), scaling the learning rate "
+            "with the batch size."
+        )
+
+
+@dataclass(frozen=True)
+class BatchOfOneFromLargeDataSet(Cause):
+    """Batches of one sample from a large data set: an epoch of single-sample steps."""
+
+    path: str  # the pipeline's batch step
+    rows: int
+    steps: int  # batches per epoch
+
+    def message(self) -> str:
+        return (
+            f"{self.path} makes batches of one sample from {self.rows} rows: {self.steps} updates per epoch, each "
+            "from one sample's gradient, and BatchNorm cannot compute batch statistics."
+        )
+
+    def fix(self) -> str:
+        return "Use mini-batches (16 to 256 rows), scaling the learning rate with the batch size."
+
+
 @register(
     "GA722",
     "batch-size-against-data-set",
@@ -29,6 +91,7 @@ SINGLE_MIN_ROWS = 10_000
     also=("error", "info"),
     needs=(TrainingData,),
     uses=(DataSample,),
+    causes=(BatchLargerThanDataSet, FewBatchesPerEpoch, BatchOfOneFromLargeDataSet),
     once="one finding per batch() step of the training pipeline",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -74,35 +137,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if step.rows <= 0:
             continue
         if step.steps == 0:
-            yield ctx.finding(
-                "error",
-                step.path,
-                f"{step.path} groups {step.rows} rows into batches of {step.size} with drop_remainder=True: the "
-                "pipeline yields no batch, and an epoch makes no training step.",
-                f"Use a batch size below {step.rows} (32 to 256 is usual), or drop_remainder=False.",
-                anchors(ctx),
-            )
+            cause = BatchLargerThanDataSet(step.path, step.rows, step.size)
+            yield ctx.finding("error", step.path, cause, anchors(ctx))
         elif (step.rows >= MIN_ROWS and step.steps <= 2) or (
             step.rows >= LARGE_MIN_ROWS and step.size * LARGE_FRACTION >= step.rows
         ):
-            yield ctx.finding(
-                "warning",
-                step.path,
-                f"{step.path} groups {step.rows} rows into batches of {step.size}: {step.steps} step"
-                f"{'s' if step.steps > 1 else ''} per epoch, so the network is updated {step.steps} time"
-                f"{'s' if step.steps > 1 else ''} per pass over the data ("
-                + ("full-batch training" if step.steps <= 2 else "a batch of 10% of the data set or more")
-                + ", which generalises worse).",
-                f"Use mini-batches (32 to 256 rows: {step.rows // 32 or 1}+ steps per epoch), scaling the learning rate "
-                "with the batch size.",
-                anchors(ctx),
-            )
+            cause = FewBatchesPerEpoch(step.path, step.rows, step.size, step.steps)
+            yield ctx.finding("warning", step.path, cause, anchors(ctx))
         elif step.size == 1 and step.rows >= SINGLE_MIN_ROWS:
-            yield ctx.finding(
-                "info",
-                step.path,
-                f"{step.path} makes batches of one sample from {step.rows} rows: {step.steps} updates per epoch, each "
-                "from one sample's gradient, and BatchNorm cannot compute batch statistics.",
-                "Use mini-batches (16 to 256 rows), scaling the learning rate with the batch size.",
-                anchors(ctx),
-            )
+            cause = BatchOfOneFromLargeDataSet(step.path, step.rows, step.steps)
+            yield ctx.finding("info", step.path, cause, anchors(ctx))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.batching import batch_steps
@@ -12,12 +13,51 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import TrainingData
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.schedule import LearningRates
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 #: The reference of the linear scaling rule: 0.1 for a batch of 256 (Goyal et al. 2017).
 REFERENCE_RATE, REFERENCE_BATCH = 0.1, 256
 #: How far above (warning) and below (info) the linear-scaling rate a rate may be.
 ABOVE, BELOW = 100.0, 1 / 200
+
+
+@dataclass(frozen=True)
+class LearningRateAgainstBatchSize(Cause):
+    """An SGD-family rate far from the linear scaling rule's rate for the pipeline's batch size.
+
+    Its ``direction`` is its side: ``"too large"`` above the rule's rate, ``"too small"`` below.
+    """
+
+    optimizer: str  # the optimizer's class
+    rate: float  # the group's (peak) learning rate
+    batch_size: int
+    pipeline_step: str  # the path of the pipeline's batch step
+    scaled: float  # the linear scaling rule's rate for the batch size
+    group: int | None  # the parameter group, when the optimizer has several
+    group_subject: str  # what that group holds
+
+    @property
+    def ratio(self) -> float:
+        return self.rate / self.scaled
+
+    @property
+    def direction(self) -> str:
+        return "too large" if self.ratio > 1 else "too small"
+
+    def message(self) -> str:
+        side = f"{self.ratio:.0f} times" if self.ratio > 1 else f"1/{1 / self.ratio:.0f} of"
+        group = f" for group {self.group} ({self.group_subject})" if self.group is not None else ""
+        return (
+            f"{self.optimizer} trains at a learning rate of {self.rate:.3g}{group} with batches of {self.batch_size} "
+            f"({self.pipeline_step}): {side} the {self.scaled:.3g} of the linear scaling rule (0.1 per 256 samples)."
+        )
+
+    def fix(self) -> str:
+        batch = int(min(self.rate / REFERENCE_RATE * REFERENCE_BATCH, 4096)) or 1
+        return (
+            f"Scale the rate with the batch (about {self.scaled:.3g} for {self.batch_size}), or the batch with "
+            f"the rate (about {batch} for {self.rate:.3g})."
+        )
 
 
 @register(
@@ -30,6 +70,7 @@ ABOVE, BELOW = 100.0, 1 / 200
         LearningRates,
     ),
     uses=(OptimizerView,),
+    causes=(LearningRateAgainstBatchSize,),
     once="one finding per learning rate of the optimizer: each parameter group's rate is set on its own",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -74,7 +115,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     step = steps[-1]
     scaled = REFERENCE_RATE * step.size / REFERENCE_BATCH
     name = type(ctx.optimizer).__name__
-    for schedule in ctx.need(LearningRates).schedules:
+    schedules = ctx.need(LearningRates).schedules
+    for schedule in schedules:
         peak = schedule.peak
         if not schedule.values or not peak > 0:
             continue
@@ -82,14 +124,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if ratio <= ABOVE and ratio >= BELOW:
             continue
         severity = "warning" if ratio > ABOVE else "info"
-        side = f"{ratio:.0f} times" if ratio > 1 else f"1/{1 / ratio:.0f} of"
-        yield ctx.finding(
-            severity,
+        group = group_of_schedule(ctx, schedule)
+        cause = LearningRateAgainstBatchSize(
             name,
-            f"{name} trains at a learning rate of {peak:.3g} with batches of {step.size} ({step.path}): {side} the "
-            f"{scaled:.3g} of the linear scaling rule (0.1 per 256 samples).",
-            f"Scale the rate with the batch (about {scaled:.3g} for {step.size}), or the batch with the rate "
-            f"(about {int(min(peak / REFERENCE_RATE * REFERENCE_BATCH, 4096)) or 1} for {peak:.3g}).",
-            group_of_schedule(ctx, schedule).graph_nodes,
+            float(peak),
+            step.size,
+            step.path,
+            scaled,
+            schedule.group if len(schedules) > 1 else None,
+            group.subject,
         )
-        return
+        yield ctx.finding(severity, name, cause, group.graph_nodes)

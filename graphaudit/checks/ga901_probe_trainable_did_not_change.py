@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphaudit.checks import register
@@ -11,10 +12,100 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.probe import ProbeStep
 from graphaudit.evidence.schedule import LearningRates
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing, members, pronouns
 
 if TYPE_CHECKING:
     from graphaudit.capture.training.lr_schedules import ScheduledRate
+
+
+@dataclass(frozen=True)
+class TrainableLeftUnchanged(Cause):
+    """Parameters in the optimizer with requires_grad=True that one training step left bit-identical, and why.
+
+    ``why`` is ``"zero-gradient"`` (the loss does not depend on them), ``"zero-rate"`` (their
+    learning rate is 0) or ``"rounding"`` (the update fell below the float resolution).
+    """
+
+    names_subjects = True
+    why: str
+    subject: str  # the cell holding them all, or the parameter
+    names: tuple[str, ...]  # the parameters' attribute paths
+    whole_cell: bool  # the subject is a cell all of whose parameters (of those found) are these
+    note: str = ""  # a lone parameter's Parameter.name, when it differs from its path
+    gradient_norms: tuple[float | None, ...] = ()  # "rounding": each parameter's gradient norm
+    rates: tuple[float | None, ...] = ()  # "rounding": each parameter's learning rate
+
+    def message(self) -> str:
+        they = pronouns(len(self.names))
+        what = members(
+            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
+        )
+        if self.why == "zero-gradient":
+            gradients = "gradient is" if len(self.names) == 1 else "gradients are"
+            why = f"{they.possessive} {gradients} exactly zero: the loss does not depend on {they.object}"
+        elif self.why == "zero-rate":
+            why = f"{they.possessive} learning rate is 0"
+        else:
+            norms = listing(
+                f"{_g(norm)} at rate {_g(rate)}" for norm, rate in zip(self.gradient_norms, self.rates)
+            )
+            why = (
+                f"{they.possessive} gradient (norm {norms}) gives an update below the float resolution of the "
+                "values. A gradient that is only rounding noise is what a bias followed by BatchNorm or LayerNorm "
+                "gets: the normalisation cancels it"
+            )
+        return (
+            f"{what} {they.be} in the optimizer with requires_grad=True, but one training step left {they.object} "
+            f"bit-identical: {why}."
+        )
+
+    def fix(self) -> str:
+        they = pronouns(len(self.names))
+        if self.why == "zero-gradient":
+            return (
+                f"Make {self.subject} reach the loss (use the output of the branch that holds {they.object} in the "
+                "loss: not multiplied by 0, not behind ops.stop_gradient, not left unused), or freeze "
+                f"{they.object} explicitly: requires_grad=False and leave {they.object} out of the optimizer."
+            )
+        if self.why == "zero-rate":
+            return f"Give {self.subject}'s parameter group a non-zero learning rate, or freeze it explicitly."
+        return (
+            f"If {self.subject} is a bias right before a normalisation layer, build that layer without it "
+            "(has_bias=False); otherwise check the learning rate, loss scaling and gradient clipping."
+        )
+
+
+@dataclass(frozen=True)
+class WarmUpFromZero(Cause):
+    """Parameters a one-step probe cannot judge: their learning-rate schedule is 0 at the step probed."""
+
+    names_subjects = True
+    subject: str  # the cell holding them all, or the parameter
+    names: tuple[str, ...]  # the parameters' attribute paths
+    whole_cell: bool
+    note: str  # a lone parameter's Parameter.name, when it differs from its path
+    step: int  # the step probed
+    first_nonzero: float | None  # the schedule's first non-zero rate
+    first_nonzero_step: int | None  # and its step
+
+    def message(self) -> str:
+        they = pronouns(len(self.names))
+        what = members(
+            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
+        )
+        return (
+            f"One training step left {what} bit-identical because the learning-rate schedule gives {they.object} 0 "
+            f"at step {self.step}, and {_g(self.first_nonzero)} from step {self.first_nonzero_step} on: a warm-up "
+            "that starts from 0. The first step of this recipe changes nothing by design, so a one-step probe "
+            f"cannot show whether {they.subject} train."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Nothing to change if the warm-up is intended. To probe the update itself, probe at a step where the "
+            "schedule is non-zero, or with a schedule that does not start from 0."
+        )
 
 
 @register(
@@ -24,6 +115,7 @@ if TYPE_CHECKING:
     also=("warning", "info"),
     needs=(ProbeStep,),
     uses=(OptimizerView, LearningRates),
+    causes=(TrainableLeftUnchanged, WarmUpFromZero),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the optimizer should train that one real step left bit-identical.
@@ -80,48 +172,21 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
 def _grouped(ctx: AuditContext, causes: dict[str, list[Any]]) -> Iterator[Finding]:
     """One finding per cause, whatever the number of parameters it left unchanged."""
-    for cause, members in causes.items():
-        probes = [m[0] if cause == "rounding" else m for m in members]
+    for why, found in causes.items():
+        probes = [m[0] if why == "rounding" else m for m in found]
         for group in one_group(ctx, [p.node for p in probes]):
-            they, what = group.pronouns(), group.describe("parameter")
-            severity = "error"
-            if cause == "zero-gradient":
-                why = (
-                    f"{they.possessive} {'gradient is' if len(probes) == 1 else 'gradients are'} exactly zero: the "
-                    f"loss does not depend on {they.object}"
-                )
-                fix = (
-                    f"Make {group.subject} reach the loss (use the output of the branch that holds "
-                    f"{they.object} in the loss: not multiplied by 0, not behind ops.stop_gradient, not left "
-                    f"unused), or freeze {they.object} explicitly: requires_grad=False and leave "
-                    f"{they.object} out of the optimizer."
-                )
-            elif cause == "zero-rate":
-                why = f"{they.possessive} learning rate is 0"
-                fix = f"Give {group.subject}'s parameter group a non-zero learning rate, or freeze it explicitly."
-            else:
-                severity = "warning"  # the step ran; the update vanished in float rounding
-                norms = ", ".join(f"{_g(p.grad_norm)} at rate {_g(lr)}" for p, lr in members[:3])
-                why = (
-                    f"{they.possessive} gradient (norm {norms}{', ...' if len(members) > 3 else ''}) gives an "
-                    "update below the float resolution of the values. A gradient that is only rounding "
-                    "noise is what a bias followed by BatchNorm or LayerNorm gets: the normalisation cancels it"
-                )
-                fix = (
-                    f"If {group.subject} is a bias right before a normalisation layer, build that layer "
-                    "without it (has_bias=False); otherwise check the learning rate, loss scaling and "
-                    "gradient clipping."
-                )
-            named = probes[0].named_as if len(probes) == 1 else ""
-            yield ctx.finding(
-                severity,
+            rounding = why == "rounding"
+            cause = TrainableLeftUnchanged(
+                why,
                 group.subject,
-                f"{what}{named} {they.be} in the optimizer with requires_grad=True, but one training step "
-                f"left {they.object} bit-identical: {why}.",
-                fix,
-                group.nodes,
-                subjects=group.names,
+                group.names,
+                group.cell is not None,
+                group.note + (probes[0].named_as if len(probes) == 1 else ""),
+                tuple(p.grad_norm for p, _ in found) if rounding else (),
+                tuple(lr for _, lr in found) if rounding else (),
             )
+            severity = "warning" if rounding else "error"  # rounding: the step ran; the update vanished
+            yield ctx.finding(severity, group.subject, cause, group.nodes, subjects=group.names)
 
 
 def _rate_of(ctx: AuditContext, rates: LearningRates | None, node: str) -> ScheduledRate | None:
@@ -136,19 +201,16 @@ def _warm_up(ctx: AuditContext, members: list[tuple[str, ScheduledRate]]) -> Ite
         return
     rate = min((r for _, r in members), key=lambda r: r.first_nonzero_step or 0)
     for group in one_group(ctx, [node for node, _ in members]):
-        yield ctx.finding(
-            "info",
+        cause = WarmUpFromZero(
             group.subject,
-            f"One training step left {group.describe('parameter')} bit-identical because the learning-rate "
-            f"schedule gives {group.pronouns().object} 0 at step {rate.step}, and "
-            f"{_g(rate.first_nonzero)} from step {rate.first_nonzero_step} on: a warm-up that starts from 0. "
-            "The first step of this recipe changes nothing by design, so a one-step probe cannot show "
-            f"whether {group.pronouns().subject} train.",
-            "Nothing to change if the warm-up is intended. To probe the update itself, probe at a step "
-            "where the schedule is non-zero, or with a schedule that does not start from 0.",
-            group.graph_nodes,
-            subjects=group.names,
+            group.names,
+            group.cell is not None,
+            group.note,
+            rate.step,
+            rate.first_nonzero,
+            rate.first_nonzero_step,
         )
+        yield ctx.finding("info", group.subject, cause, group.graph_nodes, subjects=group.names)
 
 
 def _g(value: float | None) -> str:

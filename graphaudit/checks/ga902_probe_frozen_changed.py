@@ -4,15 +4,80 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import probe_groups
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import members, pronouns
 
 
-@register("GA902", "probe-frozen-changed", severity="error", needs=(ProbeStep,))
+@dataclass(frozen=True)
+class FrozenParameterMoved(Cause):
+    """Frozen parameters (requires_grad=False, or left out of the optimizer) that the optimizer step changed.
+
+    ``how`` says what froze them (``"requires_grad=False"``, ``"not in the optimizer"``); ``by``
+    what moved them: ``"state"`` (the optimizer's momentum or moments), ``"written"`` (written
+    although not among ``optimizer.parameters``) or ``"decay"`` (weight decay).
+    """
+
+    names_subjects = True
+    subject: str  # the cell holding them all, or the parameter
+    names: tuple[str, ...]  # the parameters' attribute paths
+    whole_cell: bool  # the subject is a cell all of whose parameters (of those found) are these
+    note: str  # a lone parameter's Parameter.name, when it differs from its path
+    how: str
+    by: str
+    weight_decay: float | None  # "decay": the group's weight decay (None: a weight decay schedule)
+    change: float  # the largest change the step made
+
+    def message(self) -> str:
+        they = pronouns(len(self.names))
+        if self.by == "state":
+            was = "was" if len(self.names) == 1 else "were"
+            why = (
+                f"{they.subject} {they.be} in the optimizer and the optimizer's state for {they.object} (momentum or "
+                f"moments accumulated before {they.subject} {was} frozen) still moves {they.object}"
+            )
+        elif self.by == "written":
+            why = (
+                f"the optimizer step wrote {they.object} although {they.subject} {they.be} not among "
+                "optimizer.parameters"
+            )
+        else:
+            why = (
+                f"{they.subject} {they.be} in the optimizer with {self._decay()}, and weight decay moves "
+                f"{they.object} even though {they.possessive} gradient is zero"
+            )
+        what = members(
+            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
+        )
+        return (
+            f"{what} {they.be} frozen ({self.how}) but the optimizer step changed {they.object} by up to "
+            f"{self.change:.3g}: {why}. A frozen (e.g. pretrained) weight drifts every step."
+        )
+
+    def _decay(self) -> str:
+        return (
+            "a weight decay schedule" if self.weight_decay is None else f"weight_decay={self.weight_decay:g}"
+        )
+
+    def fix(self) -> str:
+        if self.by == "state":
+            return f"Build the optimizer from net.trainable_params() so that {self.subject} is left out."
+        if self.by == "written":
+            return f"Find what writes {self.subject} during optimizer(grads) (a shared or aliased Parameter)."
+        return (
+            f"Build the optimizer from net.trainable_params() so that {self.subject} is left out, or put "
+            f"{pronouns(len(self.names)).object} in a parameter group with weight_decay=0.0."
+        )
+
+
+@register(
+    "GA902", "probe-frozen-changed", severity="error", needs=(ProbeStep,), causes=(FrozenParameterMoved,)
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A frozen parameter that one real step moved.
 
@@ -55,40 +120,16 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         # One optimizer built over frozen weights moves every one of them: one cause.
         causes.setdefault((how, kind), []).append(p)
     for (how, kind), moved in causes.items():
-        for group, members in probe_groups(ctx, moved):
-            they = group.pronouns()
-            name = group.subject if len(members) > 1 else members[0].subject
-            if kind == "state":
-                why = (
-                    f"{they.subject} {they.be} in the optimizer and the optimizer's state for {they.object} (momentum or "
-                    f"moments accumulated before {they.subject} {'was' if len(members) == 1 else 'were'} frozen) still "
-                    f"moves {they.object}"
-                )
-                fix = f"Build the optimizer from net.trainable_params() so that {name} is left out."
-            elif kind == "written":
-                why = f"the optimizer step wrote {they.object} although {they.subject} {they.be} not among optimizer.parameters"
-                fix = f"Find what writes {name} during optimizer(grads) (a shared or aliased Parameter)."
-            else:
-                why = (
-                    f"{they.subject} {they.be} in the optimizer with {kind}, and weight decay moves {they.object} even "
-                    f"though {they.possessive} gradient is zero"
-                )
-                fix = (
-                    f"Build the optimizer from net.trainable_params() so that {name} is left out, or put "
-                    f"{they.object} in a parameter group with weight_decay=0.0."
-                )
-            what = (
-                f"{members[0].subject}{members[0].named_as}"
-                if len(members) == 1
-                else group.describe("parameter")
+        for group, found in probe_groups(ctx, moved):
+            decay = found[0].weight_decay
+            cause = FrozenParameterMoved(
+                group.subject if len(found) > 1 else found[0].subject,
+                group.names,
+                group.cell is not None,
+                found[0].named_as if len(found) == 1 else "",
+                how,
+                kind if kind in ("state", "written") else "decay",
+                None if math.isnan(decay) else float(decay),
+                float(max(p.optimizer_change for p in found)),
             )
-            yield ctx.finding(
-                "error",
-                name,
-                f"{what} {they.be} frozen ({how}) but the optimizer step changed {they.object} by up to "
-                f"{max(p.optimizer_change for p in members):.3g}: {why}. A frozen (e.g. pretrained) weight drifts "
-                "every step.",
-                fix,
-                group.graph_nodes,
-                subjects=group.names,
-            )
+            yield ctx.finding("error", cause.subject, cause, group.graph_nodes, subjects=group.names)

@@ -3,15 +3,47 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import is_are, members, pronouns
 
 
-@register("GA904", "probe-zero-gradient", severity="warning", needs=(ProbeStep,))
+@dataclass(frozen=True)
+class ZeroGradient(Cause):
+    """Trainable parameters whose gradient is exactly zero on the probe batch: the loss does not depend on them."""
+
+    names_subjects = True
+    subject: str  # the cell holding them all, or the parameter
+    names: tuple[str, ...]  # the parameters' attribute paths
+    whole_cell: bool  # the subject is a cell all of whose parameters (of those found) are these
+    note: str = ""  # a lone parameter's Parameter.name, when it differs from its path
+
+    def message(self) -> str:
+        they, one = pronouns(len(self.names)), len(self.names) == 1
+        what = members(
+            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
+        )
+        return (
+            f"The {'gradient' if one else 'gradients'} of {what} {is_are(len(self.names))} exactly zero on the probe "
+            f"batch: the loss does not depend on {they.object} (a dead branch: output unused, multiplied by "
+            "zero, behind ops.stop_gradient, or a ReLU that is never active)."
+        )
+
+    def fix(self) -> str:
+        they = pronouns(len(self.names))
+        return (
+            f"Connect the branch that uses {self.subject} to the loss; if {they.subject} {they.be} meant to "
+            "stay fixed set requires_grad=False; if it only gets a gradient on some batches (a "
+            "class-conditional branch, embedding rows), probe with a batch that exercises it."
+        )
+
+
+@register("GA904", "probe-zero-gradient", severity="warning", needs=(ProbeStep,), causes=(ZeroGradient,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter whose gradient is exactly zero on the probe batch.
 
@@ -42,18 +74,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if p.requires_grad and p.grad_zero and p.in_network  # one the network does not hold is GA202's
     ]
     for group in one_group(ctx, dead):
-        they = group.pronouns()
-        one = len(group.names) == 1
-        yield ctx.finding(
-            "warning",
-            group.subject,
-            f"The {'gradient' if one else 'gradients'} of {group.describe('parameter')} {'is' if one else 'are'} "
-            "exactly zero on the probe "
-            f"batch: the loss does not depend on {they.object} (a dead branch: output unused, multiplied by "
-            "zero, behind ops.stop_gradient, or a ReLU that is never active).",
-            f"Connect the branch that uses {group.subject} to the loss; if {they.subject} {they.be} meant to "
-            "stay fixed set requires_grad=False; if it only gets a gradient on some batches (a "
-            "class-conditional branch, embedding rows), probe with a batch that exercises it.",
-            group.nodes,
-            subjects=group.names,
-        )
+        cause = ZeroGradient(group.subject, group.names, group.cell is not None, group.note)
+        yield ctx.finding("warning", group.subject, cause, group.nodes, subjects=group.names)

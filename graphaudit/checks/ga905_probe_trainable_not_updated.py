@@ -3,12 +3,59 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import probe_groups
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import members, pronouns
+
+
+@dataclass(frozen=True)
+class TrainableNotUpdated(Cause):
+    """Trainable parameters outside the optimizer that the training step did not update (*declared_frozen*: by design)."""
+
+    names_subjects = True
+    subject: str  # the cell holding them all, or the parameter
+    names: tuple[str, ...]  # the parameters' attribute paths
+    whole_cell: bool  # the subject is a cell all of whose parameters (of those found) are these
+    note: str  # a lone parameter's Parameter.name, when it differs from its path
+    declared_frozen: bool
+    forward_change: bool = False  # a lone parameter that the forward pass writes (a buffer)
+    grad_norm: float | None = None  # a lone parameter's gradient norm, thrown away
+
+    def message(self) -> str:
+        they, one = pronouns(len(self.names)), len(self.names) == 1
+        forward_note = (
+            " (the forward pass writes it: if it is a buffer, set requires_grad=False)"
+            if self.forward_change
+            else ""
+        )
+        grad_note = (
+            "" if self.grad_norm is None else f" Its gradient (norm {self.grad_norm:.3g}) was thrown away."
+        )
+        what = members(
+            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
+        )
+        return (
+            f"{what} {they.be} trainable (requires_grad=True) but not in the optimizer, and the training step did "
+            f"not update {they.object}{forward_note}.{grad_note}"
+            + (
+                f" The design declares {they.object} frozen."
+                if self.declared_frozen
+                else f" {they.subject.capitalize()} {they.keep} {they.possessive} initial value"
+                f"{'' if one else 's'} for all of training."
+            )
+        )
+
+    def fix(self) -> str:
+        they = pronouns(len(self.names))
+        return (
+            f"Build the optimizer from net.trainable_params() (or add {self.subject} to a parameter group); if "
+            f"{they.subject} {they.be} meant to stay fixed, set requires_grad=False."
+        )
 
 
 @register(
@@ -18,6 +65,7 @@ from graphaudit.findings import Finding
     also=("info",),
     needs=(ProbeStep,),
     confirms="GA201",
+    causes=(TrainableNotUpdated,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter outside the optimizer, confirmed unchanged by one real step.
@@ -50,34 +98,16 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         # An optimizer built from part of the network leaves out every parameter of the rest: one cause.
         causes.setdefault(p.name in step.declared_frozen, []).append(p)
     for declared, left in causes.items():
-        for group, members in probe_groups(ctx, left):
-            they, one = group.pronouns(), len(members) == 1
-            p = members[0]
-            forward_note = (
-                " (the forward pass writes it: if it is a buffer, set requires_grad=False)"
-                if one and p.forward_change
-                else ""
+        for group, found in probe_groups(ctx, left):
+            p, one = found[0], len(found) == 1
+            cause = TrainableNotUpdated(
+                p.subject if one else group.subject,
+                group.names,
+                group.cell is not None,
+                p.named_as if one else "",
+                declared,
+                bool(one and p.forward_change),
+                float(p.grad_norm) if one and p.grad_norm is not None else None,
             )
-            grad_note = (
-                ""
-                if not one or p.grad_norm is None
-                else f" Its gradient (norm {p.grad_norm:.3g}) was thrown away."
-            )
-            what = f"{p.subject}{p.named_as}" if one else group.describe("parameter")
-            name = p.subject if one else group.subject
-            yield ctx.finding(
-                "info" if declared else "error",
-                name,
-                f"{what} {they.be} trainable (requires_grad=True) but not in the optimizer, and the training step did "
-                f"not update {they.object}{forward_note}.{grad_note}"
-                + (
-                    f" The design declares {they.object} frozen."
-                    if declared
-                    else f" {they.subject.capitalize()} {they.keep} {they.possessive} initial value"
-                    f"{'' if one else 's'} for all of training."
-                ),
-                f"Build the optimizer from net.trainable_params() (or add {name} to a parameter group); if "
-                f"{'it is' if one else 'they are'} meant to stay fixed, set requires_grad=False.",
-                group.graph_nodes,
-                subjects=group.names,
-            )
+            severity = "info" if declared else "error"
+            yield ctx.finding(severity, cause.subject, cause, group.graph_nodes, subjects=group.names)

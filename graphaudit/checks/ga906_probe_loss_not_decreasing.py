@@ -3,13 +3,39 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.curves import FLAT, curve_text, finite_losses, loss_trend
+from graphaudit.checks._shared.curves import FLAT, curve_values, curve_words, finite_losses, loss_trend
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe_curve import ProbeCurve
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class LossNotDecreasing(Cause):
+    """A loss that did not fall over the probe's training steps on one batch."""
+
+    losses: tuple[float | str, ...]  # the loss of each step (a non-finite one as its word)
+    skipped: tuple[int, ...]  # the positions of the steps whose update was skipped
+    change: float  # the best relative change from the first loss
+    flat: float  # the relative fall below which a loss is flat
+
+    def message(self) -> str:
+        return (
+            f"The loss did not fall over {len(self.losses)} training steps on the same batch "
+            f"(loss per step: {curve_words(self.losses, self.skipped)}; best change {self.change:+.2%}, less than "
+            f"{self.flat:.1%}). A network that cannot overfit one batch has a bug or a learning rate far too small."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Check that the loss is computed from the network's output (not a detached or constant "
+            "tensor), that the label is the right one, that the trainable parameters are in the "
+            "optimizer's parameter list, and raise the learning rate (10x at a time). Probe with more steps "
+            "(probe=20) before concluding."
+        )
 
 
 @register(
@@ -17,6 +43,7 @@ from graphaudit.findings import Finding
     "probe-loss-not-decreasing",
     severity="warning",
     needs=(ProbeCurve,),
+    causes=(LossNotDecreasing,),
     once="one finding per probe run: its one loss curve",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -53,15 +80,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     losses = finite_losses(curve.steps)
     change = (min(losses[1:]) - losses[0]) / abs(losses[0])
-    yield ctx.finding(
-        "warning",
-        "(root)",
-        f"The loss did not fall over {len(curve.steps)} training steps on the same batch "
-        f"(loss per step: {curve_text(curve.steps)}; best change {change:+.2%}, less than {FLAT:.1%}). "
-        "A network that cannot overfit one batch has a bug or a learning rate far too small.",
-        "Check that the loss is computed from the network's output (not a detached or constant "
-        "tensor), that the label is the right one, that the trainable parameters are in the "
-        "optimizer's parameter list, and raise the learning rate (10x at a time). Probe with more steps "
-        "(probe=20) before concluding.",
-        (g.cell_node(""),),
-    )
+    cause = LossNotDecreasing(*curve_values(curve.steps), float(change), FLAT)
+    yield ctx.finding("warning", "(root)", cause, (g.cell_node(""),))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
@@ -11,13 +12,62 @@ from graphaudit.checks._shared.curves import (
     DIVERGES_FROM,
     RISE,
     SPIKE,
-    curve_text,
+    curve_values,
+    curve_words,
     finite_losses,
     loss_trend,
 )
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe_curve import ProbeCurve
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class LossRising(Cause):
+    """A loss that rose over the probe's training steps on one batch (ended higher, or spiked)."""
+
+    losses: tuple[float | str, ...]  # the loss of each step (a non-finite one as its word)
+    skipped: tuple[int, ...]  # the positions of the steps whose update was skipped
+
+    @property
+    def applied(self) -> list[float]:
+        """The losses of the steps that updated (all finite: a curve that rises has no NaN)."""
+        return [float(loss) for i, loss in enumerate(self.losses) if i not in self.skipped]
+
+    @property
+    def diverges(self) -> bool:
+        """The loss reached 1000 times the first or more: training diverges."""
+        losses = self.applied
+        return losses[0] >= DIVERGES_FROM and max(losses) >= DIVERGES * losses[0]
+
+    def message(self) -> str:
+        losses = self.applied
+        grew = losses[-1] / losses[0] if losses[0] > 0 else float("inf")
+        how = (
+            (
+                f"it ended {grew - 1:+.0%} from the first step"
+                if grew < 10
+                else f"it ended {grew:.3g} times the first step's"
+            )
+            if losses[-1] > losses[0] * (1 + RISE)
+            else f"it reached {max(losses[1:]) / losses[0]:.3g} times the first step's (more than {SPIKE:g}x)"
+        )
+        return (
+            f"The loss rose over {len(self.losses)} training steps on the same batch: {how} "
+            f"(loss per step: {curve_words(self.losses, self.skipped)}). "
+            + (
+                f"A loss {DIVERGES:g} times the first or more is training diverging: "
+                if self.diverges
+                else "Steps that overshoot like this mean "
+            )
+            + "the learning rate is too large for this network, or the gradients explode."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Lower the learning rate (by 10x to start with), add a warm-up, or clip the gradients "
+            "(ops.clip_by_global_norm)."
+        )
 
 
 @register(
@@ -31,6 +81,7 @@ from graphaudit.findings import Finding
     keeps_message="both",
     direction="too large",  # the rate: never folded into a GA721 rate below its range
     once="one finding per probe run: its one loss curve",
+    causes=(LossRising,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The loss rises or jumps up over several real steps on one batch: the learning rate is too large.
@@ -67,30 +118,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     curve = ctx.need(ProbeCurve)
     if loss_trend(finite_losses(curve.steps)) != "rises":
         return
-    losses = finite_losses(curve.steps)
-    grew = losses[-1] / losses[0] if losses[0] > 0 else float("inf")
-    how = (
-        (
-            f"it ended {grew - 1:+.0%} from the first step"
-            if grew < 10
-            else f"it ended {grew:.3g} times the first step's"
-        )
-        if losses[-1] > losses[0] * (1 + RISE)
-        else f"it reached {max(losses[1:]) / losses[0]:.3g} times the first step's (more than {SPIKE:g}x)"
-    )
-    diverges = losses[0] >= DIVERGES_FROM and max(losses) >= DIVERGES * losses[0]
-    yield ctx.finding(
-        "error" if diverges else "warning",
-        "(root)",
-        f"The loss rose over {len(curve.steps)} training steps on the same batch: {how} "
-        f"(loss per step: {curve_text(curve.steps)}). "
-        + (
-            f"A loss {DIVERGES:g} times the first or more is training diverging: "
-            if diverges
-            else "Steps that overshoot like this mean "
-        )
-        + "the learning rate is too large for this network, or the gradients explode.",
-        "Lower the learning rate (by 10x to start with), add a warm-up, or clip the gradients "
-        "(ops.clip_by_global_norm).",
-        (g.cell_node(""),),
-    )
+    cause = LossRising(*curve_values(curve.steps))
+    yield ctx.finding("error" if cause.diverges else "warning", "(root)", cause, (g.cell_node(""),))

@@ -3,13 +3,45 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.curves import RATIO_TOO_LARGE, ratio_groups
 from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe_curve import ProbeCurve
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
+
+
+@dataclass(frozen=True)
+class ProbeUpdatesTooLarge(Cause):
+    """Updates that change a parameter group's weights by more than their own norm each step: its rate is too large."""
+
+    names_subjects = True
+    group: int | None  # the optimizer's parameter group, when it has several
+    learning_rate: float | None  # the group's rate at the probe, when known
+    median: float  # the median ‖Δw‖/‖w‖ over its weight tensors and the probe's steps
+    weights: int  # how many weight tensors were measured
+    names: tuple[str, ...]  # the parameters of the group
+    bound: float  # the ratio above which updates are reported
+
+    def _which(self) -> str:
+        return f"parameter group {self.group}" if self.group is not None else "the optimizer"
+
+    def _rate(self) -> str:
+        return "" if self.learning_rate is None else f" (learning rate {self.learning_rate:g})"
+
+    def message(self) -> str:
+        return (
+            f"Each training step changes the weights of {self._which()}{self._rate()} by {self.median:.3g} times "
+            f"their norm (median ‖Δw‖/‖w‖ over {self.weights} weight tensors and the probe's steps, e.g. "
+            f"{listing(self.names)}); the rule of thumb is about 1e-3, and above {self.bound:g} the updates replace "
+            "the weights instead of refining them."
+        )
+
+    def fix(self) -> str:
+        return "Lower this group's learning rate (10x to 100x), or add a warm-up."
 
 
 @register(
@@ -17,6 +49,7 @@ from graphaudit.findings import Finding
     "probe-learning-rate-too-large",
     severity="warning",
     needs=(ProbeCurve,),
+    causes=(ProbeUpdatesTooLarge,),
     confirms="GA721",
     keeps_message="both",
     direction="too large",  # the rate: never folded into a GA721 rate below its range
@@ -58,16 +91,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if group.median <= RATIO_TOO_LARGE:
             continue
         (found,) = one_group(ctx, [params[i].node for i in group.positions])
-        lr = "" if group.learning_rate is None else f" (learning rate {group.learning_rate:g})"
-        which = f"parameter group {group.group}" if len(groups) > 1 else "the optimizer"
-        yield ctx.finding(
-            "warning",
-            found.subject,
-            f"Each training step changes the weights of {which}{lr} by {group.median:.3g} times their "
-            f"norm (median ‖Δw‖/‖w‖ over {len(group.positions)} weight tensors and the probe's steps, "
-            f"e.g. {found.listing()}); the rule of thumb is about 1e-3, and above {RATIO_TOO_LARGE:g} "
-            "the updates replace the weights instead of refining them.",
-            "Lower this group's learning rate (10x to 100x), or add a warm-up.",
-            found.graph_nodes,
-            subjects=found.names,
+        cause = ProbeUpdatesTooLarge(
+            group.group if len(groups) > 1 else None,
+            group.learning_rate,
+            float(group.median),
+            len(group.positions),
+            found.names,
+            RATIO_TOO_LARGE,
         )
+        yield ctx.finding("warning", found.subject, cause, found.graph_nodes, subjects=found.names)

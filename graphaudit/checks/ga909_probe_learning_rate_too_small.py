@@ -3,13 +3,47 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.curves import RATIO_TOO_SMALL, depth_profile, ratio_groups
 from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe_curve import ProbeCurve
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
+
+
+@dataclass(frozen=True)
+class ProbeUpdatesTooSmall(Cause):
+    """Updates that barely change a parameter group's weights each step: its rate is too small."""
+
+    names_subjects = True
+    group: int | None  # the optimizer's parameter group, when it has several
+    learning_rate: float | None  # the group's rate at the probe, when known
+    median: float  # the median ‖Δw‖/‖w‖ over its weight tensors and the probe's steps
+    weights: int  # how many weight tensors were measured
+    names: tuple[str, ...]  # the parameters of the group
+    bound: float  # the ratio below which updates are reported
+
+    def _which(self) -> str:
+        return f"parameter group {self.group}" if self.group is not None else "the optimizer"
+
+    def _rate(self) -> str:
+        return "" if self.learning_rate is None else f" (learning rate {self.learning_rate:g})"
+
+    def message(self) -> str:
+        return (
+            f"Each training step changes the weights of {self._which()}{self._rate()} by only {self.median:.3g} "
+            f"times their norm (median ‖Δw‖/‖w‖ over {self.weights} weight tensors, e.g. {listing(self.names)}); "
+            "the rule of thumb is about 1e-3: at this pace the loss barely moves."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Raise this group's learning rate (by 100x or more); if it is meant to stay nearly fixed, "
+            "freeze it instead (requires_grad=False)."
+        )
 
 
 @register(
@@ -17,6 +51,7 @@ from graphaudit.findings import Finding
     "probe-learning-rate-too-small",
     severity="warning",
     needs=(ProbeCurve,),
+    causes=(ProbeUpdatesTooSmall,),
     once="one finding per parameter group of the optimizer: every weight it holds is measured in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -57,16 +92,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if group.median >= RATIO_TOO_SMALL or group.median == 0.0 or group.learning_rate == 0.0:
             continue
         (found,) = one_group(ctx, [params[i].node for i in group.positions])
-        lr = "" if group.learning_rate is None else f" (learning rate {group.learning_rate:g})"
-        which = f"parameter group {group.group}" if len(groups) > 1 else "the optimizer"
-        yield ctx.finding(
-            "warning",
-            found.subject,
-            f"Each training step changes the weights of {which}{lr} by only {group.median:.3g} times "
-            f"their norm (median ‖Δw‖/‖w‖ over {len(group.positions)} weight tensors, e.g. "
-            f"{found.listing()}); the rule of thumb is about 1e-3: at this pace the loss barely moves.",
-            "Raise this group's learning rate (by 100x or more); if it is meant to stay nearly fixed, "
-            "freeze it instead (requires_grad=False).",
-            found.graph_nodes,
-            subjects=found.names,
+        cause = ProbeUpdatesTooSmall(
+            group.group if len(groups) > 1 else None,
+            group.learning_rate,
+            float(group.median),
+            len(group.positions),
+            found.names,
+            RATIO_TOO_SMALL,
         )
+        yield ctx.finding("warning", found.subject, cause, found.graph_nodes, subjects=found.names)

@@ -3,12 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.curves import VANISHING, depth_profile
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class VanishingGradient(Cause):
+    """Relative gradients that fall through the depth, from the output side to the input side."""
+
+    names_subjects = True
+    inner: str  # the weight nearest the input
+    outer: str  # the weight nearest the output
+    inner_relative: float  # its ‖g‖/‖w‖
+    outer_relative: float
+    tensors: int  # the weight tensors of the profile
+    ratio: float  # the profile's inner over outer ratio
+    bound: float  # the ratio below which gradients vanish
+
+    def message(self) -> str:
+        return (
+            f"The relative gradient ‖g‖/‖w‖ falls from {self.outer_relative:.3g} at {self.outer} (output side) "
+            f"to {self.inner_relative:.3g} at {self.inner} (input side) over {self.tensors} weight "
+            f"tensors: a ratio of {self.ratio:.3g}, below {self.bound:g}. The layers near the input barely "
+            "learn: the gradients vanish through the depth."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Use activations that do not saturate (ReLU, GELU instead of sigmoid/tanh), add normalisation "
+            "(BatchNorm, LayerNorm) or residual connections, or an initialisation suited to the activation "
+            "(HeNormal for ReLU, XavierUniform for tanh)."
+        )
 
 
 @register(
@@ -16,6 +46,7 @@ from graphaudit.findings import Finding
     "probe-vanishing-gradient",
     severity="warning",
     needs=(ProbeStep,),
+    causes=(VanishingGradient,),
     once="one finding per network: the gradient profile from its output to its input",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -60,16 +91,15 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     params = step.parameters
     inner, outer = params[profile.positions[0]], params[profile.positions[-1]]
-    yield ctx.finding(
-        "warning",
+    cause = VanishingGradient(
         inner.subject,
-        f"The relative gradient ‖g‖/‖w‖ falls from {profile.relative[-1]:.3g} at {outer.subject} (output side) "
-        f"to {profile.relative[0]:.3g} at {inner.subject} (input side) over {len(profile.relative)} weight "
-        f"tensors: a ratio of {profile.ratio:.3g}, below {VANISHING:g}. The layers near the input barely "
-        "learn: the gradients vanish through the depth.",
-        "Use activations that do not saturate (ReLU, GELU instead of sigmoid/tanh), add normalisation "
-        "(BatchNorm, LayerNorm) or residual connections, or an initialisation suited to the activation "
-        "(HeNormal for ReLU, XavierUniform for tanh).",
-        (inner.node, outer.node),
-        subjects=(inner.subject, outer.subject),
+        outer.subject,
+        float(profile.relative[0]),
+        float(profile.relative[-1]),
+        len(profile.relative),
+        float(profile.ratio),
+        VANISHING,
+    )
+    yield ctx.finding(
+        "warning", inner.subject, cause, (inner.node, outer.node), subjects=(inner.subject, outer.subject)
     )

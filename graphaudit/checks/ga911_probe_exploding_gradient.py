@@ -3,12 +3,44 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.curves import EXPLODING, EXPLODING_RELATIVE, depth_profile
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class ExplodingGradient(Cause):
+    """Relative gradients that explode: one weight's ‖g‖/‖w‖ too large, or growing too much through the depth."""
+
+    names_subjects = True
+    worst: str  # the weight with the largest ‖g‖/‖w‖
+    worst_relative: float
+    inner: str  # the weight nearest the input
+    outer: str  # the weight nearest the output
+    inner_relative: float
+    outer_relative: float
+    ratio: float  # the profile's inner over outer ratio
+    relative_bound: float  # the ‖g‖/‖w‖ above which one weight's gradient explodes
+    ratio_bound: float  # the ratio above which gradients explode through the depth
+
+    def message(self) -> str:
+        return (
+            f"The gradients explode: the relative gradient ‖g‖/‖w‖ reaches {self.worst_relative:.3g} at "
+            f"{self.worst} (bound {self.relative_bound:g}), and goes from {self.outer_relative:.3g} at "
+            f"{self.outer} (output side) to {self.inner_relative:.3g} at {self.inner} (input side), a ratio "
+            f"of {self.ratio:.3g} (bound {self.ratio_bound:g})."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Initialise the weights for the activation (HeNormal/HeUniform for ReLU, not a fixed large "
+            "Normal), add normalisation or residual connections, and clip the gradients "
+            "(ops.clip_by_global_norm) if the architecture needs it."
+        )
 
 
 @register(
@@ -16,6 +48,7 @@ from graphaudit.findings import Finding
     "probe-exploding-gradient",
     severity="warning",
     needs=(ProbeStep,),
+    causes=(ExplodingGradient,),
     once="one finding per network: the gradient profile from its output to its input",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -61,16 +94,21 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     top = max(range(len(profile.relative)), key=lambda i: profile.relative[i])
     worst = params[profile.positions[top]]
     inner, outer = params[profile.positions[0]], params[profile.positions[-1]]
+    cause = ExplodingGradient(
+        worst.subject,
+        float(profile.relative[top]),
+        inner.subject,
+        outer.subject,
+        float(profile.relative[0]),
+        float(profile.relative[-1]),
+        float(profile.ratio),
+        EXPLODING_RELATIVE,
+        EXPLODING,
+    )
     yield ctx.finding(
         "warning",
         worst.subject,
-        f"The gradients explode: the relative gradient ‖g‖/‖w‖ reaches {profile.relative[top]:.3g} at "
-        f"{worst.subject} (bound {EXPLODING_RELATIVE:g}), and goes from {profile.relative[-1]:.3g} at "
-        f"{outer.subject} (output side) to {profile.relative[0]:.3g} at {inner.subject} (input side), a ratio "
-        f"of {profile.ratio:.3g} (bound {EXPLODING:g}).",
-        "Initialise the weights for the activation (HeNormal/HeUniform for ReLU, not a fixed large "
-        "Normal), add normalisation or residual connections, and clip the gradients "
-        "(ops.clip_by_global_norm) if the architecture needs it.",
+        cause,
         tuple(dict.fromkeys((worst.node, inner.node, outer.node))),
         subjects=tuple(dict.fromkeys((worst.subject, inner.subject, outer.subject))),
     )

@@ -4,13 +4,38 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.curves import curve_text
+from graphaudit.checks._shared.curves import curve_values, curve_words
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe_curve import ProbeCurve
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class NonFiniteLoss(Cause):
+    """A loss that became NaN or Inf during the probe's training steps on one batch."""
+
+    loss: str  # the first non-finite loss: "nan", "inf" or "-inf"
+    step: int  # its step
+    losses: tuple[float | str, ...]  # the loss of each step (a non-finite one as its word)
+    skipped: tuple[int, ...]  # the positions of the steps whose update was skipped
+
+    def message(self) -> str:
+        return (
+            f"The loss became {self.loss} at step {self.step} of {len(self.losses)} on the same batch "
+            f"(loss per step: {curve_words(self.losses, self.skipped)}): the updates diverged."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Lower the learning rate, clip the gradients (ops.clip_by_global_norm), and look for an "
+            "operation that leaves its domain as the weights move (log or sqrt of a value that reaches 0 or "
+            "below, a division by a value that reaches 0, a float16 value above 65504: keep such layers, "
+            "normalisations and the loss in float32)."
+        )
 
 
 @register(
@@ -18,6 +43,7 @@ from graphaudit.findings import Finding
     "probe-non-finite-loss",
     severity="error",
     needs=(ProbeCurve,),
+    causes=(NonFiniteLoss,),
     once="one finding per probe run: its one loss curve",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -51,14 +77,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     bad = next((s for s in curve.steps if not math.isfinite(s.loss)), None)
     if bad is None:
         return
-    yield ctx.finding(
-        "error",
-        "(root)",
-        f"The loss became {bad.loss} at step {bad.index} of {len(curve.steps)} on the same batch "
-        f"(loss per step: {curve_text(curve.steps)}): the updates diverged.",
-        "Lower the learning rate, clip the gradients (ops.clip_by_global_norm), and look for an "
-        "operation that leaves its domain as the weights move (log or sqrt of a value that reaches 0 or "
-        "below, a division by a value that reaches 0, a float16 value above 65504: keep such layers, "
-        "normalisations and the loss in float32).",
-        (g.cell_node(""),),
-    )
+    cause = NonFiniteLoss(str(float(bad.loss)), bad.index, *curve_values(curve.steps))
+    yield ctx.finding("error", "(root)", cause, (g.cell_node(""),))

@@ -3,12 +3,107 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe_curve import ProbeCurve
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted
+
+
+@dataclass(frozen=True)
+class LossScaleSteps(Cause):
+    """What the probe saw of a loss scale that skips overflowing steps: the base of GA913's causes."""
+
+    update_cell: str | None  # the loss scale's update cell (None: a fixed scale_sense)
+    wrapper: str  # the training cell that applies it
+    first_scale: float | None  # the loss scale at the first step (None: not read)
+    last_scale: float | None  # and at the last
+
+    def _how(self) -> str:
+        return f"{self.update_cell or 'a fixed scale_sense'} in {self.wrapper}"
+
+    def _span(self) -> str:
+        if self.first_scale is None or self.last_scale is None:
+            return ""
+        if self.first_scale != self.last_scale:
+            return f"the loss scale went from {self.first_scale:g} to {self.last_scale:g}"
+        return f"a scale of {self.first_scale:g} that does not change, so every step on this batch overflows alike"
+
+
+@dataclass(frozen=True)
+class LossScaleNeverSettles(LossScaleSteps):
+    """So many steps overflowed that fewer than the steps asked for updated the weights.
+
+    ``at_scale_one`` is what a step at scale 1 showed when none updated: ``"overflows"`` (the
+    gradients are NaN/Inf even then) or ``"finite"``; ``None`` when some step updated.
+    """
+
+    skipped: int = 0  # the steps skipped
+    steps: int = 0  # the steps run
+    applied: int = 0  # the steps that updated
+    requested: int = 0  # the steps asked for
+    at_scale_one: str | None = None
+
+    def message(self) -> str:
+        at_one = {
+            "overflows": " Even at scale 1 the gradients are NaN/Inf: the network's own computation overflows, "
+            "whatever the scale.",
+            "finite": " At scale 1 the gradients are finite: the scale is too large for float16.",
+        }.get(self.at_scale_one or "", "")
+        return (
+            f"The loss scale never settles: {self.skipped} of the {self.steps} steps run overflowed and were skipped "
+            f"by {self._how()} ({self._span()}), and only {self.applied} of the {self.requested} steps asked for "
+            f"updated the weights. Training with this setup does not learn.{at_one}"
+        )
+
+    def fix(self) -> str:
+        return (
+            "Start from a scale float16 can hold (DynamicLossScaleUpdateCell(loss_scale_value=2**12, ...)) "
+            "and use a dynamic scale; if the gradients overflow at every scale, find the first layer whose "
+            "gradient is NaN/Inf or very large, or keep the overflowing layers (normalisations, softmax, the "
+            "loss) in float32."
+        )
+
+
+@dataclass(frozen=True)
+class LossScaleOverflowsLate(LossScaleSteps):
+    """Steps that overflowed at a loss scale an earlier step had worked at: the gradients grow step to step."""
+
+    late: tuple[int, ...] = ()  # the steps that overflowed so
+
+    def message(self) -> str:
+        return (
+            f"Steps {', '.join(str(step) for step in self.late)} overflowed at a loss scale that had worked for an "
+            f"earlier step (same batch, {self._how()}; {self._span()}): the gradients grow from step to step until "
+            "float16 cannot hold them."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Lower the learning rate or clip the gradients (ops.clip_by_global_norm): gradients that grow from "
+            "step to step mean updates too large for this network."
+        )
+
+
+@dataclass(frozen=True)
+class LossScaleFirstStepsSkipped(LossScaleSteps):
+    """The first steps overflowed and were skipped while a dynamic loss scale came down; the rest updated."""
+
+    skipped: int = 0  # the steps skipped
+    settled_scale: float | None = None  # the scale of the first step that updated
+
+    def message(self) -> str:
+        was = "was" if self.skipped == 1 else "were"
+        return (
+            f"The first {counted(self.skipped, 'step')} overflowed and {was} skipped while {self._how()} lowered the "
+            f"scale ({self._span()}); the steps after updated normally. Training wastes its first steps this way."
+        )
+
+    def fix(self) -> str:
+        return f"Start the dynamic scale lower (loss_scale_value={self.settled_scale:g}) to lose no step; nothing else to do."
 
 
 @register(
@@ -18,6 +113,7 @@ from graphaudit.findings import Finding
     also=("info",),
     needs=(ProbeCurve,),
     once="one finding per probe run and way its loss scale failed",
+    causes=(LossScaleNeverSettles, LossScaleOverflowsLate, LossScaleFirstStepsSkipped),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Steps skipped on overflow by the loss scale: a scale that never settles, or wasted first steps.
@@ -61,14 +157,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if not skipped:
         return
     scales = [s.loss_scale for s in steps if s.loss_scale is not None]
-    how = f"{curve.scaling.update_cell or 'a fixed scale_sense'} in {curve.scaling.wrapper}"
-    span = ""
-    if scales:
-        span = (
-            f"the loss scale went from {scales[0]:g} to {scales[-1]:g}"
-            if scales[0] != scales[-1]
-            else f"a scale of {scales[0]:g} that does not change, so every step on this batch overflows alike"
-        )
+    facts = (
+        curve.scaling.update_cell or None,
+        curve.scaling.wrapper,
+        float(scales[0]) if scales else None,
+        float(scales[-1]) if scales else None,
+    )
     late = []  # overflows at a scale no higher than one that worked: the gradients grew
     worked: float | None = None
     for s in steps:
@@ -78,45 +172,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             late.append(s)
     node = (g.cell_node(""),)
     if len(curve.applied) < curve.requested:
-        at_one = ""
+        at_one = None
         if not curve.applied:
             broken = any(p.grad_finite is False for p in curve.parameters if p.in_optimizer)
-            at_one = (
-                " Even at scale 1 the gradients are NaN/Inf: the network's own computation overflows, "
-                "whatever the scale."
-                if broken
-                else " At scale 1 the gradients are finite: the scale is too large for float16."
-            )
-        yield ctx.finding(
-            "warning",
-            "(root)",
-            f"The loss scale never settles: {len(skipped)} of the {len(steps)} steps run overflowed and were skipped "
-            f"by {how} ({span}), and only {len(curve.applied)} of the {curve.requested} steps asked for updated "
-            f"the weights. Training with this setup does not learn.{at_one}",
-            "Start from a scale float16 can hold (DynamicLossScaleUpdateCell(loss_scale_value=2**12, ...)) "
-            "and use a dynamic scale; if the gradients overflow at every scale, find the first layer whose "
-            "gradient is NaN/Inf or very large, or keep the overflowing layers (normalisations, softmax, the "
-            "loss) in float32.",
-            node,
+            at_one = "overflows" if broken else "finite"
+        cause = LossScaleNeverSettles(
+            *facts, len(skipped), len(steps), len(curve.applied), curve.requested, at_one
         )
+        yield ctx.finding("warning", "(root)", cause, node)
     elif late:
-        yield ctx.finding(
-            "warning",
-            "(root)",
-            f"Steps {', '.join(str(s.index) for s in late)} overflowed at a loss scale that had worked for an "
-            f"earlier step (same batch, {how}; {span}): the gradients grow from step to step until float16 "
-            "cannot hold them.",
-            "Lower the learning rate or clip the gradients (ops.clip_by_global_norm): gradients that grow from "
-            "step to step mean updates too large for this network.",
-            node,
-        )
+        cause = LossScaleOverflowsLate(*facts, tuple(s.index for s in late))
+        yield ctx.finding("warning", "(root)", cause, node)
     else:
-        yield ctx.finding(
-            "info",
-            "(root)",
-            f"The first {len(skipped)} step(s) overflowed and were skipped while {how} lowered the scale "
-            f"({span}); the steps after updated normally. Training wastes its first steps this way.",
-            f"Start the dynamic scale lower (loss_scale_value={curve.applied[0].loss_scale:g}) to lose no step; "
-            "nothing else to do.",
-            node,
-        )
+        settled = curve.applied[0].loss_scale
+        cause = LossScaleFirstStepsSkipped(*facts, len(skipped), None if settled is None else float(settled))
+        yield ctx.finding("info", "(root)", cause, node)

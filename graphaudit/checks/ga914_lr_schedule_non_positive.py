@@ -4,14 +4,95 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lr_groups import describe_schedule, group_of_schedule
+from graphaudit.checks._shared.curves import plain_number
+from graphaudit.checks._shared.lr_groups import group_of_schedule, schedule_words
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.schedule import LearningRates
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import members
 
 ZERO_SHARE = 0.10  # more steps than this at rate 0 is wasted training
+
+
+@dataclass(frozen=True)
+class _ScheduleOfGroup(Cause):
+    """A parameter group's learning-rate schedule and the parameters that follow it: the base of GA914's causes."""
+
+    subject: str  # the cell holding the group's parameters, or the parameter
+    names: tuple[str, ...]  # the group's parameters
+    whole_cell: bool  # the subject is a cell all of whose parameters are the group's
+    note: str  # a lone parameter's Parameter.name, when it differs from its path
+    group: int | None  # the parameter group, when the optimizer has several
+    schedule: str  # its kind: "fixed", "list" or "cell"
+    cell: str  # the schedule cell's class, for a "cell"
+    length: int  # how many values of it were read
+
+    def _what(self) -> str:
+        return schedule_words(self.group, self.schedule, self.cell, self.length)
+
+    def _members(self) -> str:
+        return members(
+            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
+        )
+
+
+@dataclass(frozen=True)
+class LearningRateNegative(_ScheduleOfGroup):
+    """A learning-rate schedule with negative or NaN values."""
+
+    names_subjects = True
+    step: int = 0  # the first such step
+    value: float | str = 0.0  # its value (a non-finite one as its word: "nan", "-inf")
+    bad: int = 0  # how many steps read are negative or NaN
+
+    def message(self) -> str:
+        return (
+            f"{self._what()} is {float(self.value):g} at step {self.step} ({self.bad} of the {self.length} steps read "
+            "are negative or NaN): a negative rate climbs the loss, a NaN one makes every weight NaN. It applies to "
+            f"{self._members()}."
+        )
+
+    def fix(self) -> str:
+        return "Check the schedule's arguments (end_learning_rate, min_lr, decay_rate): every value must be positive."
+
+
+@dataclass(frozen=True)
+class LearningRateAlwaysZero(_ScheduleOfGroup):
+    """A learning-rate schedule that is 0 at every step: its parameters never train."""
+
+    names_subjects = True
+
+    def message(self) -> str:
+        return f"{self._what()} is 0 at every step: {self._members()} never train."
+
+    def fix(self) -> str:
+        return (
+            "Give the group a positive learning rate, or freeze it explicitly (requires_grad=False and "
+            "leave it out of the optimizer)."
+        )
+
+
+@dataclass(frozen=True)
+class LearningRateOftenZero(_ScheduleOfGroup):
+    """A learning-rate schedule that is 0 at more than 10% of its steps: those steps change nothing."""
+
+    zeros: int = 0  # the steps at rate 0
+    first_zero: int = 0  # the first of them
+
+    def message(self) -> str:
+        return (
+            f"{self._what()} is 0 at {self.zeros} of the {self.length} steps read (from step {self.first_zero}): "
+            "those training steps change nothing."
+        )
+
+    def fix(self) -> str:
+        return (
+            "End the decay at a small positive rate (end_learning_rate=1e-5 or min_lr > 0), or make the "
+            "schedule as long as the training (total_steps=...)."
+        )
 
 
 @register(
@@ -20,6 +101,7 @@ ZERO_SHARE = 0.10  # more steps than this at rate 0 is wasted training
     severity="error",
     also=("warning",),
     needs=(LearningRates,),
+    causes=(LearningRateNegative, LearningRateAlwaysZero, LearningRateOftenZero),
     once="one finding per learning-rate schedule: each parameter group's schedule is written on its own, its parameters listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -56,40 +138,25 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if not values:
             continue
         group = group_of_schedule(ctx, schedule)
-        what = describe_schedule(schedule, len(rates.schedules))
+        facts = (
+            group.subject,
+            group.names,
+            group.cell is not None,
+            group.note,
+            schedule.group if len(rates.schedules) > 1 else None,
+            schedule.kind,
+            schedule.cell,
+            len(values),
+        )
         bad = [(s, v) for s, v in zip(schedule.steps, values) if math.isnan(v) or v < 0]
         zeros = [s for s, v in zip(schedule.steps, values) if v == 0.0]
         if bad:
             step, value = bad[0]
-            yield ctx.finding(
-                "error",
-                group.subject,
-                f"{what} is {value:g} at step {step} ({len(bad)} of the "
-                f"{len(values)} steps read are negative or NaN): a negative rate climbs the loss, a NaN "
-                f"one makes every weight NaN. It applies to {group.describe('parameter')}.",
-                "Check the schedule's arguments (end_learning_rate, min_lr, decay_rate): every value must "
-                "be positive.",
-                group.graph_nodes,
-                subjects=group.names,
-            )
+            cause = LearningRateNegative(*facts, int(step), plain_number(value), len(bad))
+            yield ctx.finding("error", group.subject, cause, group.graph_nodes, subjects=group.names)
         elif len(zeros) == len(values):
-            yield ctx.finding(
-                "warning",
-                group.subject,
-                f"{what} is 0 at every step: {group.describe('parameter')} never train.",
-                "Give the group a positive learning rate, or freeze it explicitly (requires_grad=False and "
-                "leave it out of the optimizer).",
-                group.graph_nodes,
-                subjects=group.names,
-            )
+            cause = LearningRateAlwaysZero(*facts)
+            yield ctx.finding("warning", group.subject, cause, group.graph_nodes, subjects=group.names)
         elif len(zeros) > ZERO_SHARE * len(values):
-            yield ctx.finding(
-                "warning",
-                group.subject,
-                f"{what} is 0 at {len(zeros)} of the {len(values)} steps read (from step "
-                f"{zeros[0]}): those training steps change nothing.",
-                "End the decay at a small positive rate (end_learning_rate=1e-5 or min_lr > 0), or make the "
-                "schedule as long as the training (total_steps=...).",
-                group.graph_nodes,
-                subjects=group.names,
-            )
+            cause = LearningRateOftenZero(*facts, len(zeros), int(zeros[0]))
+            yield ctx.finding("warning", group.subject, cause, group.graph_nodes, subjects=group.names)

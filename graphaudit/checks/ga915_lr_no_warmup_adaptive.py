@@ -3,15 +3,44 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lr_groups import describe_schedule, group_of_schedule
+from graphaudit.checks._shared.lr_groups import group_of_schedule, schedule_words
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.schedule import LearningRates
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 LARGE_PEAK = 3e-3  # 3x Adam's default of 1e-3 (Kingma & Ba 2015); ViT trains at 3e-3 with a 10k-step warm-up
 WARM = 0.5  # a schedule starting at half its peak or more has no warm-up
+
+
+@dataclass(frozen=True)
+class NoWarmUpAdaptive(Cause):
+    """An adaptive optimizer that starts at a large learning rate with no warm-up."""
+
+    optimizer: str  # the optimizer's class
+    group: int | None  # the parameter group, when the optimizer has several
+    schedule: str  # its kind: "fixed", "list" or "cell"
+    cell: str  # the schedule cell's class, for a "cell"
+    length: int  # how many values of it were read
+    start: float  # the rate at the first step
+    peak: float  # the schedule's largest rate
+    large: float  # the rate from which an adaptive optimizer wants a warm-up
+
+    def message(self) -> str:
+        what = schedule_words(self.group, self.schedule, self.cell, self.length)
+        return (
+            f"{self.optimizer} starts at a learning rate of {self.start:g} ({what[0].lower()}{what[1:]}, peak "
+            f"{self.peak:g}) with no warm-up: for an adaptive optimizer a rate of {self.large:g} or more wants a "
+            "warm-up, while its moment estimates are made from a handful of gradients."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Warm the rate up linearly from about 0 over the first few epochs (nn.warmup_lr, or a "
+            "warm-up + cosine list), or start lower."
+        )
 
 
 @register(
@@ -19,6 +48,7 @@ WARM = 0.5  # a schedule starting at half its peak or more has no warm-up
     "lr-no-warmup-adaptive",
     severity="warning",
     needs=(LearningRates,),
+    causes=(NoWarmUpAdaptive,),
     once="one finding per learning-rate schedule: each parameter group's schedule is written on its own, its parameters listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -59,16 +89,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if not schedule.values or schedule.peak < LARGE_PEAK or schedule.values[0] < WARM * schedule.peak:
             continue
         group = group_of_schedule(ctx, schedule)
-        what = describe_schedule(schedule, len(rates.schedules))
-        yield ctx.finding(
-            "warning",
-            group.subject,
-            f"{rates.optimizer} starts at a learning rate of {schedule.values[0]:g} "
-            f"({what[0].lower()}{what[1:]}, peak {schedule.peak:g}) with no warm-up: "
-            f"for an adaptive optimizer a rate of {LARGE_PEAK:g} or more wants a warm-up, while its moment "
-            "estimates are made from a handful of gradients.",
-            "Warm the rate up linearly from about 0 over the first few epochs (nn.warmup_lr, or a "
-            "warm-up + cosine list), or start lower.",
-            group.graph_nodes,
-            subjects=group.names,
+        cause = NoWarmUpAdaptive(
+            rates.optimizer,
+            schedule.group if len(rates.schedules) > 1 else None,
+            schedule.kind,
+            schedule.cell,
+            len(schedule.values),
+            float(schedule.values[0]),
+            float(schedule.peak),
+            LARGE_PEAK,
         )
+        yield ctx.finding("warning", group.subject, cause, group.graph_nodes, subjects=group.names)

@@ -3,14 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.lr_groups import describe_schedule, group_of_schedule
+from graphaudit.checks._shared.lr_groups import group_of_schedule, schedule_words
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.schedule import LearningRates
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 LATE = 0.9  # a maximum first reached in the last 10% of the schedule: it rises to the end
+
+
+@dataclass(frozen=True)
+class ScheduleRises(Cause):
+    """A learning-rate schedule that rises to its end and never decreases."""
+
+    group: int | None  # the parameter group, when the optimizer has several
+    schedule: str  # its kind: "fixed", "list" or "cell"
+    cell: str  # the schedule cell's class, for a "cell"
+    length: int  # how many values of it were read
+    first: float  # the rate at the first step read
+    first_step: int
+    last: float  # the rate at the last step read
+    last_step: int
+
+    def message(self) -> str:
+        return (
+            f"{schedule_words(self.group, self.schedule, self.cell, self.length)} rises from {self.first:g} at step "
+            f"{self.first_step} to {self.last:g} at step {self.last_step} and never decreases: the rate "
+            "is largest at the end of training, where a decay should make it smallest."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Swap the schedule's start and end rates (learning_rate/end_learning_rate, max_lr/min_lr), or "
+            "use a decay_rate below 1."
+        )
 
 
 @register(
@@ -18,6 +46,7 @@ LATE = 0.9  # a maximum first reached in the last 10% of the schedule: it rises 
     "lr-schedule-rises",
     severity="warning",
     needs=(LearningRates,),
+    causes=(ScheduleRises,),
     once="one finding per learning-rate schedule: each parameter group's schedule is written on its own, its parameters listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -62,15 +91,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ):
             continue
         group = group_of_schedule(ctx, schedule)
-        what = describe_schedule(schedule, len(rates.schedules))
-        yield ctx.finding(
-            "warning",
-            group.subject,
-            f"{what} rises from {values[0]:g} at step "
-            f"{schedule.steps[0]} to {values[-1]:g} at step {schedule.steps[-1]} and never decreases: the rate "
-            "is largest at the end of training, where a decay should make it smallest.",
-            "Swap the schedule's start and end rates (learning_rate/end_learning_rate, max_lr/min_lr), or "
-            "use a decay_rate below 1.",
-            group.graph_nodes,
-            subjects=group.names,
+        cause = ScheduleRises(
+            schedule.group if len(rates.schedules) > 1 else None,
+            schedule.kind,
+            schedule.cell,
+            len(values),
+            float(values[0]),
+            int(schedule.steps[0]),
+            float(values[-1]),
+            int(schedule.steps[-1]),
         )
+        yield ctx.finding("warning", group.subject, cause, group.graph_nodes, subjects=group.names)

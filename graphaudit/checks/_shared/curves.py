@@ -49,9 +49,12 @@ __all__ = [
     "DepthProfile",
     "RatioGroup",
     "curve_text",
+    "curve_values",
+    "curve_words",
     "depth_profile",
     "finite_losses",
     "loss_trend",
+    "plain_number",
     "ratio_groups",
 ]
 
@@ -94,7 +97,37 @@ def loss_trend(losses: Sequence[float]) -> str:
 
 def curve_text(steps: Sequence[StepRecord]) -> str:
     """The loss of every step, as text (skipped steps marked)."""
-    return ", ".join(f"{s.loss:.4g}" + ("" if s.applied else " (skipped)") for s in steps)
+    return curve_words(*curve_values(steps))
+
+
+def plain_number(value: float) -> float | str:
+    """*value* as a cause holds it: a finite float, or the word of a non-finite one (``"nan"``, ``"inf"``).
+
+    JSON has no NaN or Infinity: a cause's facts stay valid JSON.
+
+    Example:
+        >>> plain_number(0.5), plain_number(float("nan")), plain_number(float("-inf"))
+        (0.5, 'nan', '-inf')
+    """
+    value = float(value)
+    return value if math.isfinite(value) else str(value)
+
+
+def curve_values(steps: Sequence[StepRecord]) -> tuple[tuple[float | str, ...], tuple[int, ...]]:
+    """The loss of every step (:func:`plain_number`) and the positions of the skipped steps: a curve as facts."""
+    return tuple(plain_number(s.loss) for s in steps), tuple(i for i, s in enumerate(steps) if not s.applied)
+
+
+def curve_words(losses: Sequence[float | str], skipped: Sequence[int] = ()) -> str:
+    """The losses of :func:`curve_values` as text, skipped steps marked.
+
+    Example:
+        >>> curve_words((2.0, 1.23456, "nan"), (1,))
+        '2, 1.235 (skipped), nan'
+    """
+    return ", ".join(
+        f"{float(loss):.4g}" + (" (skipped)" if i in skipped else "") for i, loss in enumerate(losses)
+    )
 
 
 def is_weight(p: ParameterProbe) -> bool:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from graphaudit.capture.training.lr_schedules import Schedule
     from graphaudit.checks.context import AuditContext
 
-__all__ = ["describe_schedule", "group_of_schedule"]
+__all__ = ["describe_schedule", "group_of_schedule", "schedule_words"]
 
 
 def group_of_schedule(ctx: AuditContext, schedule: Schedule) -> Group:
@@ -35,8 +35,18 @@ def group_of_schedule(ctx: AuditContext, schedule: Schedule) -> Group:
 
 def describe_schedule(schedule: Schedule, groups: int) -> str:
     """``The learning rate (a list of 100 per-step values)``, ``Group 1's learning rate (CosineDecayLR)``."""
-    what = {"list": f"a list of {len(schedule.values)} per-step values", "cell": schedule.cell}.get(
-        schedule.kind, "a fixed value"
+    return schedule_words(
+        schedule.group if groups > 1 else None, schedule.kind, schedule.cell, len(schedule.values)
     )
-    owner = f"Group {schedule.group}'s learning rate" if groups > 1 else "The learning rate"
+
+
+def schedule_words(group: int | None, kind: str, cell: str, length: int) -> str:
+    """:func:`describe_schedule` from a cause's facts: the group (``None``: the only one), the kind, its cell, its length.
+
+    Example:
+        >>> schedule_words(None, "list", "", 100), schedule_words(1, "cell", "CosineDecayLR", 50)
+        ('The learning rate (a list of 100 per-step values)', "Group 1's learning rate (CosineDecayLR)")
+    """
+    what = {"list": f"a list of {length} per-step values", "cell": cell}.get(kind, "a fixed value")
+    owner = f"Group {group}'s learning rate" if group is not None else "The learning rate"
     return f"{owner} ({what})"
