@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, ClassVar, Literal
@@ -90,7 +91,12 @@ class Cause:
 
 
 def _plain(value: Any) -> Any:
-    """*value* as a JSON value: tuples as lists, NumPy scalars as numbers, nested causes as fields."""
+    """*value* as a JSON value: tuples as lists, NumPy scalars as numbers, nested causes as fields.
+
+    A float that is not finite is the word JSON lacks a number for (``"nan"``, ``"inf"``, ``"-inf"``).
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # "nan", "inf", "-inf": JSON has no such numbers
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, Cause):

@@ -660,6 +660,22 @@ def test_ga723_one_finding_per_parameter_group():
     assert all(f"for group {f.cause.group} " in f.message for f in found)
 
 
+def test_a_rate_ga721_and_ga723_both_find_far_off_is_one_finding():
+    """SGD at 20 with batches of 128: above GA721's plausible range and 400x the linear scaling rule's
+    rate: one cause, one finding (GA723's numbers after GA721's); a rate only GA723 judges stays its own."""
+    net = mlp()
+    optimizer = nn.SGD(net.trainable_params(), 20.0)
+    report = graphaudit.audit(net, optimizer, inputs=(features(),), dataset=batched(512, 128, drop=True))
+    [found] = report.by_check("GA723")
+    assert found.check_id == "GA721" and found.confirmed_by == ("GA723",), report
+    assert "linear scaling rule" in found.message and found.cause.direction == "too large"
+    small = nn.SGD(net.trainable_params(), 0.5)  # within GA721's range: GA723's own finding
+    [alone] = graphaudit.audit(net, small, inputs=(features(),), dataset=batched(512, 2, drop=True)).by_check(
+        "GA723"
+    )
+    assert alone.check_id == "GA723" and not alone.confirmed_by
+
+
 def test_ga051_labels_collapsed_by_preprocessing():
     raw = RNG.integers(0, 10, 8)
     keras = Tensor((raw / 255).astype(np.int32))  # a Keras port: y_train = y_train / 255, then the cast

@@ -71,6 +71,8 @@ class LearningRateAgainstBatchSize(Cause):
     ),
     uses=(OptimizerView,),
     causes=(LearningRateAgainstBatchSize,),
+    confirms="GA721",  # one rate far off, said twice: the batch size is why GA721's range is left
+    keeps_message="both",
     once="one finding per learning rate of the optimizer: each parameter group's rate is set on its own",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -134,4 +136,4 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             schedule.group if len(schedules) > 1 else None,
             group.subject,
         )
-        yield ctx.finding(severity, name, cause, group.graph_nodes)
+        yield ctx.finding(severity, name, cause, group.graph_nodes, subjects=(name, *group.names))
