@@ -129,6 +129,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
           output activation: the targets must lie in the activation's range (sigmoid and
           softmax ``[0, 1]``, tanh ``[-1, 1]``, ReLU ``[0, ∞)``, ReLU6 ``[0, 6]``); a warning
           otherwise.
+        A one-unit head under a softmax cross-entropy is GA408's cause, class indices given to a
+        binary cross-entropy GA405's.
 
     Why is this bad:
         A class index past the output's width makes MindSpore's CPU kernels raise at the first
@@ -168,7 +170,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if target.family in ("ce", "nll") and reading.role == "index":
         classes = reading.classes or 0
         if classes < 2:
-            return  # a one-unit head under a softmax cross-entropy: GA408
+            return  # fewer than two classes: no range of indices to hold the labels to
         kept = values if target.ignore_index is None else values[values != target.ignore_index]
         bad = kept[(kept < 0) | (kept >= classes) | (kept != np.round(kept))]
         if not bad.size:
@@ -189,7 +191,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if low >= -_TOLERANCE and high <= 1 + _TOLERANCE:
             return
         if target.family == "bce" and reading.integral and low >= 0:
-            return  # class indices given to a binary cross-entropy: GA405
+            return  # whole numbers from 0 under a binary cross-entropy: class indices, not probabilities out of range
         yield ctx.finding("error", "label", TargetsOutsideProbabilities(target.name, low, high), nodes)
         return
     if target.family != "regression" or reading.role != "dense":

@@ -87,6 +87,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ``(N, 1)`` label against an ``(N, 3)`` output), reports an error. (Losses that refuse
         to broadcast, such as ``BCEWithLogitsLoss`` or ``SmoothL1Loss`` on MindSpore 2.10,
         raise instead: GA060.)
+        Rows of classes of another width than the output's are GA053's cause.
 
     Why is this bad:
         The loss compares every prediction with every label of the batch, not each with its
@@ -125,7 +126,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if output == label:
         return
     if len(label) == len(output) == 2 and label[1] >= 2 and reading.format.kind in ROW_FORMATS:
-        return  # class rows of another width than the output's: GA053
+        return  # rows of classes of another width: the output's width is wrong, not the label's shape
     try:
         combined = tuple(np.broadcast_shapes(output, label))
     except ValueError:

@@ -67,6 +67,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         made through every path. A path that names no cell is reported with close matches.
         The cells one glob matches that are each called the same wrong number of times (one
         loop, one config value) are one finding.
+        A pattern that names no cell is GA300's.
 
     Why is this bad:
         Iterative refinement, weight-shared recurrent blocks, siamese encoders and
@@ -91,7 +92,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for pattern, expected in ctx.spec.calls.items():
         paths = resolve(ctx.graph, pattern)
         if not paths:
-            continue  # names nothing: GA300
+            continue  # the pattern names no cell: there are no calls to count
         seen: set[str] = set()
         wrong: dict[int, list[tuple[str, str]]] = {}
         for path in paths:
@@ -101,7 +102,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             seen.add(node)
             actual = len(g.calls_of(ctx.graph, node))
             if actual != expected and _declared_shared_split(ctx, path, expected, by_path):
-                continue  # one shared cell became several (GA103): its calls did not change
+                continue  # one shared cell became several copies: its calls did not change, its sharing did
             if actual != expected:
                 wrong.setdefault(actual, []).append((path, node))
         # The cells a glob matches, each called as many wrong times: one loop or config, one cause.

@@ -67,6 +67,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         convolution's receptive field is less than a quarter of the input's side. Networks
         that keep the full resolution on purpose (segmentation, denoising, super-resolution)
         end in a convolution, not a ``Dense``, and are not judged.
+        A trunk that does shrink the map is judged by GA312 and GA313 (how far).
 
     Why is this bad:
         A 3x3 convolution widens the receptive field by 2 pixels per layer without a stride:
@@ -101,7 +102,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     fields = receptive_fields(ctx)
     if any(fields.get(c.layer.call, (1, 1))[1] > 1 for c in convs):
-        return  # downsampled somewhere: not this rule's (GA312, GA313 judge the sizes)
+        return  # downsampled somewhere: the trunk does shrink the map (how far is another question)
     last = max(convs, key=lambda c: fields.get(c.layer.call, (1, 1))[0])
     order = ctx.graph.nodes[last.layer.call]["order"]
     heads = [

@@ -89,8 +89,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if not dependence.found:
         return
     probe = ctx.need(DependencyProbe)
-    if probe.result.results["batch"].found:
-        return  # the samples mix (GA340): what moves cannot be told apart; fix that first
     subject, nodes = subject_and_nodes(dependence)
     cause = PaddingReachesRealTokens(
         subject,

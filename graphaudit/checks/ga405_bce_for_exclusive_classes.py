@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.input_labels import loss_target, read_label
-from graphaudit.checks._shared.lossflow import pairings
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.label import GivenLabel
 from graphaudit.evidence.loss import LossTrace
@@ -70,6 +69,9 @@ class OneHotGivenToBce(Cause):
     also=("error", "info"),
     needs=(LossTrace, GivenLabel),
     causes=(ClassIndicesGivenToBce, OneHotGivenToBce),
+    defers_to={
+        "GA406": "a network ending in a softmax: the fix is the same, and GA406 says the cause more clearly"
+    },
     once="one finding per loss: the loss and the labels it is given",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -111,8 +113,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     target = loss_target(ctx)
     if reading is None or target is None or target.family != "bce" or not target.builtin:
         return  # a custom loss (a sigmoid focal loss) may one-hot its class indices itself
-    if any(p.activation == "softmax" and p.source == "output:0" for p in pairings(ctx)):
-        return  # GA406
     values = reading.values
     if reading.integral and values.size and values.min() >= 0 and values.max() >= 2:
         classes = tuple(sorted({int(v) for v in values.reshape(-1)}))

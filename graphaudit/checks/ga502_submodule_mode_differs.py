@@ -118,7 +118,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     """
 
     if not set_train_reached_a_branch(ctx.structure.cells.values()):
-        return  # the set_train() that training or evaluation starts with sets every cell: GA501's business
+        return  # the set_train() that training or evaluation starts with sets every cell alike
     dependent = _mode_dependent_cells(ctx)
     if len({bool(ctx.structure.cells[n].training) for n in dependent}) < 2:
         return  # every cell whose behaviour depends on the mode agrees: wrappers' flags change nothing

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import ROOT, holder, pattern
-from graphaudit.checks._shared.reference import ANOTHER_MODEL, by_module, port_cell, shape_text
+from graphaudit.checks._shared.reference import ANOTHER, by_module, port_cell, shape_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.findings import Cause, Finding
@@ -58,6 +58,7 @@ class ReferenceWeightMissingInPort(Cause):
     severity="error",
     needs=(ReferenceWeights,),
     causes=(ReferenceWeightMissingInPort,),
+    defers_to={"GA634": ANOTHER},
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A weight of the original with no counterpart in the port: a layer or a bias left out.
@@ -96,8 +97,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     weights = ctx.need(ReferenceWeights)
-    if weights.matched_fraction() < ANOTHER_MODEL:
-        return  # another model entirely: GA634's one finding, not one per weight
     missing = weights.missing()
     # One cause, one finding: the same parameter missing from every cell one loop built alike
     # (a Dense without bias in each block), or every layer missing under one cell of the port

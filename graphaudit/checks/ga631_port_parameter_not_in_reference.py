@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import Group, group_parameters, holder, pattern
-from graphaudit.checks._shared.reference import ANOTHER_MODEL, shape_text
+from graphaudit.checks._shared.reference import ANOTHER, shape_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.findings import Cause, Finding
@@ -52,6 +52,7 @@ class PortParameterNotInReference(Cause):
     severity="warning",
     needs=(ReferenceWeights,),
     causes=(PortParameterNotInReference,),
+    defers_to={"GA634": ANOTHER},
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A trainable parameter of the port that the original does not have: a layer or a bias added.
@@ -81,8 +82,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     weights = ctx.need(ReferenceWeights)
-    if weights.matched_fraction() < ANOTHER_MODEL:
-        return  # GA634
     added = [weights.port_nodes[n] for n in weights.added()]
     universe = list(weights.port_nodes.values())
     shapes = {pair.reference: weights.reference_shapes[pair.reference] for pair in weights.mapping.pairs}

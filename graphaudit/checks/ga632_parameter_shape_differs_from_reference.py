@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import ROOT, holder, pattern
-from graphaudit.checks._shared.reference import ANOTHER_MODEL, module_of, shape_text
+from graphaudit.checks._shared.reference import ANOTHER, module_of, shape_text
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.findings import Cause, Finding
@@ -55,6 +55,7 @@ class ParameterShapeDiffersFromReference(Cause):
     severity="error",
     needs=(ReferenceWeights,),
     causes=(ParameterShapeDiffersFromReference,),
+    defers_to={"GA634": ANOTHER},
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A port parameter whose shape differs from the original weight it stands for, or is its transpose.
@@ -84,8 +85,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     weights = ctx.need(ReferenceWeights)
-    if weights.matched_fraction() < ANOTHER_MODEL:
-        return  # GA634: against another model's file, the pairs the order pass finds are chance
     # One cause, one finding: what one loop built alike (every block's q.weight loaded
     # transposed, a layer's weight and bias) is one finding, gathered by the cells' pattern.
     gathered: dict[tuple[str, bool], list[Pair]] = {}

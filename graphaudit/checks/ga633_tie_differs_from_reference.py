@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.reference import ANOTHER_MODEL
+from graphaudit.checks._shared.reference import ANOTHER
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.findings import Cause, Finding
@@ -57,6 +57,7 @@ class TieAddedInPort(Cause):
     severity="error",
     needs=(ReferenceWeights,),
     causes=(TieSplitInPort, TieAddedInPort),
+    defers_to={"GA634": ANOTHER},
     once="one finding per tie of the original the port splits, and per parameter of the port the original keeps apart: each tie is declared on its own",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -89,8 +90,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     weights = ctx.need(ReferenceWeights)
-    if weights.matched_fraction() < ANOTHER_MODEL:
-        return  # GA634: against another model's file, the pairs the order pass finds are chance
     port_of = {pair.reference: pair.port for pair in weights.mapping.pairs}
     for tie in weights.reference_ties:
         ports = tuple(sorted({port_of[name] for name in tie if name in port_of}))

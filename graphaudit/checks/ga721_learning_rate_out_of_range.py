@@ -141,7 +141,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if small:
             low = SMALL_NETWORK_FLOOR[family]  # the fine-tuning rates of large pretrained models
         usual_low, usual_high = ranges.usual
-        if not schedule.values or peak != peak:  # nothing read, or NaN (GA914's)
+        if not schedule.values or peak != peak:  # nothing read, or NaN: no size to judge
             continue
         if low <= peak <= high:
             if usual_low <= peak <= usual_high:
@@ -150,7 +150,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         else:
             severity, bounds, word = "warning", (low, high), "plausible"
         if peak <= 0:
-            continue  # a schedule that never rises above 0 is GA914's
+            continue  # a rate that never rises above 0 has no size to judge: it does not train at all
         group = group_of_schedule(ctx, schedule)
         name = type(optimizer).__name__
         cause = LearningRateOutOfRange(

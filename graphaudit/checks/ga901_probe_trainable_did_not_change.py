@@ -128,6 +128,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         finding for all the parameters whose learning-rate schedule (a list of per-step
         values or a ``LearningRateSchedule``) is 0 at the step probed and non-zero later: a
         warm-up that starts from 0, whose first step changes nothing by design.
+        When every probe step overflowed and was skipped, GA913 says why nothing moved; an optimizer
+        parameter the network does not hold is GA202's.
 
     Why is this bad:
         The static checks read the optimizer's list; only a real step shows that a parameter
@@ -147,13 +149,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         ```
     """
     if ctx.need(ProbeStep).applied_steps == 0:
-        return  # every probe step overflowed and was skipped by the loss scale: GA913 says why
+        return  # every probe step overflowed and was skipped: no update was applied, nothing could change
     rates = ctx.get(LearningRates) if ctx.optimizer is not None else None
     warming_up: list[tuple[str, ScheduledRate]] = []
     causes: dict[str, list[Any]] = {"zero-gradient": [], "zero-rate": [], "rounding": []}
     for p in ctx.need(ProbeStep).parameters:
         if not (p.in_optimizer and p.in_network and p.requires_grad and not p.changed):
-            continue  # an optimizer parameter the network does not hold is GA202's
+            continue  # only a trainable parameter of the network that the optimizer updates is expected to move
         lr = p.learning_rate
         now = _rate_of(ctx, rates, p.node)
         if lr is None and now is not None:

@@ -71,7 +71,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     dead = [
         p.node
         for p in ctx.need(ProbeStep).parameters
-        if p.requires_grad and p.grad_zero and p.in_network  # one the network does not hold is GA202's
+        if p.requires_grad
+        and p.grad_zero
+        and p.in_network  # one the network holds: the others do not train it
     ]
     for group in one_group(ctx, dead):
         cause = ZeroGradient(group.subject, group.names, group.cell is not None, group.note)

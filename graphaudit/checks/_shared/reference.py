@@ -16,11 +16,16 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.text import listing
 
-__all__ = ["ANOTHER_MODEL", "by_module", "module_of", "named", "port_cell", "shape_text"]
+__all__ = ["ANOTHER", "ANOTHER_MODEL", "by_module", "module_of", "named", "port_cell", "shape_text"]
 
 #: Below this share of the original's weights paired, the reference is another model: GA634 says
 #: so, and GA630/GA631 stay silent rather than list every weight of an unrelated model.
 ANOTHER_MODEL = 0.5
+#: Why the per-weight port checks (GA630-GA633) defer to GA634.
+ANOTHER = (
+    "most of the original's weights have no partner: the reference is another model, and the pairs "
+    "the order pass finds against it are chance (one finding, not one per weight)"
+)
 
 
 def module_of(name: str) -> str:
