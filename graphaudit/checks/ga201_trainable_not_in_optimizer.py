@@ -31,7 +31,9 @@ class LeftOutOfOptimizer(Cause):
 
     def message(self) -> str:
         they = pronouns(len(self.names))
-        group = members(self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note)
+        group = members(
+            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
+        )
         if self.declared_frozen:
             return (
                 f"{group} {they.be} trainable but not in the optimizer; the design declares them "
