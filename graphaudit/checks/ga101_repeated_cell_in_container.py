@@ -23,10 +23,11 @@ from typing import Any
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import holds_parameters, is_container
-from graphaudit.checks._shared.grouping import holder, listing, pattern
+from graphaudit.checks._shared.grouping import holder, pattern
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 _DEPTH = 3  # helpers calling helpers, followed this deep from the assignment
 
@@ -41,9 +42,6 @@ class Site:
     code: str  # its source text: "[block] * depth"
     where: str  # the function it is in: "stage()", "Stage.__init__()"
     times: int | None  # the repetition count when it is a literal (``[block] * 3``)
-
-    def describe(self) -> str:
-        return f"`{self.code}` in {self.where} ({os.path.basename(self.file)}:{self.line})"
 
 
 @dataclass(frozen=True)
@@ -284,7 +282,60 @@ def _site(ctx: AuditContext, container: str) -> Site | None:
     return next(iter(found)) if len(found) == 1 else None
 
 
-@register("GA101", "repeated-cell-in-container", severity="error", uses=(DeclaredDesign,))
+@dataclass(frozen=True)
+class RepeatedCellInContainer(Cause):
+    """One cell object in several slots of each of these containers, made by one line of code (or one loop)."""
+
+    holders: tuple[str, ...]  # the containers' paths
+    holder_class: str  # the class of the first container
+    classes: tuple[str, ...]  # the classes of the repeated cells, each once
+    slots: tuple[int, ...]  # how many slots the repeated cell fills, each count once, sorted
+    paths: tuple[str, ...]  # the first container's slots, by path
+    site_code: str  # the repetition that made them ("[block] * 3"), "" when no one line can be told
+    site_where: str  # the function it is in ("Stage.__init__()")
+    site_file: str  # its file's name
+    site_line: int  # its line
+
+    @property
+    def names_subjects(self) -> bool:  # type: ignore[override]
+        # The subjects are the slots, the first container's first: its slots are all named.
+        return len(self.holders) == 1 or len(self.paths) >= 4
+
+    def message(self) -> str:
+        what = f"one {self.classes[0]} object" if len(self.classes) == 1 else "one cell object"
+        slots = f"{self.slots[0]}" if len(self.slots) == 1 else f"{self.slots[0]}-{self.slots[-1]}"
+        site = f"`{self.site_code}` in {self.site_where} ({self.site_file}:{self.site_line})"
+        made = f"{site} repeats one cell object" if self.site_code else ""
+        if len(self.holders) == 1:
+            return (
+                f"{self.holders[0]} ({self.holder_class}) holds {what} in {slots} slots "
+                f"({', '.join(self.paths)}){f': {made}, so' if made else ':'} they share one set of weights."
+            )
+        holders = listing(self.holders)
+        containers = holders if len(self.holders) <= 4 else f"{len(self.holders)} containers ({holders})"
+        return (
+            f"{containers} each hold {what} in {slots} slots (the first in {', '.join(self.paths)}): "
+            f"{f'{made}, so ' if made else ''}the slots of each share one set of weights."
+        )
+
+    def fix(self) -> str:
+        name = self.classes[0] if len(self.classes) == 1 else "Block"
+        where = f" in {self.site_where} ({self.site_file}:{self.site_line})" if self.site_code else ""
+        paths = list(self.paths)
+        spec = f"[{paths!r}]" if len(self.holders) == 1 else f"[{paths!r}, ...] (one list per container)"
+        return (
+            f"Create a separate {name} for each slot{where}, e.g. nn.SequentialCell([{name}(...) for _ in "
+            f"range({self.slots[-1]})]); if the sharing is meant, declare it: Spec(shared_cells={spec})."
+        )
+
+
+@register(
+    "GA101",
+    "repeated-cell-in-container",
+    severity="error",
+    uses=(DeclaredDesign,),
+    causes=(RepeatedCellInContainer,),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """The same Cell object placed in several slots of a container.
 
@@ -345,33 +396,21 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
 def _finding(ctx: AuditContext, found: list[tuple[str, str, list[str], Site | None]]) -> Finding:
     parent, _, paths, site = found[0]
-    classes = list(dict.fromkeys(ctx.graph.nodes[c]["class_name"] for _, c, _, _ in found))
-    what = f"one {classes[0]} object" if len(classes) == 1 else "one cell object"
-    counts = sorted({len(ps) for _, _, ps, _ in found})
-    slots = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
-    made = f"{site.describe()} repeats one cell object" if site is not None else ""
-    if len(found) == 1:
-        attrs = ctx.graph.nodes[parent]
-        message = (
-            f"{ctx.cell_path(parent)} ({attrs['class_name']}) holds {what} in {slots} slots "
-            f"({', '.join(paths)}){f': {made}, so' if made else ':'} they share one set of weights."
-        )
-    else:
-        holders = [ctx.cell_path(p) for p, _, _, _ in found]
-        message = (
-            f"{listing(holders) if len(holders) <= 4 else f'{len(holders)} containers ({listing(holders)})'} each hold {what} in {slots} slots "
-            f"(the first in {', '.join(paths)}): {f'{made}, so ' if made else ''}the slots of each share one "
-            "set of weights."
-        )
-    name = classes[0] if len(classes) == 1 else "Block"
-    where = f" in {site.where} ({os.path.basename(site.file)}:{site.line})" if site is not None else ""
-    spec = f"[{paths!r}]" if len(found) == 1 else f"[{paths!r}, ...] (one list per container)"
+    cause = RepeatedCellInContainer(
+        tuple(ctx.cell_path(p) for p, _, _, _ in found),
+        ctx.graph.nodes[parent]["class_name"],
+        tuple(dict.fromkeys(ctx.graph.nodes[c]["class_name"] for _, c, _, _ in found)),
+        tuple(sorted({len(ps) for _, _, ps, _ in found})),
+        tuple(paths),
+        site.code if site is not None else "",
+        site.where if site is not None else "",
+        os.path.basename(site.file) if site is not None else "",
+        site.line if site is not None else 0,
+    )
     return ctx.finding(
         "error",
         paths[0] if len(found) == 1 else holder([p for _, _, ps, _ in found for p in ps]),
-        message,
-        f"Create a separate {name} for each slot{where}, e.g. nn.SequentialCell([{name}(...) for _ in "
-        f"range({counts[-1]})]); if the sharing is meant, declare it: Spec(shared_cells={spec}).",
+        cause,
         [n for p, c, _, _ in found for n in (c, p)],
         subjects=[p for _, _, ps, _ in found for p in ps],
     )

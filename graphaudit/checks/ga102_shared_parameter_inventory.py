@@ -3,15 +3,54 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import holder
 from graphaudit.checks._shared.sharing import tie_groups, tied_parameters, ties_described
 from graphaudit.checks.context import AuditContext
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import is_are
 
 
-@register("GA102", "shared-parameter-inventory", severity="info")
+@dataclass(frozen=True)
+class TiedParameters(Cause):
+    """Parameters that are each one Parameter object held by several cells (ties made alike: one cause)."""
+
+    names_subjects = True
+    names: tuple[str, ...]  # the tied parameters' attribute paths
+    paths: tuple[str, ...]  # every attribute path of the first
+    owners: tuple[str, ...]  # the cells holding the first, by path
+    owner_classes: tuple[str, ...]  # their classes
+    note: str = ""  # a lone parameter's Parameter.name, when it differs from its path
+
+    def message(self) -> str:
+        if len(self.names) == 1:
+            owners = ", ".join(f"{o} ({c})" for o, c in zip(self.owners, self.owner_classes))
+            return (
+                f"{self.names[0]}{self.note} is one Parameter object held under {len(self.paths)} paths "
+                f"({', '.join(self.paths)}) by {owners}: these weights are tied and always equal."
+            )
+        return (
+            f"{ties_described(self.names, self.paths, self.owners)}: these weights are tied and always equal."
+        )
+
+    def fix(self) -> str:
+        paths = list(self.paths)
+        if len(self.names) == 1:
+            declare, separate = f"declare it with Spec(shared_parameters=[{paths!r}])", "a separate Parameter"
+        else:
+            declare = f"declare each tie with Spec(shared_parameters=[{paths!r}, ...])"
+            separate = "separate Parameters"
+        they = "it" if len(self.names) == 1 else "they"
+        return (
+            f"Nothing to do if the tie{'s are' if len(self.names) > 1 else ' is'} meant; {declare} so that "
+            f"{they} {is_are(len(self.names))} checked. If {they} {is_are(len(self.names))} not meant, "
+            f"create {separate} for each owner."
+        )
+
+
+@register("GA102", "shared-parameter-inventory", severity="info", causes=(TiedParameters,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Every tied parameter, with every path it is reachable under.
 
@@ -46,26 +85,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     # Ties made alike in every block (or a weight and a bias tied together) are one cause.
     for group in tie_groups(ctx, tied_parameters(ctx)):
         node, owners, paths = group[0]
-        name = ctx.subject_of(node)
-        if len(group) == 1:
-            owner_text = ", ".join(f"{ctx.cell_path(o)} ({ctx.graph.nodes[o]['class_name']})" for o in owners)
-            message = (
-                f"{name}{ctx.named_as(node)} is one Parameter object held under {len(paths)} paths "
-                f"({', '.join(paths)}) by {owner_text}: these weights are tied and always equal."
-            )
-            declare, separate = f"declare it with Spec(shared_parameters=[{paths!r}])", "a separate Parameter"
-        else:
-            names = [ctx.subject_of(n) for n, _, _ in group]
-            message = f"{ties_described(ctx, group, names)}: these weights are tied and always equal."
-            declare = f"declare each tie with Spec(shared_parameters=[{paths!r}, ...])"
-            separate = "separate Parameters"
+        names = tuple(ctx.subject_of(n) for n, _, _ in group)
+        cause = TiedParameters(
+            names,
+            tuple(paths),
+            tuple(ctx.cell_path(o) for o in owners),
+            tuple(ctx.graph.nodes[o]["class_name"] for o in owners),
+            ctx.named_as(node) if len(group) == 1 else "",
+        )
         yield ctx.finding(
             "info",
-            name if len(group) == 1 else holder([ctx.subject_of(n) for n, _, _ in group]),
-            message,
-            f"Nothing to do if the tie{'s are' if len(group) > 1 else ' is'} meant; {declare} so that "
-            f"{'they are' if len(group) > 1 else 'it is'} checked. If {'they are' if len(group) > 1 else 'it is'} "
-            f"not meant, create {separate} for each owner.",
+            names[0] if len(group) == 1 else holder(list(names)),
+            cause,
             list(dict.fromkeys(n for tie in group for n in (tie[0], *tie[1]))),
-            subjects=[ctx.subject_of(n) for n, _, _ in group],
+            subjects=names,
         )

@@ -3,12 +3,55 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.patterns import cell_matches, parameter_matches
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class DeclaredSharedParameterNotTied(Cause):
+    """A group the design declares one shared parameter that is several Parameter objects."""
+
+    group: tuple[str, ...]  # the declared group, as written in the spec
+    names: tuple[str, ...]  # the distinct Parameter objects it resolves to, by attribute path
+    notes: tuple[str, ...]  # each one's Parameter.name, when it differs from its path ("" else)
+
+    def message(self) -> str:
+        described = ", ".join(name + note for name, note in zip(self.names, self.notes))
+        return (
+            f"the design declares {list(self.group)!r} one shared parameter, but they are {len(self.names)} "
+            f"distinct Parameter objects ({described}): the weights are not tied."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Tie them by assignment, e.g. make the owner of {self.names[1]} hold the Parameter "
+            f"{self.names[0]} (cell.weight = other.weight), not a copy of its values; or correct the spec."
+        )
+
+
+@dataclass(frozen=True)
+class DeclaredSharedCellNotShared(Cause):
+    """A group the design declares one shared cell that is several Cell objects."""
+
+    group: tuple[str, ...]  # the declared group, as written in the spec
+    paths: tuple[str, ...]  # the distinct Cell objects it resolves to, by path
+
+    def message(self) -> str:
+        return (
+            f"the design declares {list(self.group)!r} one shared cell, but they are {len(self.paths)} distinct "
+            f"Cell objects ({', '.join(self.paths)}): they do not share weights."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Put the same cell object in every place (e.g. build it once and assign it to {self.paths[1]} "
+            "too), or correct the spec."
+        )
 
 
 @register(
@@ -16,6 +59,7 @@ from graphaudit.findings import Finding
     "declared-shared-not-shared",
     severity="error",
     needs=(DeclaredDesign,),
+    causes=(DeclaredSharedParameterNotTied, DeclaredSharedCellNotShared),
     once="one finding per declared group of the design: each group is one statement, its members all listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -52,16 +96,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             nodes = parameter_matches(ctx, pattern)
             resolved.extend(n for n in nodes if n not in resolved)
         if len(resolved) > 1:
-            names = [ctx.subject_of(n) for n in resolved]  # attribute paths, what a user greps for
-            described = [ctx.subject_of(n) + ctx.named_as(n) for n in resolved]
+            names = tuple(ctx.subject_of(n) for n in resolved)  # attribute paths, what a user greps for
+            notes = tuple(ctx.named_as(n) for n in resolved)
             yield ctx.finding(
-                "error",
-                names[1],
-                f"the design declares {group!r} one shared parameter, but they are {len(resolved)} "
-                f"distinct Parameter objects ({', '.join(described)}): the weights are not tied.",
-                f"Tie them by assignment, e.g. make the owner of {names[1]} hold the Parameter "
-                f"{names[0]} (cell.weight = other.weight), not a copy of its values; or correct the spec.",
-                resolved,
+                "error", names[1], DeclaredSharedParameterNotTied(tuple(group), names, notes), resolved
             )
     for group in ctx.spec.shared_cells:
         resolved_cells: dict[str, str] = {}
@@ -70,13 +108,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             for path, node in matches:
                 resolved_cells.setdefault(node, path)
         if len(resolved_cells) > 1:
-            paths = list(resolved_cells.values())
-            yield ctx.finding(
-                "error",
-                paths[1],
-                f"the design declares {group!r} one shared cell, but they are {len(paths)} distinct "
-                f"Cell objects ({', '.join(paths)}): they do not share weights.",
-                f"Put the same cell object in every place (e.g. build it once and assign it to {paths[1]} "
-                "too), or correct the spec.",
-                list(resolved_cells),
-            )
+            paths = tuple(resolved_cells.values())
+            cause = DeclaredSharedCellNotShared(tuple(group), paths)
+            yield ctx.finding("error", paths[1], cause, list(resolved_cells))

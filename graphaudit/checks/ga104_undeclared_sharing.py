@@ -4,16 +4,80 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import holds_parameters, is_container
-from graphaudit.checks._shared.grouping import cell_group, holder, listing, pattern
+from graphaudit.checks._shared.grouping import cell_group, holder, pattern
 from graphaudit.checks._shared.sharing import tie_groups, tied_parameters, ties_described
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.spec import Spec
+from graphaudit.text import listing
+
+
+@dataclass(frozen=True)
+class UndeclaredTie(Cause):
+    """Tied parameters (each one Parameter object held by several cells) that the design does not declare."""
+
+    names_subjects = True
+    names: tuple[str, ...]  # the tied parameters' Parameter.name
+    paths: tuple[str, ...]  # every attribute path of the first
+    owners: tuple[str, ...]  # the cells holding the first, by path
+
+    def message(self) -> str:
+        if len(self.names) == 1:
+            what = (
+                f"{self.names[0]} is one Parameter object tied under {len(self.paths)} paths "
+                f"({', '.join(self.paths)})"
+            )
+            return f"{what}, but the design does not declare this sharing."
+        return f"{ties_described(self.names, self.paths, self.owners)}, but the design does not declare these ties."
+
+    def fix(self) -> str:
+        one = len(self.names) == 1
+        return (
+            f"If the tie{' is' if one else 's are'} meant, add {'it' if one else 'each'} to the spec: "
+            f"shared_parameters=[{list(self.paths)!r}{'' if one else ', ...'}]; otherwise give each owner its own "
+            "Parameter."
+        )
+
+
+@dataclass(frozen=True)
+class UndeclaredSharedCell(Cause):
+    """Cells (with parameters) reachable under several paths that the design does not declare shared."""
+
+    class_name: str  # the shared cells' class
+    cells: int  # how many cell objects are shared alike
+    paths: tuple[str, ...]  # every path of the first
+    undeclared: tuple[str, ...]  # the paths of them all that no Spec.shared_cells group covers
+    places: tuple[str, ...]  # every path of them all, when several are shared alike (the finding's subjects)
+
+    @property
+    def names_subjects(self) -> bool:  # type: ignore[override]
+        # The first cell's paths are named, and the undeclared paths of all (the first 4).
+        return self.cells == 1 or set(self.places[:4]) <= {*self.paths, *self.undeclared[:4]}
+
+    def message(self) -> str:
+        if self.cells == 1:
+            return (
+                f"one {self.class_name} object is reachable under {len(self.paths)} paths ({', '.join(self.paths)}), "
+                f"so they share one set of weights, but the design does not declare {', '.join(self.undeclared)} "
+                "shared."
+            )
+        return (
+            f"{self.cells} {self.class_name} objects are each reachable under several paths (the first under "
+            f"{', '.join(self.paths)}), so each place shares one set of weights, but the design does not declare "
+            f"{listing(self.undeclared)} shared."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"If the sharing is meant, add it to the spec: shared_cells=[{list(self.paths)!r}"
+            f"{', ...' if self.cells > 1 else ''}]; otherwise create a separate {self.class_name} for each place."
+        )
 
 
 def declares_something(spec: Spec) -> bool:
@@ -51,7 +115,13 @@ def _parameters_declared_tied(ctx: AuditContext, node: str) -> bool:
     )
 
 
-@register("GA104", "undeclared-sharing", severity="warning", needs=(DeclaredDesign,))
+@register(
+    "GA104",
+    "undeclared-sharing",
+    severity="warning",
+    needs=(DeclaredDesign,),
+    causes=(UndeclaredTie, UndeclaredSharedCell),
+)
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Weight sharing that the declared design does not mention.
 
@@ -93,19 +163,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     ]
     # Ties made alike in every block (or a weight and a bias tied together) are one cause.
     for group in tie_groups(ctx, undeclared_ties):
-        _, _, paths = group[0]
-        names = [ctx.graph.nodes[n]["name"] for n, _, _ in group]
-        if len(group) == 1:
-            what = f"{names[0]} is one Parameter object tied under {len(paths)} paths ({', '.join(paths)})"
-        else:
-            what = ties_described(ctx, group, names)
+        _, owners, paths = group[0]
+        names = tuple(ctx.graph.nodes[n]["name"] for n, _, _ in group)
+        cause = UndeclaredTie(names, tuple(paths), tuple(ctx.cell_path(o) for o in owners))
         yield ctx.finding(
             "warning",
             names[0] if len(group) == 1 else holder([ctx.subject_of(n) for n, _, _ in group]),
-            f"{what}, but the design does not declare {'this sharing' if len(group) == 1 else 'these ties'}.",
-            f"If the tie{'s are' if len(group) > 1 else ' is'} meant, add {'it' if len(group) == 1 else 'each'} to "
-            f"the spec: shared_parameters=[{paths!r}{', ...' if len(group) > 1 else ''}]; otherwise give each "
-            "owner its own Parameter.",
+            cause,
             list(dict.fromkeys(n for tie in group for n in (tie[0], *tie[1]))),
             subjects=names,
         )
@@ -131,22 +195,19 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         # One cell shared alike in every block (self.b = self.a in its constructor) is one cause.
         causes.setdefault(tuple(pattern(p) for p in paths), []).append((node, paths, undeclared))
     for group in causes.values():
-        node, paths, undeclared = group[0]
-        class_name = ctx.graph.nodes[node]["class_name"]
-        if len(group) == 1:
-            what = f"one {class_name} object is reachable under {len(paths)} paths ({', '.join(paths)}), so they share"
-        else:
-            what = (
-                f"{len(group)} {class_name} objects are each reachable under several paths (the first under "
-                f"{', '.join(paths)}), so each place shares"
-            )
+        node, paths, _ = group[0]
+        places = tuple(p for _, ps, _ in group for p in ps) if len(group) > 1 else ()
+        cause = UndeclaredSharedCell(
+            ctx.graph.nodes[node]["class_name"],
+            len(group),
+            tuple(paths),
+            tuple(p for _, _, u in group for p in u),
+            places,
+        )
         yield ctx.finding(
             "warning",
             paths[0] if len(group) == 1 else cell_group(ctx, [n for n, _, _ in group]).subject,
-            f"{what} one set of weights, but the design does not declare "
-            f"{', '.join(undeclared) if len(group) == 1 else listing([p for _, _, u in group for p in u])} shared.",
-            f"If the sharing is meant, add it to the spec: shared_cells=[{paths!r}{', ...' if len(group) > 1 else ''}]; "
-            f"otherwise create a separate {class_name} for each place.",
+            cause,
             [n for n, _, _ in group],
-            subjects=[p for _, ps, _ in group for p in ps] if len(group) > 1 else (),
+            subjects=places,
         )

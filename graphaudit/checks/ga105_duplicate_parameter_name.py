@@ -3,15 +3,45 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import holder, listing
+from graphaudit.checks._shared.grouping import holder
 from graphaudit.checks.context import AuditContext
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 
-@register("GA105", "duplicate-parameter-name", severity="error")
+@dataclass(frozen=True)
+class DuplicateParameterName(Cause):
+    """Names each carried by several distinct Parameter objects (the names clashing between the same cells)."""
+
+    names_subjects = True
+    names: tuple[str, ...]  # the clashing Parameter.name values
+    objects: int  # how many Parameter objects carry the first
+    paths: tuple[str, ...]  # their attribute paths
+
+    def message(self) -> str:
+        if len(self.names) == 1:
+            what = f"{self.objects} distinct Parameter objects are named {self.names[0]!r} (at {', '.join(self.paths)})"
+            keeps = "a checkpoint keeps only one of them under that name"
+        else:
+            what = (
+                f"{len(self.names)} names ({listing([repr(n) for n in self.names])}) are each carried by "
+                f"{self.objects} distinct Parameter objects (the first at {', '.join(self.paths)})"
+            )
+            keeps = "a checkpoint keeps only one parameter under each name"
+        return f"{what}: {keeps}, and optimizers reject the network."
+
+    def fix(self) -> str:
+        return (
+            "Give each parameter a unique name: keep auto_prefix=True on the enclosing cells, do not pass "
+            "the same explicit name= to parameters of different cells, and do not assign Parameter.name."
+        )
+
+
+@register("GA105", "duplicate-parameter-name", severity="error", causes=(DuplicateParameterName,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """Two distinct Parameter objects with the same name.
 
@@ -61,22 +91,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         causes.setdefault(tuple(p.rpartition(".")[0] for p in paths), []).append((name, nodes, paths))
     for clashes in causes.values():
         name, nodes, paths = clashes[0]
-        if len(clashes) == 1:
-            what = f"{len(nodes)} distinct Parameter objects are named {name!r} (at {', '.join(paths)})"
-            keeps = "a checkpoint keeps only one of them under that name"
-        else:
-            names = [n for n, _, _ in clashes]
-            what = (
-                f"{len(clashes)} names ({listing([repr(n) for n in names])}) are each carried by {len(nodes)} "
-                f"distinct Parameter objects (the first at {', '.join(paths)})"
-            )
-            keeps = "a checkpoint keeps only one parameter under each name"
+        names = tuple(n for n, _, _ in clashes)
         yield ctx.finding(
             "error",
             name if len(clashes) == 1 else holder([p for _, _, ps in clashes for p in ps]),
-            f"{what}: {keeps}, and optimizers reject the network.",
-            "Give each parameter a unique name: keep auto_prefix=True on the enclosing cells, do not pass "
-            "the same explicit name= to parameters of different cells, and do not assign Parameter.name.",
+            DuplicateParameterName(names, len(nodes), tuple(paths)),
             [n for _, ns, _ in clashes for n in ns],
-            subjects=[n for n, _, _ in clashes] if len(clashes) > 1 else (),
+            subjects=names if len(clashes) > 1 else (),
         )

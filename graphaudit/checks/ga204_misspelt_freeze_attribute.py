@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 from graphaudit.suggest import close_matches
+from graphaudit.text import members
 
 # Attribute names that people write when they mean requires_grad, and that difflib misses.
 NEAR_MISSES = frozenset(
@@ -72,7 +74,35 @@ def misspelt(attribute: str) -> bool:
     return lowered in NEAR_MISSES or bool(close_matches(lowered, ["requires_grad"], n=1, cutoff=0.8))
 
 
-@register("GA204", "misspelt-freeze-attribute", severity="error")
+@dataclass(frozen=True)
+class MisspeltFreezeAttribute(Cause):
+    """Parameters given an attribute that MindSpore ignores where requires_grad was meant (``require_grad``)."""
+
+    names_subjects = True
+    names: tuple[str, ...]  # the parameters' attribute paths
+    holder: str | None  # the cell all of whose parameters they are, when there is one
+    attribute: str  # the misspelt attribute
+    value: str  # the value given to it, as repr() shows it (cut at 40 characters)
+    training: int  # how many of them still have requires_grad=True
+    note: str = ""  # a lone parameter's Parameter.name, when it differs from its path
+
+    def message(self) -> str:
+        one = len(self.names) == 1
+        return (
+            f"{members(self.names, 'parameter', holder=self.holder, note=self.note)} {'has' if one else 'have'} "
+            f"an attribute {self.attribute!r} = {self.value}, which MindSpore ignores: "
+            f"{_effect(self.training, len(self.names))}."
+        )
+
+    def fix(self) -> str:
+        setting = "requires_grad" if len(self.names) == 1 else "requires_grad of each"
+        return (
+            f"Set {setting} instead of {self.attribute} (p.requires_grad = ...), and build the optimizer "
+            "from net.trainable_params()."
+        )
+
+
+@register("GA204", "misspelt-freeze-attribute", severity="error", causes=(MisspeltFreezeAttribute,))
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A Parameter given an attribute that looks like requires_grad but is not.
 
@@ -110,20 +140,11 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 causes.setdefault((attribute, shown if len(shown) <= 40 else shown[:37] + "..."), []).append(
                     (node, param)
                 )
-    for (attribute, value), members in causes.items():
-        for group in one_group(ctx, [node for node, _ in members]):
-            trains = sum(bool(param.requires_grad) for _, param in members)
-            setting = "requires_grad" if len(members) == 1 else "requires_grad of each"
-            yield ctx.finding(
-                "error",
-                group.subject,
-                f"{group.describe('parameter')} {'has' if len(members) == 1 else 'have'} an attribute "
-                f"{attribute!r} = {value}, which MindSpore ignores: {_effect(trains, len(members))}.",
-                f"Set {setting} instead of {attribute} (p.requires_grad = ...), and build the optimizer "
-                "from net.trainable_params().",
-                group.nodes,
-                subjects=group.names,
-            )
+    for (attribute, value), found in causes.items():
+        for group in one_group(ctx, [node for node, _ in found]):
+            training = sum(bool(param.requires_grad) for _, param in found)
+            cause = MisspeltFreezeAttribute(group.names, group.holder, attribute, value, training, group.note)
+            yield ctx.finding("error", group.subject, cause, group.nodes, subjects=group.names)
 
 
 def _effect(trains: int, count: int) -> str:

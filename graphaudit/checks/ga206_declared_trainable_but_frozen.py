@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
@@ -10,7 +11,8 @@ from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.optimizer import OptimizerView
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import is_are, members, pronouns
 
 # Running statistics that normalization layers keep as requires_grad=False Parameters: they
 # are never meant to train, so a glob such as ``backbone.*`` in Spec.trainable does not cover them.
@@ -25,8 +27,43 @@ def is_statistic(ctx: AuditContext, node: str) -> bool:
     return bool(names) and all(name in STATISTICS for name in names)
 
 
+@dataclass(frozen=True)
+class DeclaredTrainableButFrozen(Cause):
+    """Parameters the design declares trainable that have requires_grad=False (and may be left out of the optimizer)."""
+
+    names_subjects = True
+    names: tuple[str, ...]  # the parameters' attribute paths
+    holder: str | None  # the cell all of whose parameters they are, when there is one
+    not_in_optimizer: bool  # also left out of the optimizer
+    note: str = ""  # a lone parameter's Parameter.name, when it differs from its path
+
+    def message(self) -> str:
+        one, they = len(self.names) == 1, pronouns(len(self.names))
+        wrong = ("has " if one else "have ") + "requires_grad=False"
+        if self.not_in_optimizer:
+            wrong += f" and {is_are(len(self.names))} not in the optimizer"
+        return (
+            f"{members(self.names, 'parameter', holder=self.holder, note=self.note)} {is_are(len(self.names))} "
+            f"declared trainable but {wrong}: {they.subject} will not train."
+        )
+
+    def fix(self) -> str:
+        they = pronouns(len(self.names))
+        setting = f"{self.names[0]}.requires_grad" if len(self.names) == 1 else "requires_grad of each"
+        return (
+            f"Set {setting} = True and build the optimizer from net.trainable_params() (after freezing), "
+            f"or remove {they.object} from Spec(trainable=...) if {they.subject} {is_are(len(self.names))} "
+            "meant to stay fixed."
+        )
+
+
 @register(
-    "GA206", "declared-trainable-but-frozen", severity="error", needs=(DeclaredDesign,), uses=(OptimizerView,)
+    "GA206",
+    "declared-trainable-but-frozen",
+    severity="error",
+    needs=(DeclaredDesign,),
+    uses=(OptimizerView,),
+    causes=(DeclaredTrainableButFrozen,),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter the design declares trainable that will not train.
@@ -58,36 +95,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
         ```
     """
-    causes: dict[tuple[str, ...], list[str]] = {}  # what is wrong -> the parameters it is wrong for
+    causes: dict[bool, list[str]] = {}  # also left out of the optimizer -> the parameters
     for node, param in ctx.parameters():
         if not ctx.spec.is_trainable(param.name):
             continue
         if is_statistic(ctx, node) and not param.requires_grad and param.name not in ctx.spec.trainable:
             continue
-        problems = []
-        if not param.requires_grad:
-            problems.append("requires_grad=False")
-        if ctx.optimizer is not None and not ctx.in_optimizer(param):
-            problems.append("not in the optimizer")
-        if not problems or problems == ["not in the optimizer"]:
-            continue  # trainable but left out of the optimizer: GA201 reports it, once
-        causes.setdefault(tuple(problems), []).append(node)
+        left_out = ctx.optimizer is not None and not ctx.in_optimizer(param)
+        if param.requires_grad:
+            continue  # trainable, maybe left out of the optimizer: GA201 reports it, once
+        causes.setdefault(left_out, []).append(node)
     # One cause, one finding: a freeze that went too far, however many parameters it covers.
-    for problems, members in causes.items():
-        for group in one_group(ctx, members):
-            they = group.pronouns()
-            one = len(group.names) == 1
-            have = ("has " if one else "have ") + problems[0]
-            wrong = " and ".join([have, *(("is " if one else "are ") + p for p in problems[1:])])
-            setting = f"{group.names[0]}.requires_grad" if one else "requires_grad of each"
-            yield ctx.finding(
-                "error",
-                group.subject,
-                f"{group.describe('parameter')} {'is' if one else 'are'} declared trainable but {wrong}: "
-                f"{they.subject} will not train.",
-                f"Set {setting} = True and build the optimizer from net.trainable_params() (after freezing), "
-                f"or remove {they.object} from Spec(trainable=...) if {they.subject} {'is' if one else 'are'} "
-                "meant to stay fixed.",
-                group.graph_nodes,
-                subjects=group.names,
-            )
+    for left_out, found in causes.items():
+        for group in one_group(ctx, found):
+            cause = DeclaredTrainableButFrozen(group.names, group.holder, left_out, group.note)
+            yield ctx.finding("error", group.subject, cause, group.graph_nodes, subjects=group.names)

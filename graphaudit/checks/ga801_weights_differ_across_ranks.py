@@ -3,19 +3,44 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
-from graphaudit.distributed.compare import differences
+from graphaudit.distributed.compare import (
+    Difference,
+    IncompleteWorld,
+    ParameterDiffersAcrossRanks,
+    ParameterMissingOnRanks,
+    differences,
+)
 from graphaudit.distributed.fingerprint import Fingerprint
 from graphaudit.evidence.ranks import RankFingerprints
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import members
 
-__all__ = ["CHECK_ID", "CHECK_NAME", "compare"]
+__all__ = ["CHECK_ID", "CHECK_NAME", "ParametersDifferAcrossRanks", "compare"]
 
 CHECK_ID = "GA801"
 CHECK_NAME = "weights-differ-across-ranks"
+
+
+@dataclass(frozen=True)
+class ParametersDifferAcrossRanks(Cause):
+    """Several parameters that differ across ranks alike (one cause: a seed per rank), the first's difference told."""
+
+    names_subjects = True
+    names: tuple[str, ...]  # the parameters' attribute paths
+    holder: str | None  # the cell all of whose parameters they are, when there is one
+    first: Difference  # how the first of them differs (all alike: its kind and severity)
+
+    def message(self) -> str:
+        group = members(self.names, "parameter", holder=self.holder)
+        return f"{group} are not the same on every rank. The first: {self.first.message()}"
+
+    def fix(self) -> str:
+        return self.first.fix()
 
 
 def compare(fingerprints: Sequence[Fingerprint]) -> list[Finding]:
@@ -28,7 +53,7 @@ def compare(fingerprints: Sequence[Fingerprint]) -> list[Finding]:
     (a frozen weight, a BatchNorm moving statistic) is a warning, any other an error.
     """
     return [
-        Finding(CHECK_ID, CHECK_NAME, d.severity, d.subject, d.message, d.fix)
+        Finding(CHECK_ID, CHECK_NAME, d.severity, d.subject, d.message(), d.fix(), cause=d)
         for d in differences(fingerprints)
     ]
 
@@ -39,6 +64,12 @@ def compare(fingerprints: Sequence[Fingerprint]) -> list[Finding]:
     severity="error",
     also=("warning",),
     needs=(RankFingerprints,),
+    causes=(
+        ParameterDiffersAcrossRanks,
+        ParameterMissingOnRanks,
+        IncompleteWorld,
+        ParametersDifferAcrossRanks,
+    ),
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
     """A parameter whose initial value is not the same on every rank of a data-parallel job.
@@ -80,23 +111,19 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     nodes = {param.name: node for node, param in ctx.parameters()}
     # One rank-dependent seed (or one rank-only checkpoint) changes every parameter: one cause,
     # one finding per kind of difference (content, presence) and severity.
-    causes: dict[tuple[str, str], list[Finding]] = {}
-    for finding in compare(ctx.need(RankFingerprints).fingerprints):
-        node = nodes.get(finding.subject)
+    causes: dict[tuple[str, str], list[Difference]] = {}
+    for difference in differences(ctx.need(RankFingerprints).fingerprints):
+        node = nodes.get(difference.subject)
         if node is None:
-            yield ctx.finding(finding.severity, finding.subject, finding.message, finding.fix)
+            yield ctx.finding(difference.severity, difference.subject, difference)
             continue
-        causes.setdefault((finding.severity, finding.fix), []).append(finding)
-    for (severity, fix), found in causes.items():
-        for group in one_group(ctx, [nodes[f.subject] for f in found]):
+        causes.setdefault((difference.severity, type(difference).__name__), []).append(difference)
+    for (severity, _), found in causes.items():
+        for group in one_group(ctx, [nodes[d.subject] for d in found]):
             if len(found) == 1:
-                yield ctx.finding(severity, found[0].subject, found[0].message, fix, group.graph_nodes)
+                yield ctx.finding(severity, found[0].subject, found[0], group.graph_nodes)
                 continue
+            cause = ParametersDifferAcrossRanks(group.names, group.holder, found[0])
             yield ctx.finding(
-                severity,
-                group.subject,
-                f"{group.describe('parameter')} are not the same on every rank. The first: {found[0].message}",
-                fix,
-                group.graph_nodes,
-                subjects=[f.subject for f in found],
+                severity, group.subject, cause, group.graph_nodes, subjects=[d.subject for d in found]
             )

@@ -3,14 +3,38 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
-from graphaudit.checks._shared.rank_data import not_sharded, source_paths
+from graphaudit.checks._shared.rank_data import NotSharded, not_sharded, source_paths
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.ranks import RankData
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class DataNotSharded(Cause):
+    """Data-parallel ranks that read the same rows: the training data are not split among them."""
+
+    world: int  # how many ranks the job has
+    same: tuple[tuple[str, ...], ...]  # the groups of ranks that read the same data, by label
+    measured: bool  # their first batches were sampled and are equal (else: read from the sources' sharding)
+
+    def message(self) -> str:
+        return (
+            f"The training data are not split among the {self.world} data-parallel ranks: "
+            f"{NotSharded(self.same, self.measured).describe()}. Each rank reads every sample, so an epoch is "
+            f"{self.world} epochs of data, the global batch repeats its rows and an LR schedule planned in samples "
+            f"ends {self.world} times too early."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Shard the source on every rank: num_shards=get_group_size(), shard_id=get_rank() (or "
+            "sampler=ds.DistributedSampler(get_group_size(), get_rank()) for a GeneratorDataset)."
+        )
 
 
 @register(
@@ -19,6 +43,7 @@ from graphaudit.findings import Finding
     severity="error",
     needs=(RankData, TrainingData),
     uses=(DataSample,),
+    causes=(DataNotSharded,),
     once="one finding per data-parallel job: every rank that reads the same rows is named in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -67,14 +92,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     paths = source_paths(ctx) or [ctx.need(TrainingData).pipeline.name]
     world = len(ctx.need(RankData).data)
-    yield ctx.finding(
-        "error",
-        paths[0],
-        f"The training data are not split among the {world} data-parallel ranks: {verdict.describe()}. "
-        f"Each rank reads every sample, so an epoch is {world} epochs of data, the global batch repeats "
-        f"its rows and an LR schedule planned in samples ends {world} times too early.",
-        "Shard the source on every rank: num_shards=get_group_size(), shard_id=get_rank() (or "
-        "sampler=ds.DistributedSampler(get_group_size(), get_rank()) for a GeneratorDataset).",
-        anchors(ctx),
-        subjects=paths,
-    )
+    cause = DataNotSharded(world, verdict.same, verdict.measured)
+    yield ctx.finding("error", paths[0], cause, anchors(ctx), subjects=paths)

@@ -3,14 +3,47 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
-from graphaudit.checks._shared.rank_data import shard_sizes, source_paths
+from graphaudit.checks._shared.rank_data import ShardSizes, shard_sizes, source_paths
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.ranks import RankData
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class ShardSizesDiffer(Cause):
+    """The data-parallel ranks have different numbers of batches per epoch (some rank none at all: ``empty``)."""
+
+    sizes: tuple[
+        tuple[int, tuple[str, ...]], ...
+    ]  # (batches per epoch, the ranks with that many), most common first
+
+    @property
+    def empty(self) -> tuple[str, ...]:
+        """The ranks without a batch."""
+        return ShardSizes(self.sizes).empty
+
+    def message(self) -> str:
+        empty = self.empty
+        consequence = (
+            f"{', '.join(empty)} ha{'ve' if len(empty) > 1 else 's'} no batch at all: the job stops at its first "
+            "all-reduce."
+            if empty
+            else "A rank with more batches waits in an all-reduce the others never join (the job hangs), "
+            "or the others' extra batches are never trained on."
+        )
+        return f"The data-parallel ranks' batches per epoch differ ({ShardSizes(self.sizes).describe()}). {consequence}"
+
+    def fix(self) -> str:
+        return (
+            "Give every rank a shard of the same size: let MindSpore split the data (num_shards=get_group_size(), "
+            "shard_id=get_rank(), which pads the shards to one size), and the same batch size and drop_remainder "
+            "on every rank."
+        )
 
 
 @register(
@@ -20,6 +53,7 @@ from graphaudit.findings import Finding
     also=("error",),
     needs=(RankData, TrainingData),
     uses=(DataSample,),
+    causes=(ShardSizesDiffer,),
     once="one finding per data-parallel job: every rank's batches per epoch are listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -58,21 +92,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if verdict is None:
         return
     paths = source_paths(ctx) or [ctx.need(TrainingData).pipeline.name]
-    empty = verdict.empty
-    severity = "error" if empty else "warning"
-    consequence = (
-        f"{', '.join(empty)} ha{'ve' if len(empty) > 1 else 's'} no batch at all: the job stops at its first all-reduce."
-        if empty
-        else "A rank with more batches waits in an all-reduce the others never join (the job hangs), "
-        "or the others' extra batches are never trained on."
-    )
-    yield ctx.finding(
-        severity,
-        paths[0],
-        f"The data-parallel ranks' batches per epoch differ ({verdict.describe()}). {consequence}",
-        "Give every rank a shard of the same size: let MindSpore split the data (num_shards=get_group_size(), "
-        "shard_id=get_rank(), which pads the shards to one size), and the same batch size and drop_remainder "
-        "on every rank.",
-        anchors(ctx),
-        subjects=paths,
-    )
+    cause = ShardSizesDiffer(verdict.sizes)
+    yield ctx.finding("error" if cause.empty else "warning", paths[0], cause, anchors(ctx), subjects=paths)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.data_findings import anchors
@@ -10,11 +11,50 @@ from graphaudit.checks._shared.rank_data import seen_differently, source_paths
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.ranks import RankData
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 
-def _ranks(groups: tuple[tuple[str, ...], ...]) -> str:
-    return "; ".join(", ".join(group) for group in groups)
+@dataclass(frozen=True)
+class RanksShuffleWithDifferentSeeds(Cause):
+    """The ranks shuffle their sharded source with different dataset seeds, so their shards overlap."""
+
+    seeds: tuple[tuple[int | None, tuple[str, ...]], ...]  # (seed, the ranks with it), the most common first
+
+    def message(self) -> str:
+        seeds = "; ".join(f"{', '.join(labels)}: seed {seed}" for seed, labels in self.seeds)
+        return (
+            f"The ranks shuffle their shards with different dataset seeds ({seeds}). Each rank cuts its shard "
+            "from its own shuffle of the whole data set, so the shards overlap: some rows are read by several "
+            "ranks each epoch and others by none."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Set one dataset seed on every rank before building the pipeline (ds.config.set_seed(1234), not "
+            "1234 + get_rank(); ms.set_seed() sets it too, so call it after); the shards alone make the ranks' "
+            "data differ."
+        )
+
+
+@dataclass(frozen=True)
+class RanksPreprocessDifferently(Cause):
+    """The ranks' pipelines do not preprocess alike (other steps or parameters)."""
+
+    groups: tuple[tuple[str, ...], ...]  # the groups of ranks that preprocess alike, the largest first
+
+    def message(self) -> str:
+        ranks = "; ".join(", ".join(group) for group in self.groups)
+        return (
+            f"The ranks' pipelines do not preprocess alike: the steps and their parameters differ between "
+            f"groups of ranks ({ranks}). The averaged gradient mixes data prepared in "
+            "different ways, and the model fits none of them."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Build the same pipeline on every rank (the same map transforms and parameters, batch size, "
+            "drop_remainder); only the source's shard_id should depend on the rank."
+        )
 
 
 @register(
@@ -23,6 +63,7 @@ def _ranks(groups: tuple[tuple[str, ...], ...]) -> str:
     severity="error",
     needs=(RankData, TrainingData),
     uses=(DataSample,),
+    causes=(RanksShuffleWithDifferentSeeds, RanksPreprocessDifferently),
     once="one finding per cause (the seeds, the preprocessing) per data-parallel job",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -67,29 +108,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     paths = source_paths(ctx) or [ctx.need(TrainingData).pipeline.name]
     if verdict.seeds:
-        seeds = "; ".join(f"{', '.join(labels)}: seed {seed}" for seed, labels in verdict.seeds)
-        yield ctx.finding(
-            "error",
-            paths[0],
-            f"The ranks shuffle their shards with different dataset seeds ({seeds}). Each rank cuts its shard "
-            "from its own shuffle of the whole data set, so the shards overlap: some rows are read by several "
-            "ranks each epoch and others by none.",
-            "Set one dataset seed on every rank before building the pipeline (ds.config.set_seed(1234), not "
-            "1234 + get_rank(); ms.set_seed() sets it too, so call it after); the shards alone make the ranks' "
-            "data differ.",
-            anchors(ctx),
-            subjects=paths,
-        )
+        cause = RanksShuffleWithDifferentSeeds(verdict.seeds)
+        yield ctx.finding("error", paths[0], cause, anchors(ctx), subjects=paths)
     if verdict.preprocessing:
         data = ctx.need(TrainingData)
         last = data.graph.nodes[data.pipeline.sink]["path"]
-        yield ctx.finding(
-            "error",
-            last,
-            f"The ranks' pipelines do not preprocess alike: the steps and their parameters differ between "
-            f"groups of ranks ({_ranks(verdict.preprocessing)}). The averaged gradient mixes data prepared in "
-            "different ways, and the model fits none of them.",
-            "Build the same pipeline on every rank (the same map transforms and parameters, batch size, "
-            "drop_remainder); only the source's shard_id should depend on the rank.",
-            anchors(ctx),
-        )
+        yield ctx.finding("error", last, RanksPreprocessDifferently(verdict.preprocessing), anchors(ctx))

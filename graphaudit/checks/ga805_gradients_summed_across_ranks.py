@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
@@ -10,26 +11,59 @@ from graphaudit.checks._shared.grouping import ROOT
 from graphaudit.checks.context import AuditContext
 from graphaudit.distributed.fingerprint import RankSetup
 from graphaudit.evidence.ranks import RankSetups
-from graphaudit.findings import Finding, plural
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted
 
 #: Parallel modes in which MindSpore's train cells insert a DistributedGradReducer.
 _REDUCING_MODES = ("data_parallel", "hybrid_parallel")
 
 
-def sums(setup: RankSetup) -> str | None:
-    """How this rank is seen to sum its gradients across ranks, in words; ``None`` when it averages or cannot be seen.
+def sums_by_reducer(setup: RankSetup) -> bool | None:
+    """Whether this rank sums its gradients across ranks in its reducer (``True``) or by its parallel context
+    (``False``); ``None`` when it averages or cannot be seen.
 
     Example:
-        >>> sums(RankSetup("data_parallel", False))
-        'parallel_mode=data_parallel with gradients_mean=False'
-        >>> sums(RankSetup("data_parallel", True)) is None, sums(RankSetup("stand_alone", False)) is None
-        (True, True)
+        >>> sums_by_reducer(RankSetup("data_parallel", False))
+        False
+        >>> sums_by_reducer(RankSetup("data_parallel", True)), sums_by_reducer(RankSetup("stand_alone", False))
+        (None, None)
     """
     if setup.reducer == "sum":
-        return "its train cell's DistributedGradReducer has mean=False"
+        return True
     if setup.reducer is None and setup.parallel_mode in _REDUCING_MODES and setup.gradients_mean is False:
-        return f"parallel_mode={setup.parallel_mode} with gradients_mean=False"
+        return False
     return None
+
+
+@dataclass(frozen=True)
+class GradientsSummedAcrossRanks(Cause):
+    """Data-parallel ranks that sum their gradients across ranks instead of averaging them."""
+
+    world: int  # how many ranks the job has
+    summing: tuple[str, ...]  # the ranks seen summing, by label
+    reducer_sums: bool  # the first of them sums in its train cell's reducer (mean=False), else by its context
+    parallel_mode: str  # the first one's parallel_mode
+
+    def message(self) -> str:
+        n = self.world
+        how = (
+            "its train cell's DistributedGradReducer has mean=False"
+            if self.reducer_sums
+            else f"parallel_mode={self.parallel_mode} with gradients_mean=False"
+        )
+        return (
+            f"The gradients are summed across the {n} data-parallel ranks, not averaged: on "
+            f"{', '.join(self.summing)} {how}. Every step moves the "
+            f"weights {n} times as far as the learning rate says ({counted(len(self.summing), 'rank')} of {n} "
+            "seen summing)."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Average the gradients: ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
+            "gradients_mean=True) (or nn.DistributedGradReducer(params, mean=True) in a custom step); if the loss "
+            "is divided by the group size on purpose, average in the reducer instead and keep the loss as written."
+        )
 
 
 @register(
@@ -37,6 +71,7 @@ def sums(setup: RankSetup) -> str | None:
     "gradients-summed-across-ranks",
     severity="error",
     needs=(RankSetups,),
+    causes=(GradientsSummedAcrossRanks,),
     once="one finding per job: every rank that sums is named in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -78,21 +113,17 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     setups = ctx.need(RankSetups).setups
     if len(setups) < 2:
         return
-    summing = [(label, how) for label, setup in setups if (how := sums(setup)) is not None]
+    summing = [
+        (label, setup, by_reducer)
+        for label, setup in setups
+        if (by_reducer := sums_by_reducer(setup)) is not None
+    ]
     if not summing:
         return
     cells = g.cell_nodes_by_path(ctx.graph)
     reducer = cells.get("grad_reducer")
-    labels = [label for label, _ in summing]
-    n = len(setups)
-    yield ctx.finding(
-        "error",
-        "grad_reducer" if reducer is not None else ROOT,
-        f"The gradients are summed across the {n} data-parallel ranks, not averaged: on "
-        f"{', '.join(labels)} {summing[0][1]}. Every step moves the weights {n} times as far as the "
-        f"learning rate says ({plural(len(labels), 'rank')} of {n} seen summing).",
-        "Average the gradients: ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
-        "gradients_mean=True) (or nn.DistributedGradReducer(params, mean=True) in a custom step); if the loss "
-        "is divided by the group size on purpose, average in the reducer instead and keep the loss as written.",
-        [reducer or cells[""]],
+    _, first, by_reducer = summing[0]
+    cause = GradientsSummedAcrossRanks(
+        len(setups), tuple(label for label, _, _ in summing), by_reducer, str(first.parallel_mode)
     )
+    yield ctx.finding("error", "grad_reducer" if reducer is not None else ROOT, cause, [reducer or cells[""]])

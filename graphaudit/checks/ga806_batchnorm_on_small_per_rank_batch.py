@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.cells import affine_frozen, is_batchnorm
-from graphaudit.checks._shared.grouping import listing
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
 from graphaudit.evidence.ranks import RankData
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing
 
 #: Below this many samples per device BatchNorm's error rises sharply (Wu & He, Group Normalization, ECCV 2018, Fig. 1).
 SMALL_BATCH = 8
@@ -22,12 +23,39 @@ def _synchronised(cell: object) -> bool:
     return "Sync" in type(cell).__name__
 
 
+@dataclass(frozen=True)
+class BatchNormOnSmallPerRankBatch(Cause):
+    """Unsynchronised BatchNorm layers that normalise each rank's batch alone, below SMALL_BATCH samples."""
+
+    names_subjects = True
+    layers: tuple[str, ...]  # the BatchNorm layers' paths
+    world: int  # how many ranks the job has
+    rank: str  # the rank with the smallest batch, by label
+    batch: int  # its samples per step
+    threshold: int  # SMALL_BATCH
+
+    def message(self) -> str:
+        return (
+            f"Each of the {self.world} data-parallel ranks normalises only its own batch in "
+            f"{counted(len(self.layers), 'BatchNorm layer')} ({listing(self.layers)}): {self.rank} computes "
+            f"{counted(self.batch, 'sample')} per step (a global batch of {self.batch * self.world}), below the "
+            f"{self.threshold} under which BatchNorm's batch statistics become noise."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Give every rank at least {self.threshold} samples per step (a larger batch() per rank), or normalise "
+            "across ranks (nn.SyncBatchNorm on Ascend/GPU) or per sample (nn.GroupNorm, nn.LayerNorm)."
+        )
+
+
 @register(
     "GA806",
     "batchnorm-on-small-per-rank-batch",
     severity="warning",
     needs=(RankData, IntendedMode),
     uses=(DeclaredDesign,),
+    causes=(BatchNormOnSmallPerRankBatch,),
     once="one finding per network: every unsynchronised BatchNorm listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -79,17 +107,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     )
     if not norms:
         return
-    world = len(data)
-    paths = [path for path, _ in norms]
-    yield ctx.finding(
-        "warning",
-        paths[0],
-        f"Each of the {world} data-parallel ranks normalises only its own batch in "
-        f"{len(norms)} BatchNorm layer{'s' if len(norms) != 1 else ''} ({listing(paths)}): {label} computes {smallest} "
-        f"sample{'s' if smallest != 1 else ''} per step (a global batch of {smallest * world}), below the "
-        f"{SMALL_BATCH} under which BatchNorm's batch statistics become noise.",
-        f"Give every rank at least {SMALL_BATCH} samples per step (a larger batch() per rank), or normalise "
-        "across ranks (nn.SyncBatchNorm on Ascend/GPU) or per sample (nn.GroupNorm, nn.LayerNorm).",
-        [node for _, node in norms],
-        subjects=paths,
-    )
+    paths = tuple(path for path, _ in norms)
+    cause = BatchNormOnSmallPerRankBatch(paths, len(data), label, int(smallest), SMALL_BATCH)
+    yield ctx.finding("warning", paths[0], cause, [node for _, node in norms], subjects=paths)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphaudit.distributed.fingerprint import DataFacts, SourceShard
+from graphaudit.text import counted, listing
 
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
@@ -62,10 +63,6 @@ def groups(ranks: Ranks, key: Callable[[DataFacts], Hashable]) -> list[list[str]
     return sorted(found.values(), key=len, reverse=True)
 
 
-def _and(labels: Sequence[str]) -> str:
-    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
-
-
 @dataclass(frozen=True)
 class NotSharded:
     """GA802's verdict: these ranks read the same rows (``measured``: their first batches are equal)."""
@@ -74,7 +71,7 @@ class NotSharded:
     measured: bool
 
     def describe(self) -> str:
-        ranks = "; ".join(_and(group) for group in self.same)
+        ranks = "; ".join(listing(group, limit=None) for group in self.same)
         if self.measured:
             return f"the first batch sampled on {ranks} is the same (the same rows, in the same order)"
         return f"the pipelines of {ranks} read the same rows: no source reads its own shard"
@@ -128,7 +125,8 @@ class ShardSizes:
 
     def describe(self) -> str:
         return "; ".join(
-            f"{_and(labels)}: {size} batch{'es' if size != 1 else ''}" for size, labels in self.sizes
+            f"{listing(labels, limit=None)}: {counted(size, 'batch', 'batches')}"
+            for size, labels in self.sizes
         )
 
 

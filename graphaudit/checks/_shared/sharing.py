@@ -11,11 +11,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from graphaudit import graph as g
-from graphaudit.checks._shared.grouping import listing, pattern
+from graphaudit.checks._shared.grouping import pattern
+from graphaudit.text import listing
 
 if TYPE_CHECKING:
     from graphaudit.checks.context import AuditContext
@@ -52,12 +53,19 @@ def tie_groups(ctx: AuditContext, ties: Iterable[Tie]) -> list[list[Tie]]:
     return list(groups.values())
 
 
-def ties_described(ctx: AuditContext, group: list[Tie], names: list[str]) -> str:
-    """``N parameters (a, b...) are each one Parameter object held under several paths (first: ...)``."""
-    _, owners, paths = group[0]
+def ties_described(names: Sequence[str], paths: Sequence[str], owners: Sequence[str]) -> str:
+    """``N parameters (a, b...) are each one Parameter object held under several paths (first: ...)``.
+
+    *names* are the tied parameters, *paths* the attribute paths of the first and *owners* the
+    paths of the cells that hold it.
+
+    Example:
+        >>> ties_described(["0.w", "1.w"], ["0.a.w", "0.b.w"], ["0.a", "0.b"])
+        '2 parameters (0.w and 1.w) are each one Parameter object held under several paths (the first under 0.a.w, 0.b.w, by 0.a, 0.b)'
+    """
     return (
-        f"{len(group)} parameters ({listing(names)}) are each one Parameter object held under several paths "
-        f"(the first under {', '.join(paths)}, by {', '.join(ctx.cell_path(o) for o in owners)})"
+        f"{len(names)} parameters ({listing(names)}) are each one Parameter object held under several paths "
+        f"(the first under {', '.join(paths)}, by {', '.join(owners)})"
     )
 
 
