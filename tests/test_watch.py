@@ -258,11 +258,12 @@ def test_ga961_reads_the_loss_scale_of_model_trains_loss_scaled_step(pynative):
 
 def test_ga961_without_the_loss_scale_hedges_its_fix(pynative):
     """A loop that passes overflow= but not loss_scale=: the fix covers a fixed and a dynamic scale."""
-    from graphaudit.checks.ga961_loss_scale_overflow_rate import _scale_story
+    from graphaudit.checks.ga961_loss_scale_overflow_rate import _cause
 
-    assert _scale_story((True,) * 20, (None,) * 20) == (
-        "",
+    cause = _cause((True,) * 20, (None,) * 20)
+    assert cause.scales == "unknown" and cause.message().endswith("most updates were skipped.")
+    assert cause.fix() == (
         "If the scale is fixed, use a dynamic one (DynamicLossScaleManager or mindspore.amp.DynamicLossScaler); "
         "if it is dynamic already, start it lower; if it still overflows, keep the overflowing operations in "
-        "float32 (amp_level='O1', or cast the loss to float32).",
+        "float32 (amp_level='O1', or cast the loss to float32)."
     )

@@ -3,15 +3,61 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.watch import loss_curve
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 RISE = 0.10  # a rise this much above the start, beyond the noise, is divergence
+_FIX = "Lower the learning rate (by 3-10x), or add a warm-up; clip the gradients if single steps spike."
+
+
+def _went(head: float, tail: float, window: int, sigma: float) -> str:
+    return (
+        f"from a median of {head:.4g} over its first {window} steps to {tail:.4g} over its "
+        f"last {window} (step-to-step noise {sigma:.3g})"
+    )
+
+
+@dataclass(frozen=True)
+class LossDiverged(Cause):
+    """The training loss rose beyond its noise from the start of the run to its end."""
+
+    head: float  # the median loss over the first window of steps
+    tail: float  # the median loss over the last window
+    window: int  # steps in each window
+    sigma: float  # the run's step-to-step noise
+
+    def message(self) -> str:
+        return f"The training loss diverged: it rose {_went(self.head, self.tail, self.window, self.sigma)}."
+
+    def fix(self) -> str:
+        return _FIX
+
+
+@dataclass(frozen=True)
+class LossOscillates(Cause):
+    """The training loss did not fall beyond its noise, and at the end jumps by more than half of itself."""
+
+    head: float  # the median loss over the first window of steps
+    tail: float  # the median loss over the last window
+    window: int  # steps in each window
+    sigma: float  # the run's step-to-step noise
+    sigma_tail: float  # the step-to-step noise over the last window
+
+    def message(self) -> str:
+        return (
+            f"The training loss oscillates without falling: it went "
+            f"{_went(self.head, self.tail, self.window, self.sigma)}; at the end it jumps by "
+            f"{self.sigma_tail:.3g} from step to step."
+        )
+
+    def fix(self) -> str:
+        return _FIX
 
 
 @register(
@@ -20,6 +66,7 @@ RISE = 0.10  # a rise this much above the start, beyond the noise, is divergence
     severity="error",
     also=("warning",),
     needs=(TrainingRun,),
+    causes=(LossDiverged, LossOscillates),
     once="one finding per watched run: its one loss curve",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -51,22 +98,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if curve is None:
         return
     rise = -curve.fall
-    what = (
-        f"from a median of {curve.head:.4g} over its first {curve.window} steps to {curve.tail:.4g} over its "
-        f"last {curve.window} (step-to-step noise {curve.sigma:.3g})"
-    )
-    fix = "Lower the learning rate (by 3-10x), or add a warm-up; clip the gradients if single steps spike."
     if rise > max(3 * curve.standard_error, RISE * abs(curve.head)):
-        yield ctx.finding(
-            "error", "(root)", f"The training loss diverged: it rose {what}.", fix, (g.cell_node(""),)
-        )
+        cause = LossDiverged(curve.head, curve.tail, curve.window, curve.sigma)
+        yield ctx.finding("error", "(root)", cause, (g.cell_node(""),))
         return
     if curve.oscillates:
-        yield ctx.finding(
-            "warning",
-            "(root)",
-            f"The training loss oscillates without falling: it went {what}; at the end it jumps by "
-            f"{curve.sigma_tail:.3g} from step to step.",
-            fix,
-            (g.cell_node(""),),
-        )
+        cause = LossOscillates(curve.head, curve.tail, curve.window, curve.sigma, curve.sigma_tail)
+        yield ctx.finding("warning", "(root)", cause, (g.cell_node(""),))

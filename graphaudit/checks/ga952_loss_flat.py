@@ -3,16 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.watch import loss_curve
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 # and a change under 5% of the starting loss: a slow start that already fell more is not flat
 SMALL_FALL = 0.05
+
+
+@dataclass(frozen=True)
+class LossFlat(Cause):
+    """The training loss did not fall beyond its own noise from the start of the run to its end."""
+
+    steps: int  # the steps of the run judged
+    head: float  # the median loss over the first window of steps
+    tail: float  # the median loss over the last window
+    window: int  # steps in each window
+    standard_error: float  # of the fall from head to tail
+
+    def message(self) -> str:
+        return (
+            f"The training loss stayed flat over {self.steps} steps: a median of {self.head:.4g} over the "
+            f"first {self.window} steps, {self.tail:.4g} over the last {self.window}, a fall within its own "
+            f"noise (standard error {self.standard_error:.3g})."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Raise the learning rate (by 10x, or run a learning-rate range test). Rule out first what no "
+            "learning rate cures: weights that do not change at all (frozen, or no gradient reaches them), "
+            "and labels that carry no signal (shuffled apart from their inputs, read from the wrong column, "
+            "random; a cross-entropy then stays near log(number of classes), the loss of a uniform guess)."
+        )
 
 
 @register(
@@ -20,6 +47,7 @@ SMALL_FALL = 0.05
     "loss-flat",
     severity="warning",
     needs=(TrainingRun,),
+    causes=(LossFlat,),
     once="one finding per watched run: its one loss curve",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -57,15 +85,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return  # GA951's
     if abs(curve.fall) >= 3 * curve.standard_error or abs(curve.fall) > SMALL_FALL * abs(curve.head):
         return  # it fell, or rose (GA951 judges a rise; a learning rate too small does not make one)
-    yield ctx.finding(
-        "warning",
-        "(root)",
-        f"The training loss stayed flat over {len(curve.losses)} steps: a median of {curve.head:.4g} over the "
-        f"first {curve.window} steps, {curve.tail:.4g} over the last {curve.window}, a fall within its own "
-        f"noise (standard error {curve.standard_error:.3g}).",
-        "Raise the learning rate (by 10x, or run a learning-rate range test). Rule out first what no "
-        "learning rate cures: weights that do not change at all (frozen, or no gradient reaches them), "
-        "and labels that carry no signal (shuffled apart from their inputs, read from the wrong column, "
-        "random; a cross-entropy then stays near log(number of classes), the loss of a uniform guess).",
-        (g.cell_node(""),),
-    )
+    cause = LossFlat(len(curve.losses), curve.head, curve.tail, curve.window, curve.standard_error)
+    yield ctx.finding("warning", "(root)", cause, (g.cell_node(""),))

@@ -10,7 +10,7 @@ from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun, WatchedValidation
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 PATIENCE = 3  # evaluations without improvement (Prechelt 1998's UP_3; Keras' EarlyStopping patience)
 WORSE = 0.01  # each of them this much above the best
@@ -21,11 +21,47 @@ RISEN = 0.10
 ACCURACY_NOISE = 2.0  # standard errors of the accuracy (binomial, over the validation samples)
 
 
+@dataclass(frozen=True)
+class TooManyEpochs(Cause):
+    """The validation loss rose for several evaluations after its best while the training loss kept falling."""
+
+    best_epoch: int  # the epoch of the lowest validation loss
+    best_loss: float  # that validation loss
+    evaluations: int  # the evaluations after it
+    last_loss: float  # the validation loss at the last evaluation
+    train_at_best: float  # the training loss (its mean over the epoch) at the best epoch
+    train_at_last: float  # ... and at the last
+    accuracy_at_best: float | None = None  # the validation accuracy at the best epoch, when read
+    accuracy_at_last: float | None = None  # ... and at the last evaluation
+    accuracy_samples: int | None = None  # the validation samples the accuracy is over
+
+    def message(self) -> str:
+        fell = ""
+        if self.accuracy_at_best is not None and self.accuracy_at_last is not None:
+            fell = (
+                f", and the validation accuracy fell from {self.accuracy_at_best:.1%} to {self.accuracy_at_last:.1%} "
+                f"({self.accuracy_samples} samples)"
+            )
+        return (
+            f"Too many epochs: best at epoch {self.best_epoch} (validation loss {self.best_loss:.4g}); in the "
+            f"{self.evaluations} evaluations since, the validation loss rose to {self.last_loss:.4g} while the "
+            f"training loss fell from {self.train_at_best:.4g} to {self.train_at_last:.4g}{fell}: the model overfits."
+        )
+
+    def fix(self) -> str:
+        return (
+            f"Train for about {self.best_epoch} epochs, keep the checkpoint of epoch {self.best_epoch} "
+            "(ModelCheckpoint), or stop early; more data, augmentation or regularisation (weight decay, "
+            "dropout) delay it."
+        )
+
+
 @register(
     "GA953",
     "too-many-epochs",
     severity="warning",
     needs=(TrainingRun, WatchedValidation),
+    causes=(TooManyEpochs,),
     once="one finding per watched run: its training and validation curves",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -78,17 +114,18 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         # The accuracy held: the loss rises as the model grows confident (on what it gets right,
         # and on its few mistakes), and the weights of the best epoch would classify no better.
         return
-    fell = f", and the validation accuracy fell from {accuracy}" if accuracy is not None else ""
-    yield ctx.finding(
-        "warning",
-        "(root)",
-        f"Too many epochs: best at epoch {best_epoch} (validation loss {best_loss:.4g}); in the "
-        f"{len(after)} evaluations since, the validation loss rose to {points[-1][2]:.4g} while the "
-        f"training loss fell from {train[best_epoch]:.4g} to {train[last_epoch]:.4g}{fell}: the model overfits.",
-        f"Train for about {best_epoch} epochs, keep the checkpoint of epoch {best_epoch} (ModelCheckpoint), "
-        "or stop early; more data, augmentation or regularisation (weight decay, dropout) delay it.",
-        (g.cell_node(""),),
+    cause = TooManyEpochs(
+        best_epoch,
+        float(best_loss),
+        len(after),
+        float(points[-1][2]),
+        float(train[best_epoch]),
+        float(train[last_epoch]),
+        float(accuracy.then) if accuracy is not None else None,
+        float(accuracy.last) if accuracy is not None else None,
+        int(accuracy.samples) if accuracy is not None else None,
     )
+    yield ctx.finding("warning", "(root)", cause, (g.cell_node(""),))
 
 
 @dataclass(frozen=True)
@@ -105,9 +142,6 @@ class _Accuracy:
         """By more than its binomial noise (at least one sample's worth)."""
         noise = max(math.sqrt(self.then * (1 - self.then) / self.samples), 1 / self.samples)
         return self.then - self.later > ACCURACY_NOISE * noise
-
-    def __str__(self) -> str:
-        return f"{self.then:.1%} to {self.last:.1%} ({self.samples} samples)"
 
 
 def _accuracy_after(accuracy: tuple[tuple[float, int] | None, ...], best: int) -> _Accuracy | None:

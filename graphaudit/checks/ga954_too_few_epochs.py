@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun, WatchedValidation
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 STILL_FALLING = 0.03  # a relative fall per evaluation (and over the last epoch) above this is still learning
 LAST = 2  # the last this many evaluations all fell
@@ -20,11 +21,36 @@ LAST = 2  # the last this many evaluations all fell
 GAINING = 0.05
 
 
+@dataclass(frozen=True)
+class TooFewEpochs(Cause):
+    """At the last epoch the training and validation losses were both still falling."""
+
+    last_epoch: int
+    validation: tuple[float, ...]  # the validation losses of the last evaluations, in order
+    train_before: float  # the training loss (its mean over the epoch) of the epoch before the last
+    train_last: float  # ... and of the last epoch
+
+    def message(self) -> str:
+        return (
+            f"Too few epochs: at the last epoch ({self.last_epoch}) both losses were still falling — validation "
+            f"{' -> '.join(f'{v:.4g}' for v in self.validation)} over the last {len(self.validation)} "
+            f"evaluations, training {self.train_before:.4g} -> {self.train_last:.4g} over the last epoch: the "
+            "model underfits."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Train for more epochs (until the validation loss stops improving), or raise the learning rate "
+            "if each epoch gains little."
+        )
+
+
 @register(
     "GA954",
     "too-few-epochs",
     severity="warning",
     needs=(TrainingRun, WatchedValidation),
+    causes=(TooFewEpochs,),
     once="one finding per watched run: its training and validation curves",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -66,13 +92,5 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     start = next((loss for loss in record.losses if math.isfinite(loss)), recent[0])
     if recent[-2] - recent[-1] < GAINING * (start - recent[-1]):
         return  # still falling, but by a sliver of what it gained: more epochs have little left to win
-    yield ctx.finding(
-        "warning",
-        "(root)",
-        f"Too few epochs: at the last epoch ({last_epoch}) both losses were still falling — validation "
-        f"{' -> '.join(f'{v:.4g}' for v in recent)} over the last {LAST + 1} evaluations, training "
-        f"{before:.4g} -> {last:.4g} over the last epoch: the model underfits.",
-        "Train for more epochs (until the validation loss stops improving), or raise the learning rate "
-        "if each epoch gains little.",
-        (g.cell_node(""),),
-    )
+    cause = TooFewEpochs(last_epoch, tuple(float(v) for v in recent), float(before), float(last))
+    yield ctx.finding("warning", "(root)", cause, (g.cell_node(""),))

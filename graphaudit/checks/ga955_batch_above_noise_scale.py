@@ -3,13 +3,40 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.watch import FAR_ABOVE_NOISE_SCALE, noise_scale
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import GradientNoise
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class BatchAboveNoiseScale(Cause):
+    """The batch size is far above the simple gradient noise scale measured on the run."""
+
+    batch_size: int
+    noise_scale: float  # B_simple = tr(Σ)/|G|²
+    trace: float  # the estimate of tr(Σ)
+    grad_sq: float  # the estimate of |G|²
+    windows: int  # the windows of sampled gradients it was estimated from
+
+    def message(self) -> str:
+        return (
+            f"The batch size {self.batch_size} is {self.batch_size / max(self.noise_scale, 1e-12):.3g} times the "
+            f"gradient noise scale B_simple = tr(Σ)/|G|² = {self.trace:.3g}/{self.grad_sq:.3g} = "
+            f"{self.noise_scale:.3g} measured on this run ({self.windows} windows of sampled gradients): far "
+            "above it, larger batches cost examples without saving steps, and may generalise worse."
+        )
+
+    def fix(self) -> str:
+        low, high = max(1, round(self.noise_scale)), max(2, round(FAR_ABOVE_NOISE_SCALE * self.noise_scale))
+        return (
+            f"Try a batch near {low}-{high} with the learning rate scaled down in proportion, or keep the batch "
+            "for throughput knowing the examples per step beyond it are mostly wasted."
+        )
 
 
 @register(
@@ -17,6 +44,7 @@ from graphaudit.findings import Finding
     "batch-above-noise-scale",
     severity="warning",
     needs=(GradientNoise,),
+    causes=(BatchAboveNoiseScale,),
     once="one finding per watched run: its batch size against the measured noise scale",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -56,15 +84,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     simple, trace, grad_sq = estimate
     if noise.batch_size <= FAR_ABOVE_NOISE_SCALE * max(simple, 0.0):
         return
-    yield ctx.finding(
-        "warning",
-        "(root)",
-        f"The batch size {noise.batch_size} is {noise.batch_size / max(simple, 1e-12):.3g} times the gradient "
-        f"noise scale B_simple = tr(Σ)/|G|² = {trace:.3g}/{grad_sq:.3g} = {simple:.3g} measured on this run "
-        f"({len(noise.windows)} windows of sampled gradients): far above it, larger batches cost examples "
-        "without saving steps, and may generalise worse.",
-        f"Try a batch near {max(1, round(simple))}-{max(2, round(FAR_ABOVE_NOISE_SCALE * simple))} with the "
-        "learning rate scaled down in proportion, or keep the batch for throughput knowing the examples "
-        "per step beyond it are mostly wasted.",
-        (g.cell_node(""),),
+    cause = BatchAboveNoiseScale(
+        int(noise.batch_size), float(simple), float(trace), float(grad_sq), len(noise.windows)
     )
+    yield ctx.finding("warning", "(root)", cause, (g.cell_node(""),))

@@ -4,13 +4,37 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.curves import RATIO_TOO_LARGE
 from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import StepUpdates, TrainingRun
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing, pronouns
+
+
+@dataclass(frozen=True)
+class UpdatesTooLarge(Cause):
+    """Layers whose weights move by more than their own size each step, at the median over the run."""
+
+    names_subjects = True
+    names: tuple[str, ...]
+    ratios: tuple[float, ...]  # each one's median update-to-weight ratio ‖Δw‖/‖w‖
+    bound: float
+
+    def message(self) -> str:
+        they = pronouns(len(self.names))
+        moved = listing(f"{name} {ratio:.3g}" for name, ratio in zip(self.names, self.ratios))
+        return (
+            f"{counted(len(self.names), 'layer')} {'moves' if len(self.names) == 1 else 'move'} by more than "
+            f"{they.possessive} own size each step: median ‖Δw‖/‖w‖ {moved} (bound {self.bound:g}; a healthy "
+            "ratio is about 1e-3)."
+        )
+
+    def fix(self) -> str:
+        return "Lower the learning rate (for these layers, with a parameter group), or add a warm-up."
 
 
 @register(
@@ -18,6 +42,7 @@ from graphaudit.findings import Finding
     "update-ratio-too-large",
     severity="warning",
     needs=(TrainingRun, StepUpdates),
+    causes=(UpdatesTooLarge,),
     once="one finding per watched run: every layer whose updates are too large is listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -52,14 +77,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             found.append((record.parameters[position], statistics.median(ratios)))
     if not found:
         return
-    names = [name for name, _ in found]
-    listing = ", ".join(f"{name} {ratio:.3g}" for name, ratio in found[:5])
-    yield ctx.finding(
-        "warning",
-        names[0],
-        f"{len(found)} layer(s) move by more than their own size each step: median ‖Δw‖/‖w‖ {listing} "
-        f"(bound {RATIO_TOO_LARGE:g}; a healthy ratio is about 1e-3).",
-        "Lower the learning rate (for these layers, with a parameter group), or add a warm-up.",
-        parameter_nodes(ctx, names),
-        subjects=tuple(names),
-    )
+    names = tuple(name for name, _ in found)
+    cause = UpdatesTooLarge(names, tuple(float(ratio) for _, ratio in found), RATIO_TOO_LARGE)
+    yield ctx.finding("warning", names[0], cause, parameter_nodes(ctx, names), subjects=names)

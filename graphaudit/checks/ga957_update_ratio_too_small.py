@@ -4,13 +4,38 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.curves import RATIO_TOO_SMALL
 from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import StepUpdates, TrainingRun
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing
+
+
+@dataclass(frozen=True)
+class UpdatesTooSmall(Cause):
+    """Layers whose weights move by less than a millionth of their size each step, at the median over the run."""
+
+    names_subjects = True
+    names: tuple[str, ...]
+    ratios: tuple[float, ...]  # each one's median update-to-weight ratio ‖Δw‖/‖w‖
+    bound: float
+
+    def message(self) -> str:
+        moved = listing(f"{name} {ratio:.3g}" for name, ratio in zip(self.names, self.ratios))
+        return (
+            f"{counted(len(self.names), 'layer')} barely {'moves' if len(self.names) == 1 else 'move'}: median "
+            f"‖Δw‖/‖w‖ {moved} (bound {self.bound:g}; a healthy ratio is about 1e-3)."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Raise the learning rate (for these layers, with a parameter group); check the schedule does not "
+            "decay it to nothing."
+        )
 
 
 @register(
@@ -18,6 +43,7 @@ from graphaudit.findings import Finding
     "update-ratio-too-small",
     severity="warning",
     needs=(TrainingRun, StepUpdates),
+    causes=(UpdatesTooSmall,),
     once="one finding per watched run: every layer whose updates are too small is listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -52,15 +78,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             found.append((record.parameters[position], statistics.median(ratios)))
     if not found:
         return
-    names = [name for name, _ in found]
-    listing = ", ".join(f"{name} {ratio:.3g}" for name, ratio in found[:5])
-    yield ctx.finding(
-        "warning",
-        names[0],
-        f"{len(found)} layer(s) barely move: median ‖Δw‖/‖w‖ {listing} (bound {RATIO_TOO_SMALL:g}; a healthy "
-        "ratio is about 1e-3).",
-        "Raise the learning rate (for these layers, with a parameter group); check the schedule does not "
-        "decay it to nothing.",
-        parameter_nodes(ctx, names),
-        subjects=tuple(names),
-    )
+    names = tuple(name for name, _ in found)
+    cause = UpdatesTooSmall(names, tuple(float(ratio) for _, ratio in found), RATIO_TOO_SMALL)
+    yield ctx.finding("warning", names[0], cause, parameter_nodes(ctx, names), subjects=names)

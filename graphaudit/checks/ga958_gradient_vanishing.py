@@ -5,13 +5,40 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.curves import VANISHING
 from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun, WatchedGradients
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing
+
+
+@dataclass(frozen=True)
+class GradientsVanishing(Cause):
+    """Layers whose RMS gradient is, at the median of the sampled steps, a sliver of the strongest layer's."""
+
+    names_subjects = True
+    names: tuple[str, ...]
+    fractions: tuple[float, ...]  # each one's median RMS gradient as a fraction of the strongest layer's
+    samples: int  # the sampled steps
+    bound: float
+
+    def message(self) -> str:
+        fractions = listing(f"{name} {fraction:.2g}" for name, fraction in zip(self.names, self.fractions))
+        return (
+            f"The gradients vanish in {counted(len(self.names), 'layer')}: their RMS gradient is, at the median "
+            f"of {self.samples} sampled steps, this fraction of the strongest layer's: {fractions} (bound "
+            f"{self.bound:g})."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Use non-saturating activations (ReLU, GELU), normalisation (BatchNorm, LayerNorm) or residual "
+            "connections; check the initialisation of these layers."
+        )
 
 
 @register(
@@ -19,6 +46,7 @@ from graphaudit.findings import Finding
     "gradient-vanishing",
     severity="warning",
     needs=(TrainingRun, WatchedGradients),
+    causes=(GradientsVanishing,),
     once="one finding per watched run: every layer with vanishing gradients is listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -66,15 +94,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     ]
     if not found:
         return
-    names = [name for name, _ in found]
-    listing = ", ".join(f"{name} {ratio:.2g}" for name, ratio in found[:5])
-    yield ctx.finding(
-        "warning",
-        names[0],
-        f"The gradients vanish in {len(found)} layer(s): their RMS gradient is, at the median of "
-        f"{len(samples)} sampled steps, this fraction of the strongest layer's: {listing} (bound {VANISHING:g}).",
-        "Use non-saturating activations (ReLU, GELU), normalisation (BatchNorm, LayerNorm) or residual "
-        "connections; check the initialisation of these layers.",
-        parameter_nodes(ctx, names),
-        subjects=tuple(names),
+    names = tuple(name for name, _ in found)
+    cause = GradientsVanishing(
+        names, tuple(float(fraction) for _, fraction in found), len(samples), VANISHING
     )
+    yield ctx.finding("warning", names[0], cause, parameter_nodes(ctx, names), subjects=names)

@@ -4,13 +4,37 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.curves import EXPLODING_RELATIVE
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import WatchedGradients
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class GradientsExploding(Cause):
+    """The norm of the whole gradient grew far above its first sampled value over the run."""
+
+    first_step: int  # the first sampled step
+    first_norm: float  # the gradient's norm there
+    peak_step: int  # the sampled step of its largest norm
+    peak_norm: float
+    bound: float  # the growth above which it explodes
+
+    def message(self) -> str:
+        return (
+            f"The gradients explode: their norm grew from {self.first_norm:.3g} at step {self.first_step} to "
+            f"{self.peak_norm:.3g} at step {self.peak_step}, {self.peak_norm / self.first_norm:.3g} times (bound "
+            f"{self.bound:g})."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Lower the learning rate, clip the gradients (ops.clip_by_global_norm), and normalise the inputs."
+        )
 
 
 @register(
@@ -18,6 +42,7 @@ from graphaudit.findings import Finding
     "gradient-exploding",
     severity="warning",
     needs=(WatchedGradients,),
+    causes=(GradientsExploding,),
     once="one finding per watched run: the norm of its whole gradient",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -59,11 +84,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     growth = peak / totals[0][1]
     if growth <= EXPLODING_RELATIVE:
         return
-    yield ctx.finding(
-        "warning",
-        "(root)",
-        f"The gradients explode: their norm grew from {totals[0][1]:.3g} at step {totals[0][0]} to {peak:.3g} "
-        f"at step {step}, {growth:.3g} times (bound {EXPLODING_RELATIVE:g}).",
-        "Lower the learning rate, clip the gradients (ops.clip_by_global_norm), and normalise the inputs.",
-        (g.cell_node(""),),
+    cause = GradientsExploding(
+        int(totals[0][0]), float(totals[0][1]), int(step), float(peak), EXPLODING_RELATIVE
     )
+    yield ctx.finding("warning", "(root)", cause, (g.cell_node(""),))

@@ -3,14 +3,55 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing, pronouns
 
 MIN_SAMPLES = 3
+
+
+@dataclass(frozen=True)
+class WeightsNeverChanged(Cause):
+    """Parameters the optimizer holds that never changed over the sampled steps (*dead*: their gradient was zero)."""
+
+    names_subjects = True
+    names: tuple[str, ...]
+    sampled: int  # the sampled steps judged
+    dead: bool  # their gradient was zero at every one (else the optimizer got it and did not apply it)
+
+    def message(self) -> str:
+        they = pronouns(len(self.names))
+        if self.dead:
+            why = (
+                f"{they.possessive} gradient was zero at every sampled step: {they.subject} {they.be} dead (a ReLU "
+                "that never fires, a branch multiplied by 0, an output the loss does not read)"
+            )
+        else:
+            why = (
+                f"the optimizer got {they.possessive} gradients but did not apply them (a learning rate of 0 for "
+                f"{they.possessive} group, requires_grad=False, a gradient mask)"
+            )
+        return (
+            f"{counted(len(self.names), 'parameter')} never changed in {self.sampled} sampled steps "
+            f"({listing(self.names)}): {why}."
+        )
+
+    def fix(self) -> str:
+        if self.dead:
+            return (
+                "Find why no gradient reaches them: the activations before them (sigmoid or tanh that saturate, a "
+                "ReLU whose input is never positive), their initialisation (a large negative bias), or their "
+                "connection to the loss (an output the loss does not read)."
+            )
+        return (
+            "Check their parameter group's learning rate and requires_grad, or take them out of the "
+            "optimizer if they are meant to be frozen."
+        )
 
 
 @register(
@@ -18,6 +59,7 @@ MIN_SAMPLES = 3
     "weights-never-change",
     severity="error",
     needs=(TrainingRun,),
+    causes=(WeightsNeverChanged,),
     once="one finding per watched run and cause: every weight that never changed for that cause is listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -67,30 +109,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue
         grads = [s.grad_norms[position] for s in known if s.grad_norms is not None]
         (dead if grads and all(gn == 0.0 for gn in grads) else held).append(name)
-    for names, why, fix in (
-        (
-            dead,
-            "their gradient was zero at every sampled step: they are dead (a ReLU that never fires, a "
-            "branch multiplied by 0, an output the loss does not read)",
-            "Find why no gradient reaches them: the activations before them (sigmoid or tanh that saturate, a "
-            "ReLU whose input is never positive), their initialisation (a large negative bias), or their "
-            "connection to the loss (an output the loss does not read).",
-        ),
-        (
-            held,
-            "the optimizer got their gradients but did not apply them (a learning rate of 0 for their "
-            "group, requires_grad=False, a gradient mask)",
-            "Check their parameter group's learning rate and requires_grad, or take them out of the "
-            "optimizer if they are meant to be frozen.",
-        ),
-    ):
+    for names, is_dead in ((dead, True), (held, False)):
         if names:
-            yield ctx.finding(
-                "error",
-                names[0],
-                f"{len(names)} parameter(s) never changed in {len(known)} sampled steps ({', '.join(names[:6])}"
-                f"{', ...' if len(names) > 6 else ''}): {why}.",
-                fix,
-                parameter_nodes(ctx, names),
-                subjects=tuple(names),
-            )
+            cause = WeightsNeverChanged(tuple(names), len(known), is_dead)
+            yield ctx.finding("error", names[0], cause, parameter_nodes(ctx, names), subjects=tuple(names))

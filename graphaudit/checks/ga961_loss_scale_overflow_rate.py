@@ -4,16 +4,96 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import WatchedLossScale
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 MIN_STEPS = 20
 TOO_OFTEN = 0.05  # 100x the rate of a dynamic scale raised every 2000 steps
 MOSTLY = 0.5  # most updates skipped: the run barely trains
+
+_FLOAT32 = "keep the overflowing operations in float32 (amp_level='O1', or cast the loss to float32)"
+
+
+@dataclass(frozen=True)
+class LossScaleOverflows(Cause):
+    """Loss-scaled steps overflowed too often, and what the run's loss scales show of why.
+
+    ``scales`` says what they show: ``"unknown"`` (the loop did not say them), ``"stayed low"``
+    (at 1 or below: float16 overflows whatever the scale), ``"fixed"`` (one scale above 1 for
+    every step), ``"came down"`` (a dynamic scale whose overflows are mostly its first steps,
+    skipped on the way down from too high a start), ``"outgrown"`` (most overflows came after
+    clean steps).
+
+    Example:
+        >>> LossScaleOverflows(2, 4, "came down", 2.0**20, 2.0**19, 2).fix()
+        'Start the dynamic scale lower (init_loss_scale=2**19, the scale this run came down to) to lose no step.'
+    """
+
+    overflowed: int  # the loss-scaled steps that overflowed
+    steps: int  # the loss-scaled steps
+    scales: str
+    first: float | None = None  # the first step's loss scale, when known
+    lowest: float | None = None  # the lowest loss scale of the run, when known
+    leading: int = 0  # the overflows of the first steps, before the first clean one
+
+    def message(self) -> str:
+        rate = self.overflowed / self.steps
+        return (
+            f"{self.overflowed} of {self.steps} loss-scaled steps overflowed ({rate:.0%}; a dynamic loss scale "
+            f"overflows about once per scale window, 0.05% of steps): {'most' if rate > MOSTLY else 'many'} "
+            f"updates were skipped.{self._seen()}"
+        )
+
+    def _seen(self) -> str:
+        if self.scales == "stayed low":
+            return (
+                f" The scale stayed at {_power(self.first)}: the float16 values overflow whatever the scale."
+            )
+        if self.scales == "fixed":
+            return (
+                f" The scale stayed at {_power(self.first)} for all {self.steps} steps: a fixed scale larger than "
+                "float16 gradients can hold."
+            )
+        if self.scales == "came down":
+            return (
+                f" The dynamic scale fell from {_power(self.first)} to {_power(self.lowest)}; {self.leading} of the "
+                f"{self.overflowed} overflows are the first steps, skipped while it came down."
+            )
+        if self.scales == "outgrown":
+            return (
+                f" The dynamic scale went from {_power(self.first)} down to {_power(self.lowest)} and most overflows "
+                "came after clean steps: the gradients outgrow float16 at scales that had worked."
+            )
+        return ""
+
+    def fix(self) -> str:
+        if self.scales == "stayed low":
+            return f"A smaller scale cannot help: {_FLOAT32}, and look for gradients that explode."
+        if self.scales == "fixed":
+            return (
+                f"Use a dynamic scale (DynamicLossScaleManager(init_loss_scale=2**12, ...) or "
+                f"mindspore.amp.DynamicLossScaler), or a fixed scale well below {_power(self.first)}; if it still "
+                f"overflows, {_FLOAT32}."
+            )
+        if self.scales == "came down":
+            return (
+                f"Start the dynamic scale lower (init_loss_scale={_power(self.lowest)}, the scale this run came "
+                "down to) to lose no step."
+            )
+        if self.scales == "outgrown":
+            return (
+                f"A lower starting scale will not help: {_FLOAT32}, or lower the learning rate or clip the "
+                "gradients."
+            )
+        return (
+            f"If the scale is fixed, use a dynamic one (DynamicLossScaleManager or mindspore.amp.DynamicLossScaler); "
+            f"if it is dynamic already, start it lower; if it still overflows, {_FLOAT32}."
+        )
 
 
 @register(
@@ -22,6 +102,7 @@ MOSTLY = 0.5  # most updates skipped: the run barely trains
     severity="error",
     also=("warning",),
     needs=(WatchedLossScale,),
+    causes=(LossScaleOverflows,),
     once="one finding per watched run: its loss scale's overflow rate",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -59,62 +140,28 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if rate <= TOO_OFTEN:
         return
     severity = "error" if rate > MOSTLY else "warning"
-    seen, fix = _scale_story(overflows, watched.scales)
-    yield ctx.finding(
-        severity,
-        "(root)",
-        f"{sum(overflows)} of {len(overflows)} loss-scaled steps overflowed ({rate:.0%}; a dynamic loss scale "
-        f"overflows about once per scale window, 0.05% of steps): {'most' if rate > MOSTLY else 'many'} "
-        f"updates were skipped.{seen}",
-        fix,
-        (g.cell_node(""),),
-    )
+    cause = _cause(overflows, watched.scales)
+    yield ctx.finding(severity, "(root)", cause, (g.cell_node(""),))
 
 
-_FLOAT32 = "keep the overflowing operations in float32 (amp_level='O1', or cast the loss to float32)"
-
-
-def _scale_story(overflows: tuple[bool, ...], scales: tuple[float | None, ...]) -> tuple[str, str]:
-    """What the loss scales of the run show (a sentence for the message) and the fix that follows.
+def _cause(overflows: tuple[bool, ...], scales: tuple[float | None, ...]) -> LossScaleOverflows:
+    """The run's overflows, and what its loss scales show (see :class:`LossScaleOverflows`).
 
     Example:
-        >>> _scale_story((True, True, False, False), (2.0**20, 2.0**19, 2.0**19, 2.0**19))[1]
-        'Start the dynamic scale lower (init_loss_scale=2**19, the scale this run came down to) to lose no step.'
+        >>> _cause((True, True, False, False), (2.0**20, 2.0**19, 2.0**19, 2.0**19)).scales
+        'came down'
     """
-    known = [s for s in scales if s is not None]
+    overflowed, steps = sum(overflows), len(overflows)
+    known = [float(s) for s in scales if s is not None]
     if len(known) != len(overflows):  # the loop did not say its scale (w.step(loss_scale=...))
-        return "", (
-            f"If the scale is fixed, use a dynamic one (DynamicLossScaleManager or mindspore.amp.DynamicLossScaler); "
-            f"if it is dynamic already, start it lower; if it still overflows, {_FLOAT32}."
-        )
+        return LossScaleOverflows(overflowed, steps, "unknown")
     first, lowest = known[0], min(known)
     if all(s == first for s in known):
-        if first <= 1:
-            return (
-                f" The scale stayed at {_power(first)}: the float16 values overflow whatever the scale.",
-                f"A smaller scale cannot help: {_FLOAT32}, and look for gradients that explode.",
-            )
-        return (
-            f" The scale stayed at {_power(first)} for all {len(known)} steps: a fixed scale larger than float16 "
-            "gradients can hold.",
-            f"Use a dynamic scale (DynamicLossScaleManager(init_loss_scale=2**12, ...) or "
-            f"mindspore.amp.DynamicLossScaler), or a fixed scale well below {_power(first)}; if it still overflows, "
-            f"{_FLOAT32}.",
-        )
-    leading = next((i for i, overflowed in enumerate(overflows) if not overflowed), len(overflows))
-    if leading >= sum(overflows) - leading:  # most overflows are the way down from too high a start
-        return (
-            f" The dynamic scale fell from {_power(first)} to {_power(lowest)}; {leading} of the "
-            f"{sum(overflows)} overflows are the first steps, skipped while it came down.",
-            f"Start the dynamic scale lower (init_loss_scale={_power(lowest)}, the scale this run came down "
-            "to) to lose no step.",
-        )
-    return (
-        f" The dynamic scale went from {_power(first)} down to {_power(lowest)} and most overflows came "
-        "after clean steps: the gradients outgrow float16 at scales that had worked.",
-        f"A lower starting scale will not help: {_FLOAT32}, or lower the learning rate or clip the "
-        "gradients.",
-    )
+        return LossScaleOverflows(overflowed, steps, "stayed low" if first <= 1 else "fixed", first, lowest)
+    leading = next((i for i, skipped in enumerate(overflows) if not skipped), len(overflows))
+    if leading >= overflowed - leading:  # most overflows are the way down from too high a start
+        return LossScaleOverflows(overflowed, steps, "came down", first, lowest, leading)
+    return LossScaleOverflows(overflowed, steps, "outgrown", first, lowest, leading)
 
 
 def _power(scale: float) -> str:

@@ -3,12 +3,39 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import RankDrift
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing
+
+
+@dataclass(frozen=True)
+class WeightsDriftAcrossRanks(Cause):
+    """Parameters whose weights differed across the data-parallel ranks, from the first step they did."""
+
+    names_subjects = True
+    world_size: int
+    step: int  # the first step the weights differed at
+    names: tuple[str, ...]  # the parameters that differed then
+    drifted: int  # the comparisons that found differences
+    comparisons: int  # the comparisons made
+
+    def message(self) -> str:
+        return (
+            f"The weights of the {self.world_size} ranks drifted apart: at step {self.step} "
+            f"{counted(len(self.names), 'parameter')} differed ({listing(self.names)}); "
+            f"{self.drifted} of {self.comparisons} comparisons found differences."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Average the gradients across ranks (DATA_PARALLEL with gradients_mean=True, or "
+            "nn.DistributedGradReducer in a custom step) and give every rank the same optimizer and clipping."
+        )
 
 
 @register(
@@ -16,6 +43,7 @@ from graphaudit.findings import Finding
     "weights-drift-across-ranks",
     severity="error",
     needs=(RankDrift,),
+    causes=(WeightsDriftAcrossRanks,),
     once="one finding per watched msrun job: every weight that drifted apart is listed in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -50,14 +78,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if not drift.drift:
         return
     step, names = drift.drift[0]
-    yield ctx.finding(
-        "error",
-        names[0],
-        f"The weights of the {drift.world_size} ranks drifted apart: at step {step} {len(names)} parameter(s) "
-        f"differed ({', '.join(names[:6])}{', ...' if len(names) > 6 else ''}); "
-        f"{len(drift.drift)} of {drift.checks} comparisons found differences.",
-        "Average the gradients across ranks (DATA_PARALLEL with gradients_mean=True, or "
-        "nn.DistributedGradReducer in a custom step) and give every rank the same optimizer and clipping.",
-        parameter_nodes(ctx, list(names)),
-        subjects=tuple(names),
+    names = tuple(names)
+    cause = WeightsDriftAcrossRanks(
+        int(drift.world_size), int(step), names, len(drift.drift), int(drift.checks)
     )
+    yield ctx.finding("error", names[0], cause, parameter_nodes(ctx, names), subjects=names)

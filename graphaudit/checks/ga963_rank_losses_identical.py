@@ -3,13 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.rank_losses import MIN_IDENTICAL_STEPS, identical_groups
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import RankLosses
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class RankLossesIdentical(Cause):
+    """Groups of data-parallel ranks whose losses were the same at every sampled step after the first."""
+
+    world_size: int
+    groups: tuple[tuple[int, ...], ...]  # the ranks of each group whose losses were the same
+    steps: int  # the sampled steps judged (every one after the first)
+    min_steps: int  # the fewest judged steps that can say so
+
+    def message(self) -> str:
+        if len(self.groups) == 1 and len(self.groups[0]) == self.world_size:
+            who = f"all {self.world_size} ranks"
+        else:
+            who = "; ".join("ranks " + ", ".join(map(str, group)) for group in self.groups)
+        return (
+            f"The losses of {who} were the same (to float32 rounding) at every sampled step after the first "
+            f"({self.steps} steps, at least {self.min_steps} needed): they read the same batches, so the data "
+            "is not sharded across the ranks."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Shard the data by rank: give the dataset num_shards=get_group_size() and shard_id=get_rank() "
+            "(or a DistributedSampler), so that each rank reads its own part of every global batch."
+        )
 
 
 @register(
@@ -17,6 +45,7 @@ from graphaudit.findings import Finding
     "rank-losses-identical",
     severity="error",
     needs=(RankLosses,),
+    causes=(RankLossesIdentical,),
     once="one finding per watched msrun job: every group of ranks that computed the same losses is named in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -55,17 +84,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     groups = identical_groups(ranks.steps)
     if not groups:
         return
-    judged = len(ranks.steps) - 1
-    named = "; ".join("ranks " + ", ".join(map(str, group)) for group in groups)
-    everyone = len(groups) == 1 and len(groups[0]) == ranks.world_size
-    who = f"all {ranks.world_size} ranks" if everyone else named
-    yield ctx.finding(
-        "error",
-        "(root)",
-        f"The losses of {who} were the same (to float32 rounding) at every sampled step after the first "
-        f"({judged} steps, at least {MIN_IDENTICAL_STEPS} needed): they read the same batches, so the data "
-        "is not sharded across the ranks.",
-        "Shard the data by rank: give the dataset num_shards=get_group_size() and shard_id=get_rank() "
-        "(or a DistributedSampler), so that each rank reads its own part of every global batch.",
-        (g.cell_node(""),),
-    )
+    groups = tuple(tuple(int(rank) for rank in group) for group in groups)
+    cause = RankLossesIdentical(int(ranks.world_size), groups, len(ranks.steps) - 1, MIN_IDENTICAL_STEPS)
+    yield ctx.finding("error", "(root)", cause, (g.cell_node(""),))

@@ -3,13 +3,61 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.rank_losses import DEPART, departures
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import RankLosses
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class RankLossDeparts(Cause):
+    """Data-parallel ranks whose loss lies far from the other ranks' at most sampled steps."""
+
+    names_subjects = True
+    world_size: int
+    ranks: tuple[int, ...]  # the ranks that depart, the one with the highest mean loss first
+    means: tuple[float, ...]  # every rank's mean loss over the judged steps (indexed by rank)
+    distances: tuple[
+        float, ...
+    ]  # every rank's median distance to the others' loss, in noises (indexed by rank)
+    sigma: float  # the run's noise
+    steps: int  # the sampled steps judged
+    bound: float  # the distance, in noises, beyond which a rank departs
+
+    def message(self) -> str:
+        listed = ", ".join(
+            f"rank {r} (mean loss {self.means[r]:.4g}, {self.distances[r]:.1f} noises away)"
+            for r in self.ranks
+        )
+        if self.world_size == 2:
+            high, low = self.ranks
+            return (
+                f"The losses of the 2 ranks lie far apart at most sampled steps: rank {high}'s mean loss is "
+                f"{self.means[high]:.4g} and rank {low}'s {self.means[low]:.4g}; the median gap, "
+                f"{self.distances[high]:.1f} times the run's noise ({self.sigma:.3g}), is above {self.bound:g} "
+                f"over {self.steps} steps. One of them reads other data than the other; with two ranks either may "
+                f"be the odd one (the one with the higher loss, rank {high}, most often is)."
+            )
+        if len(self.ranks) == self.world_size:
+            return (
+                f"The losses of the {self.world_size} ranks disperse far above the run's noise "
+                f"({self.sigma:.3g}) at most of {self.steps} sampled steps: {listed}. They read different data."
+            )
+        return (
+            f"Of the {self.world_size} ranks, {listed} lie more than {self.bound:g} times the run's noise "
+            f"({self.sigma:.3g}) from the median rank's loss at most of {self.steps} sampled steps: "
+            "they read other data than the rest."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Compare the named ranks' data with the others': the same pipeline and preprocessing, labels "
+            "aligned with their inputs, the same data set, shards drawn from shuffled data."
+        )
 
 
 @register(
@@ -17,6 +65,7 @@ from graphaudit.findings import Finding
     "rank-loss-departs",
     severity="warning",
     needs=(RankLosses,),
+    causes=(RankLossDeparts,),
     once="one finding per watched msrun job: every rank whose loss departs is named in it",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -65,36 +114,16 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     found = departures(ranks.steps)
     if found is None:
         return
-    order = sorted(found.ranks, key=lambda r: -found.means[r])
-    listed = ", ".join(
-        f"rank {r} (mean loss {found.means[r]:.4g}, {found.distance[r]:.1f} noises away)" for r in order
+    order = tuple(sorted(found.ranks, key=lambda r: -found.means[r]))
+    cause = RankLossDeparts(
+        int(ranks.world_size),
+        order,
+        tuple(float(m) for m in found.means),
+        tuple(float(d) for d in found.distance),
+        float(found.sigma),
+        int(found.steps),
+        DEPART,
     )
-    if ranks.world_size == 2:
-        high, low = order
-        what = (
-            f"The losses of the 2 ranks lie far apart at most sampled steps: rank {high}'s mean loss is "
-            f"{found.means[high]:.4g} and rank {low}'s {found.means[low]:.4g}; the median gap, "
-            f"{found.distance[high]:.1f} times the run's noise ({found.sigma:.3g}), is above {DEPART:g} "
-            f"over {found.steps} steps. One of them reads other data than the other; with two ranks either may "
-            f"be the odd one (the one with the higher loss, rank {high}, most often is)."
-        )
-    elif len(found.ranks) == ranks.world_size:
-        what = (
-            f"The losses of the {ranks.world_size} ranks disperse far above the run's noise "
-            f"({found.sigma:.3g}) at most of {found.steps} sampled steps: {listed}. They read different data."
-        )
-    else:
-        what = (
-            f"Of the {ranks.world_size} ranks, {listed} lie more than {DEPART:g} times the run's noise "
-            f"({found.sigma:.3g}) from the median rank's loss at most of {found.steps} sampled steps: "
-            "they read other data than the rest."
-        )
     yield ctx.finding(
-        "warning",
-        "(root)",
-        what,
-        "Compare the named ranks' data with the others': the same pipeline and preprocessing, labels "
-        "aligned with their inputs, the same data set, shards drawn from shuffled data.",
-        (g.cell_node(""),),
-        subjects=tuple(f"rank {r}" for r in order),
+        "warning", "(root)", cause, (g.cell_node(""),), subjects=tuple(f"rank {r}" for r in order)
     )

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import Sample, StartLoss
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
 
 # Measured first losses of healthy starts, as multiples of ln C (docs/watch.md, "A sane start"):
 # MindSpore's default Dense init 0.98-1.00x, a 10-layer ReLU MLP in He-normal init 1.42x,
@@ -18,15 +19,43 @@ WARNING_TIMES = 3.0  # softmax logits of standard deviation ~3 at C=10 (loss ~ l
 ERROR_TIMES = 10.0
 
 
-def _norms(sample: Sample | None) -> str:
+def _norms(sample: Sample | None) -> tuple[float | None, float | None]:
+    """The norms of the whole gradient and of all the weights at *sample* (``None`` when not all known)."""
     if sample is None or sample.grad_norms is None:
-        return ""
+        return None, None
     grads = [n for n in sample.grad_norms if n is not None and math.isfinite(n)]
     weights = [n for n in sample.weight_norms if math.isfinite(n)]
     if not grads or not weights:
-        return ""
-    grad, weight = math.hypot(*grads), math.hypot(*weights)
-    return f" At that step the gradient's norm was {grad:.3g} against the weights' {weight:.3g}."
+        return None, None
+    return float(math.hypot(*grads)), float(math.hypot(*weights))
+
+
+@dataclass(frozen=True)
+class LossHighAtStart(Cause):
+    """The run's first loss was far above what a uniform guess scores under its loss function."""
+
+    loss: float  # the first step's loss
+    chance: float  # a uniform guess's loss
+    chance_what: str  # what that loss is (the loss function and the classes)
+    bound: float  # how many times the guess's loss is too high
+    grad_norm: float | None = None  # the norm of the first step's whole gradient, when known
+    weight_norm: float | None = None  # ... and of the weights then
+
+    def message(self) -> str:
+        norms = ""
+        if self.grad_norm is not None and self.weight_norm is not None:
+            norms = f" At that step the gradient's norm was {self.grad_norm:.3g} against the weights' {self.weight_norm:.3g}."
+        return (
+            f"The run's first loss was {self.loss:.4g}, {self.loss / self.chance:.3g} times what a uniform guess "
+            f"scores ({self.chance:.3g} under {self.chance_what}; bound {self.bound:g}x).{norms}"
+        )
+
+    def fix(self) -> str:
+        return (
+            "Check the initialisation: weights of the scale their layers expect (HeNormal/HeUniform for ReLU, "
+            "XavierUniform for tanh or sigmoid), a last layer initialised small, inputs normalised; the "
+            "first loss should then be near ln(number of classes)."
+        )
 
 
 @register(
@@ -35,6 +64,7 @@ def _norms(sample: Sample | None) -> str:
     severity="error",
     also=("warning",),
     needs=(StartLoss,),
+    causes=(LossHighAtStart,),
     once="one finding per watched run: its first loss",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -72,13 +102,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if times <= WARNING_TIMES:
         return
     severity = "error" if times > ERROR_TIMES else "warning"
-    yield ctx.finding(
-        severity,
-        "(root)",
-        f"The run's first loss was {start.loss:.4g}, {times:.3g} times what a uniform guess scores "
-        f"({start.chance.loss:.3g} under {start.chance.what}; bound {WARNING_TIMES:g}x).{_norms(start.first)}",
-        "Check the initialisation: weights of the scale their layers expect (HeNormal/HeUniform for ReLU, "
-        "XavierUniform for tanh or sigmoid), a last layer initialised small, inputs normalised; the "
-        "first loss should then be near ln(number of classes).",
-        (g.cell_node(""),),
+    cause = LossHighAtStart(
+        float(start.loss), float(start.chance.loss), start.chance.what, WARNING_TIMES, *_norms(start.first)
     )
+    yield ctx.finding(severity, "(root)", cause, (g.cell_node(""),))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
@@ -10,7 +11,52 @@ from graphaudit.checks._shared.baseline import BLOCKS_OUT, LOSS_BAND, loss_block
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.baseline import WatchBaseline
 from graphaudit.evidence.training import TrainingRun
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+
+
+@dataclass(frozen=True)
+class LossDepartsFromBaseline(Cause):
+    """The training loss left the band of a known-good run's, block by block of steps, at several blocks."""
+
+    source: str  # where the baseline was read from
+    out: int  # the blocks outside the band
+    above: int  # how many of them lie above the baseline (the others below)
+    blocks: int  # the blocks compared
+    size: int  # the steps of a block
+    first: tuple[int, int]  # the steps of the first block outside the band
+    first_here: float  # this run's median loss there
+    first_baseline: float  # the baseline's
+    worst: tuple[int, int]  # the steps of the block farthest outside
+    worst_here: float
+    worst_baseline: float
+    worst_z: float  # how far apart there, in units of the baseline's step-to-step noise
+    worst_sigma: float  # that noise
+    band: float  # the band's half-width, in those units
+
+    def message(self) -> str:
+        way = (
+            "above it (this run learns worse)"
+            if self.above == self.out
+            else "below it (this run learns faster: its recipe is not the baseline's)"
+            if self.above == 0
+            else f"above it in {self.above} and below it in {self.out - self.above}"
+        )
+        return (
+            f"The training loss left the band of the baseline ({self.source}) in {self.out} of "
+            f"{self.blocks} blocks of {self.size} steps, {way}: first at steps {self.first[0]}-{self.first[1]} "
+            f"(median {self.first_here:.4g}, the baseline's {self.first_baseline:.4g}), farthest at steps "
+            f"{self.worst[0]}-{self.worst[1]} ({self.worst_here:.4g} against {self.worst_baseline:.4g}: "
+            f"{self.worst_z:.1f} times the baseline's step-to-step noise there, {self.worst_sigma:.3g}; the band "
+            f"is {self.band:g} times it)."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Compare this run's recipe with the baseline's: the learning rate and its schedule (a warm-up), "
+            "the parameters the optimizer holds (a frozen layer), the data and its preprocessing, the "
+            "initialisation; the per-parameter comparisons with the baseline (gradients, updates) name the "
+            "layers that differ, when they do."
+        )
 
 
 @register(
@@ -18,6 +64,7 @@ from graphaudit.findings import Finding
     "loss-departs-from-baseline",
     severity="warning",
     needs=(TrainingRun, WatchBaseline),
+    causes=(LossDepartsFromBaseline,),
     once="one finding per watched run: its one loss curve against the baseline's",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -61,26 +108,20 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if len(out) < BLOCKS_OUT:
         return
     first, worst = out[0], max(out, key=lambda b: abs(b.z))
-    above = sum(b.z > 0 for b in out)
-    way = (
-        "above it (this run learns worse)"
-        if above == len(out)
-        else "below it (this run learns faster: its recipe is not the baseline's)"
-        if above == 0
-        else f"above it in {above} and below it in {len(out) - above}"
+    cause = LossDepartsFromBaseline(
+        baseline.source,
+        len(out),
+        sum(b.z > 0 for b in out),
+        len(blocks),
+        first.last - first.first + 1,
+        (first.first, first.last),
+        float(first.here),
+        float(first.baseline),
+        (worst.first, worst.last),
+        float(worst.here),
+        float(worst.baseline),
+        float(abs(worst.z)),
+        float(worst.sigma),
+        LOSS_BAND,
     )
-    size = first.last - first.first + 1
-    yield ctx.finding(
-        "warning",
-        "(root)",
-        f"The training loss left the band of the baseline ({baseline.source}) in {len(out)} of "
-        f"{len(blocks)} blocks of {size} steps, {way}: first at steps {first.first}-{first.last} "
-        f"(median {first.here:.4g}, the baseline's {first.baseline:.4g}), farthest at steps "
-        f"{worst.first}-{worst.last} ({worst.here:.4g} against {worst.baseline:.4g}: {abs(worst.z):.1f} times "
-        f"the baseline's step-to-step noise there, {worst.sigma:.3g}; the band is {LOSS_BAND:g} times it).",
-        "Compare this run's recipe with the baseline's: the learning rate and its schedule (a warm-up), "
-        "the parameters the optimizer holds (a frozen layer), the data and its preprocessing, the "
-        "initialisation; the per-parameter comparisons with the baseline (gradients, updates) name the "
-        "layers that differ, when they do.",
-        (g.cell_node(""),),
-    )
+    yield ctx.finding("warning", "(root)", cause, (g.cell_node(""),))

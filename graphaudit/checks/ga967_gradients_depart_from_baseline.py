@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.baseline import FAR, log_ratios, median_log_ratio, stopped
@@ -11,7 +12,8 @@ from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.baseline import BaselineSamples, WatchBaseline
 from graphaudit.evidence.training import TrainingRun
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, listing
 
 _WHAT = {"grad": "gradient norm", "ratio": "update ratio"}
 
@@ -20,11 +22,48 @@ def _times(log: float) -> str:
     return f"{10**log:.3g}x larger" if log > 0 else f"{10 ** (-log):.3g}x smaller"
 
 
+@dataclass(frozen=True)
+class GradientsDepartFromBaseline(Cause):
+    """Parameters whose gradient norms or update ratios were far from a known-good run's, at the median."""
+
+    names_subjects = True
+    source: str  # where the baseline was read from
+    steps: int  # the steps sampled in both runs
+    bound: float  # how many times larger or smaller is far
+    names: tuple[str, ...]
+    # per parameter, log10 of its gradient norm over the baseline's at the median of the steps (None: within bound)
+    gradient_logs: tuple[float | None, ...]
+    update_logs: tuple[float | None, ...]  # ... and of its update ratio ‖Δw‖/‖w‖ over the baseline's
+
+    def message(self) -> str:
+        departed = []
+        for name, gradient, update in zip(self.names, self.gradient_logs, self.update_logs):
+            far = [
+                f"{_WHAT[what]} {_times(log)}"
+                for what, log in (("grad", gradient), ("ratio", update))
+                if log is not None
+            ]
+            departed.append(f"{name}: {', '.join(far)}")
+        return (
+            f"At the {self.steps} steps sampled in both runs, {counted(len(self.names), 'parameter')} got gradients "
+            f"or updates {self.bound:g}x or more away from the baseline's ({self.source}), at the median: "
+            f"{listing(departed, separator='; ')}."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Compare this run's recipe with the baseline's: larger updates, the learning rate, its schedule "
+            "(a warm-up dropped), the loss scale or the loss's reduction (sum for mean); smaller gradients, "
+            "what lies between these parameters and the loss (an activation, a detached branch, a scale)."
+        )
+
+
 @register(
     "GA967",
     "gradients-depart-from-baseline",
     severity="warning",
     needs=(TrainingRun, WatchBaseline, BaselineSamples),
+    causes=(GradientsDepartFromBaseline,),
     once="one finding per watched run: every parameter whose gradients or updates departed is listed",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -63,7 +102,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     pairs = ctx.need(BaselineSamples).pairs
     here = {name: i for i, name in enumerate(record.parameters)}
     bound = math.log10(FAR)
-    found: list[tuple[str, list[str]]] = []
+    found: list[tuple[str, float | None, float | None]] = []
     for there, name in enumerate(baseline.parameters):
         if name not in here:
             continue  # not in this run's optimizer: GA968's
@@ -71,26 +110,21 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if stopped(logs["ratio"]) is not None:
             continue  # it stopped training: GA968's
         medians = {what: median_log_ratio(values) for what, values in logs.items()}
-        far = [
-            f"{_WHAT[what]} {_times(m)}"
+        far = {
+            what: float(m) if m is not None and math.isfinite(m) and abs(m) >= bound else None
             for what, m in medians.items()
-            if m is not None and math.isfinite(m) and abs(m) >= bound
-        ]
-        if far:
-            found.append((name, far))
+        }
+        if far["grad"] is not None or far["ratio"] is not None:
+            found.append((name, far["grad"], far["ratio"]))
     if not found:
         return
-    names = [name for name, _ in found]
-    listing = "; ".join(f"{name}: {', '.join(far)}" for name, far in found[:5])
-    yield ctx.finding(
-        "warning",
-        names[0],
-        f"At the {len(pairs)} steps sampled in both runs, {len(found)} parameter(s) got gradients or "
-        f"updates {FAR:g}x or more away from the baseline's ({baseline.source}), at the median: {listing}"
-        f"{'; ...' if len(found) > 5 else ''}.",
-        "Compare this run's recipe with the baseline's: larger updates, the learning rate, its schedule "
-        "(a warm-up dropped), the loss scale or the loss's reduction (sum for mean); smaller gradients, "
-        "what lies between these parameters and the loss (an activation, a detached branch, a scale).",
-        parameter_nodes(ctx, names),
-        subjects=tuple(names),
+    names = tuple(name for name, _, _ in found)
+    cause = GradientsDepartFromBaseline(
+        baseline.source,
+        len(pairs),
+        FAR,
+        names,
+        tuple(gradient for _, gradient, _ in found),
+        tuple(update for _, _, update in found),
     )
+    yield ctx.finding("warning", names[0], cause, parameter_nodes(ctx, names), subjects=names)

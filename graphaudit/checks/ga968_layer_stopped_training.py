@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.baseline import TRAINED, log_ratios, stopped
@@ -12,7 +13,60 @@ from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.baseline import BaselineSamples, WatchBaseline
 from graphaudit.evidence.training import TrainingRun
-from graphaudit.findings import Finding
+from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted, is_are, listing, pronouns
+
+
+@dataclass(frozen=True)
+class LeftOutSinceBaseline(Cause):
+    """Parameters that trained in the known-good run and are not in this run's optimizer."""
+
+    names_subjects = True
+    source: str  # where the baseline was read from
+    names: tuple[str, ...]
+
+    def message(self) -> str:
+        they = pronouns(len(self.names))
+        return (
+            f"{counted(len(self.names), 'parameter')} trained in the baseline ({self.source}) "
+            f"{is_are(len(self.names))} not in this run's optimizer: {listing(self.names)}. "
+            f"{they.subject.capitalize()} {they.keep} {they.possessive} initial values."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Give the optimizer these parameters (net.trainable_params() leaves out those with "
+            "requires_grad=False: set it back to True), or, if they are meant to be frozen now, record a "
+            "new baseline."
+        )
+
+
+@dataclass(frozen=True)
+class StoppedTrainingSinceBaseline(Cause):
+    """Parameters that trained in the known-good run and here never moved, or moved 100x less, at the median."""
+
+    names_subjects = True
+    source: str  # where the baseline was read from
+    steps: int  # the steps sampled in both runs
+    names: tuple[str, ...]
+    # per parameter, how many times less than in the baseline it moved at the median (None: it never moved)
+    slowdowns: tuple[float | None, ...]
+
+    def message(self) -> str:
+        how = [
+            f"{name} never moved" if slowdown is None else f"{name} moved {slowdown:.3g}x less"
+            for name, slowdown in zip(self.names, self.slowdowns)
+        ]
+        return (
+            f"{counted(len(self.names), 'parameter')} that trained in the baseline ({self.source}) stopped "
+            f"training here, at the {self.steps} steps sampled in both runs: {listing(how, separator='; ')}."
+        )
+
+    def fix(self) -> str:
+        return (
+            "Find what stops their updates: a learning rate of 0 (or a tiny one) for their parameter group, "
+            "a gradient mask or stop_gradient, dead activations before them (a ReLU that no longer fires)."
+        )
 
 
 def _trained(samples: list, position: int) -> bool:
@@ -26,6 +80,7 @@ def _trained(samples: list, position: int) -> bool:
     severity="error",
     needs=(TrainingRun, WatchBaseline),
     uses=(BaselineSamples,),
+    causes=(LeftOutSinceBaseline, StoppedTrainingSinceBaseline),
     confirms="GA960",
     keeps_message="both",
     once="one finding per watched run and cause (left out of the optimizer, stopped moving): each parameter is listed",
@@ -69,39 +124,23 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     trained = [(i, n) for i, n in enumerate(baseline.parameters) if _trained(samples, i)]
     left_out = [n for _, n in trained if n not in here]
     if left_out:
+        cause = LeftOutSinceBaseline(baseline.source, tuple(left_out))
         yield ctx.finding(
-            "error",
-            left_out[0],
-            f"{len(left_out)} parameter(s) trained in the baseline ({baseline.source}) are not in this run's "
-            f"optimizer: {', '.join(left_out[:6])}{', ...' if len(left_out) > 6 else ''}. They keep their "
-            "initial values.",
-            "Give the optimizer these parameters (net.trainable_params() leaves out those with "
-            "requires_grad=False: set it back to True), or, if they are meant to be frozen now, record a "
-            "new baseline.",
-            parameter_nodes(ctx, left_out),
-            subjects=tuple(left_out),
+            "error", left_out[0], cause, parameter_nodes(ctx, left_out), subjects=tuple(left_out)
         )
     if compared is None:
         return
-    slowed: list[tuple[str, str]] = []
+    slowed: list[tuple[str, float | None]] = []
     for there, name in trained:
         if name not in here:
             continue
-        how = stopped(log_ratios(compared.pairs, there, here[name], "ratio"))
-        if how is not None:
-            slowed.append((name, how))
+        logs = log_ratios(compared.pairs, there, here[name], "ratio")
+        slowdown = stopped(logs)
+        if slowdown is not None:
+            slowed.append((name, None if all(v == -math.inf for v in logs) else float(slowdown)))
     if slowed:
-        names = [name for name, _ in slowed]
-        yield ctx.finding(
-            "error",
-            names[0],
-            f"{len(slowed)} parameter(s) that trained in the baseline ({baseline.source}) stopped training "
-            f"here, at the {len(compared.pairs)} steps sampled in both runs: "
-            + "; ".join(f"{name} {how}" for name, how in slowed[:5])
-            + ("; ..." if len(slowed) > 5 else "")
-            + ".",
-            "Find what stops their updates: a learning rate of 0 (or a tiny one) for their parameter group, "
-            "a gradient mask or stop_gradient, dead activations before them (a ReLU that no longer fires).",
-            parameter_nodes(ctx, names),
-            subjects=tuple(names),
+        names = tuple(name for name, _ in slowed)
+        cause = StoppedTrainingSinceBaseline(
+            baseline.source, len(compared.pairs), names, tuple(slowdown for _, slowdown in slowed)
         )
+        yield ctx.finding("error", names[0], cause, parameter_nodes(ctx, names), subjects=names)
