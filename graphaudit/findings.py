@@ -172,16 +172,7 @@ class Finding:
             ...         cause=cause).names_its_subjects()
             True
         """
-        if (
-            self.cause is None
-        ):  # MIGRATION (issue 39): findings not yet made from a cause; removed once all are
-            import re
-
-            return all(
-                re.search(rf"(?<![\w.]){re.escape(name)}(?!\w|\.\w)", self.message)
-                for name in self.subjects[:4]
-            )
-        return self.cause.names_subjects
+        return self.cause is not None and self.cause.names_subjects
 
     def reported_by(self, check_id: str) -> bool:
         """Whether check *check_id* found this: it made the finding, or confirmed it."""

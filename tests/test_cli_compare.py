@@ -55,7 +55,7 @@ def test_differences_exit_1_and_name_the_parameter_and_ranks(ranks, capsys):
     assert "GA801 [error] head.weight:" in out
     assert "ranks 0, 1 agree on" in out and "rank 2 has" in out
     assert "backbone.weight" not in out.split("\n\n", 1)[1]
-    assert "1 parameter(s) not identical" in out
+    assert "1 parameter not identical" in out
 
 
 def test_json_format_and_output_file(ranks, tmp_path, capsys):

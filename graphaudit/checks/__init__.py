@@ -196,9 +196,7 @@ class Check:
                     f"{self.check_id} reported a {finding.severity} finding but declares only "
                     f"{', '.join(self.severities)}: declare it with register(..., also=(...))"
                 )
-            if finding.cause is not None and not isinstance(
-                finding.cause, self.causes
-            ):  # MIGRATION (issue 39)
+            if not isinstance(finding.cause, self.causes):
                 raise TypeError(
                     f"{self.check_id} reported a finding whose cause is a {type(finding.cause).__name__}, "
                     f"but declares {', '.join(c.__name__ for c in self.causes) or 'none'}: "

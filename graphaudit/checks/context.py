@@ -217,25 +217,13 @@ class AuditContext:
         severity: Severity,
         subject: str,
         cause: Cause,
-        *args: Any,
+        nodes: Iterable[str] = (),
+        *,
         subjects: Iterable[str] = (),
     ) -> Finding:
         """A finding of the check this context is bound to, its message and fix rendered from *cause*."""
         if self.check is None:
             raise RuntimeError("ctx.finding() needs a context bound to a check: run checks with check(ctx)")
-        if isinstance(cause, str):  # MIGRATION (issue 39): (message, fix, nodes) of a check not yet migrated
-            fix, nodes = args[0], (args[1] if len(args) > 1 else ())
-            return Finding(
-                self.check.check_id,
-                self.check.name,
-                severity,
-                subject,
-                cause,
-                fix,
-                tuple(nodes),
-                tuple(subjects),
-            )
-        nodes = args[0] if args else ()
         if not isinstance(cause, Cause):
             raise TypeError(
                 f"{self.check.check_id}: ctx.finding() takes the cause as data (a graphaudit.findings.Cause), "

@@ -103,7 +103,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue
         left_out = ctx.optimizer is not None and not ctx.in_optimizer(param)
         if param.requires_grad:
-            continue  # trainable, maybe left out of the optimizer: GA201 reports it, once
+            continue  # requires_grad=True: not frozen (one left out of the optimizer is left out, not frozen)
         causes.setdefault(left_out, []).append(node)
     # One cause, one finding: a freeze that went too far, however many parameters it covers.
     for left_out, found in causes.items():

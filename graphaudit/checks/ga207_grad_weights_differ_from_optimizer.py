@@ -31,7 +31,7 @@ class UpdatedButNotDifferentiated(Cause):
         return (
             f"{members(self.names, 'parameter', holder=self.holder, note=self.note)} {they.be} updated by the "
             "optimizer but not among the weights the training step differentiates (grad_weights): "
-            f"{they.subject} get no gradient of {they.possessive} own."
+            f"{they.subject} {'gets' if they.subject == 'it' else 'get'} no gradient of {they.possessive} own."
         )
 
     def fix(self) -> str:

@@ -48,6 +48,7 @@ class LossFlat(Cause):
     severity="warning",
     needs=(TrainingRun,),
     causes=(LossFlat,),
+    defers_to={"GA951": "a loss that oscillates is not flat: the rate is too large, not too small"},
     once="one finding per watched run: its one loss curve",
 )
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -81,9 +82,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     curve = loss_curve(record.losses)
     if curve is None or not record.finished or len(curve.losses) < len(record.losses):
         return
-    if curve.oscillates:
-        return  # GA951's
     if abs(curve.fall) >= 3 * curve.standard_error or abs(curve.fall) > SMALL_FALL * abs(curve.head):
-        return  # it fell, or rose (GA951 judges a rise; a learning rate too small does not make one)
+        return  # it fell, or rose: not flat (a learning rate too small does not make a loss rise)
     cause = LossFlat(len(curve.losses), curve.head, curve.tail, curve.window, curve.standard_error)
     yield ctx.finding("warning", "(root)", cause, (g.cell_node(""),))

@@ -11,6 +11,7 @@ from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun, WatchedValidation
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import counted
 
 PATIENCE = 3  # evaluations without improvement (Prechelt 1998's UP_3; Keras' EarlyStopping patience)
 WORSE = 0.01  # each of them this much above the best
@@ -50,7 +51,7 @@ class TooManyEpochs(Cause):
 
     def fix(self) -> str:
         return (
-            f"Train for about {self.best_epoch} epochs, keep the checkpoint of epoch {self.best_epoch} "
+            f"Train for about {counted(self.best_epoch, 'epoch')}, keep the checkpoint of epoch {self.best_epoch} "
             "(ModelCheckpoint), or stop early; more data, augmentation or regularisation (weight decay, "
             "dropout) delay it."
         )

@@ -105,10 +105,10 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     found: list[tuple[str, float | None, float | None]] = []
     for there, name in enumerate(baseline.parameters):
         if name not in here:
-            continue  # not in this run's optimizer: GA968's
+            continue  # not in this run's optimizer: no update of it to compare
         logs = {what: log_ratios(pairs, there, here[name], what) for what in _WHAT}
         if stopped(logs["ratio"]) is not None:
-            continue  # it stopped training: GA968's
+            continue  # it stopped training: a change of its own kind, not a departure
         medians = {what: median_log_ratio(values) for what, values in logs.items()}
         far = {
             what: float(m) if m is not None and math.isfinite(m) and abs(m) >= bound else None

@@ -19,7 +19,7 @@ Example:
     >>> other.identical, [f.subject for f in other.differing]
     (False, ['weight'])
     >>> print(other.text().splitlines()[-1])
-    1 parameter(s) not identical across the fingerprints.
+    1 parameter not identical across the fingerprints.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from graphaudit.checks.ga801_weights_differ_across_ranks import compare
 from graphaudit.distributed.compare import WORLD
 from graphaudit.distributed.fingerprint import Fingerprint
 from graphaudit.findings import Finding
+from graphaudit.text import counted
 
 __all__ = ["WORLD", "Comparison"]
 
@@ -101,7 +102,9 @@ class Comparison:
             lines.append(f"{finding.check_id} [{finding.severity}] {finding.subject}: {finding.message}")
             lines.append(f"    fix: {finding.fix}")
         if self.differing:
-            lines.append(f"{len(self.differing)} parameter(s) not identical across the fingerprints.")
+            lines.append(
+                f"{counted(len(self.differing), 'parameter')} not identical across the fingerprints."
+            )
         else:
             lines.append(f"identical: every parameter has the same content in all {count} fingerprints.")
         return "\n".join(lines)
