@@ -9,6 +9,7 @@ slow (a real msrun job): the sample carries its own facts, a new check edits no 
 
 from __future__ import annotations
 
+import json
 from types import ModuleType
 
 import pytest
@@ -42,6 +43,8 @@ def test_bad_sample_fires_with_the_exact_subject_and_the_declared_severities(che
     for finding in found:
         assert finding.name == CHECKS[finding.check_id].name
         assert finding.message and finding.fix and finding.nodes
+        assert isinstance(finding.cause, CHECKS[finding.check_id].causes)  # its facts, as data
+        json.dumps(finding.to_dict(), allow_nan=False)  # which JSON and SARIF carry as they are
         assert all(node in report.graph for node in finding.nodes)
     check = CHECKS[check_id]
     emitted = {f.severity for f in report.findings if f.reported_by(check_id)}

@@ -156,7 +156,7 @@ def mode_problem(ctx: AuditContext, cell: Any) -> str | None:
     if is_batchnorm(cell):
         if ctx.mode == "train":
             if getattr(cell, "use_batch_statistics", None) is False or affine_frozen(ctx, cell):
-                return None  # GA503's business, or a frozen BatchNorm kept in eval mode on purpose
+                return None  # told to ignore the batch, or frozen: kept in eval mode on purpose, whatever the mode
             if not uses_batch_statistics(cell):
                 return "normalises with its moving statistics instead of the batch's and never updates them"
         elif uses_batch_statistics(cell):
