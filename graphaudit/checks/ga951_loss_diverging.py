@@ -7,12 +7,11 @@ from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.watch import loss_curve
+from graphaudit.checks._shared.watch import LOSS_RISE, loss_curve
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun
 from graphaudit.findings import Cause, Finding
 
-RISE = 0.10  # a rise this much above the start, beyond the noise, is divergence
 _FIX = "Lower the learning rate (by 3-10x), or add a warm-up; clip the gradients if single steps spike."
 
 
@@ -98,7 +97,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if curve is None:
         return
     rise = -curve.fall
-    if rise > max(3 * curve.standard_error, RISE * abs(curve.head)):
+    if rise > max(3 * curve.standard_error, LOSS_RISE * abs(curve.head)):
         cause = LossDiverged(curve.head, curve.tail, curve.window, curve.sigma)
         yield ctx.finding("error", "(root)", cause, (g.cell_node(""),))
         return

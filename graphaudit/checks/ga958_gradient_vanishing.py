@@ -8,8 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.curves import VANISHING
-from graphaudit.checks._shared.watch import parameter_nodes
+from graphaudit.checks._shared.watch import GRADIENT_VANISHING, parameter_nodes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun, WatchedGradients
 from graphaudit.findings import Cause, Finding
@@ -90,12 +89,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     found = [
         (record.parameters[p], statistics.median(v))
         for p, v in relative.items()
-        if len(v) >= 3 and 0.0 < statistics.median(v) < VANISHING
+        if len(v) >= 3 and 0.0 < statistics.median(v) < GRADIENT_VANISHING
     ]
     if not found:
         return
     names = tuple(name for name, _ in found)
     cause = GradientsVanishing(
-        names, tuple(float(fraction) for _, fraction in found), len(samples), VANISHING
+        names, tuple(float(fraction) for _, fraction in found), len(samples), GRADIENT_VANISHING
     )
     yield ctx.finding("warning", names[0], cause, parameter_nodes(ctx, names), subjects=names)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.curves import EXPLODING_RELATIVE
+from graphaudit.checks._shared.watch import GRADIENT_GROWTH
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import WatchedGradients
 from graphaudit.findings import Cause, Finding
@@ -82,9 +82,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     step, peak = max(totals, key=lambda t: t[1])
     growth = peak / totals[0][1]
-    if growth <= EXPLODING_RELATIVE:
+    if growth <= GRADIENT_GROWTH:
         return
     cause = GradientsExploding(
-        int(totals[0][0]), float(totals[0][1]), int(step), float(peak), EXPLODING_RELATIVE
+        int(totals[0][0]), float(totals[0][1]), int(step), float(peak), GRADIENT_GROWTH
     )
     yield ctx.finding("warning", "(root)", cause, (g.cell_node(""),))

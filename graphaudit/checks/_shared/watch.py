@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 __all__ = [
     "BOUNCE",
     "FAR_ABOVE_NOISE_SCALE",
+    "GRADIENT_GROWTH",
+    "GRADIENT_VANISHING",
+    "LOSS_RISE",
     "MIN_STEPS",
     "MIN_WINDOW",
     "LossCurve",
@@ -45,6 +48,18 @@ MIN_WINDOW = 5
 BOUNCE = 0.5
 #: A batch this many times the simple noise scale spends ~this many times the examples (McCandlish et al. 2018, eq. 2.12).
 FAR_ABOVE_NOISE_SCALE = 10.0
+# The watch's own bounds, on the quantities the watch measures (a run's sampled steps), set apart
+# from the probe's (one batch, a few steps: checks/_shared/curves.py) so that retuning one does not
+# retune the other. The healthy recipes (tests/healthy_recipes.py, docs/watch.md) measured:
+#: the end of the loss above its start by more than this fraction (and 3 standard errors) is a
+#: divergence (GA951): healthy runs ended 9.1-10.0 times this bound *below* their start.
+LOSS_RISE = 0.10
+#: a weight matrix's median RMS gradient below this fraction of the strongest layer's is vanishing
+#: (GA958): the weakest layer of a healthy run sat at 0.13-0.39, four orders of magnitude above.
+GRADIENT_VANISHING = 1e-5
+#: the gradient norm grown by more than this factor over its first sampled value is exploding
+#: (GA959): healthy runs grew 1-10x.
+GRADIENT_GROWTH = 1e4
 
 
 @dataclass(frozen=True)
