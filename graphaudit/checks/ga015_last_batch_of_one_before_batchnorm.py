@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 from graphaudit import graph as g
 from graphaudit.checks import register
+from graphaudit.checks._shared.batching import batch_steps
 from graphaudit.checks._shared.cells import is_batchnorm
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import TrainingData
 from graphaudit.evidence.dataset_labels import DataConsumer
 from graphaudit.evidence.mode import IntendedMode
 from graphaudit.findings import Cause, Finding
-from graphaudit.graph import pipeline as gp
 from graphaudit.text import listing
 
 
@@ -114,18 +114,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     if not norms:
         return
     data = ctx.need(TrainingData)
-    graph = data.graph
-    for node, attrs in gp.steps(graph):
-        if attrs["op"] != "batch" or attrs.get("drop_remainder", True) or attrs.get("batch_size", -1) < 2:
-            continue
-        rows = next((graph.nodes[s]["rows"] for s in graph.predecessors(node)), -1)
-        size = attrs["batch_size"]
-        if rows <= 0 or rows % size != 1:
+    for step in batch_steps(data.graph):
+        rows, size = step.rows, step.size
+        if step.drop_remainder or size < 2 or rows <= 0 or rows % size != 1:
             continue
         degenerate = [n for n in norms if _values_per_channel(ctx, n) == 1]
         shown = degenerate or norms
         cause = LastBatchOfOne(
-            attrs["path"],
+            step.path,
             int(rows),
             int(size),
             tuple(ctx.cell_path(n) for n in shown),
@@ -134,8 +130,8 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         )
         yield ctx.finding(
             "error" if degenerate else "info",
-            attrs["path"],
+            step.path,
             cause,
             shown,
-            subjects=[attrs["path"], *(ctx.cell_path(n) for n in shown)],
+            subjects=[step.path, *(ctx.cell_path(n) for n in shown)],
         )

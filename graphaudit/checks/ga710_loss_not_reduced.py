@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +12,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.findings import Cause, Finding
+from graphaudit.graph.queries import shape_of
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,8 @@ def _shape(graph: Any) -> list[int] | None:
     if graph is None or "output:0" not in graph:
         return None
     try:
-        return list(json.loads(graph.nodes["output:0"].get("shape", "[]")))
-    except (TypeError, ValueError):
+        return list(shape_of(graph.nodes["output:0"]))
+    except (KeyError, TypeError, ValueError):  # no shape recorded, or not a list of numbers
         return None
 
 

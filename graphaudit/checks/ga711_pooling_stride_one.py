@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +11,7 @@ from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Cause, Finding
+from graphaudit.graph.queries import shape_of
 from graphaudit.text import listing
 
 _POOLS = ("MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d")
@@ -77,8 +77,8 @@ def _spatial(graph: Any, call: str) -> list[int]:
     for _, _, d in graph.out_edges(call, data=True):
         if d["kind"] == g.FLOWS:
             try:
-                return list(json.loads(d.get("shape", "[]")))[2:]
-            except (TypeError, ValueError):
+                return list(shape_of(d))[2:]
+            except (KeyError, TypeError, ValueError):  # no shape recorded, or not a list of numbers
                 return []
     return []
 
