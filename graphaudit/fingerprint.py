@@ -31,7 +31,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graphaudit.checks.ga801_weights_differ_across_ranks import compare as ga801_compare
 from graphaudit.distributed.fingerprint import (
     ALGORITHM,
     FORMAT,
@@ -92,10 +91,16 @@ def fingerprint(
 
 
 @checked_call
-def compare(fingerprints: Sequence[Fingerprint]) -> list[Finding]:
+def compare(fingerprints: Sequence[Fingerprint], *, config: Any = None) -> list[Finding]:
     """GA801 findings for the parameters that are not identical on every fingerprint.
 
-    See :func:`graphaudit.checks.ga801_weights_differ_across_ranks.compare`.
+    One finding per parameter whose content (or shape or dtype) differs, naming which ranks
+    agree with which (the largest group first); one per parameter missing on some ranks; and
+    a warning, subject ``(world)``, when the fingerprints do not cover every rank of their
+    world or disagree on its size. A difference in a parameter with ``requires_grad=False``
+    (a frozen weight, a BatchNorm moving statistic) is a warning, any other an error. GA801
+    runs as every check runs (:func:`graphaudit.runner.ranks.audit_fingerprints`): what is
+    reported follows ``[tool.graphaudit]`` or *config*, as for :func:`graphaudit.audit`.
     """
     if isinstance(fingerprints, (str, bytes, Fingerprint)) or not hasattr(fingerprints, "__iter__"):
         raise ArgumentTypeError(
@@ -113,4 +118,6 @@ def compare(fingerprints: Sequence[Fingerprint]) -> list[Finding]:
         raise ArgumentError(
             "compare() got no fingerprint: save one per rank (fingerprint(net).save(path)) and compare them all"
         )
-    return ga801_compare(fingerprints)
+    from graphaudit.runner.ranks import audit_fingerprints
+
+    return audit_fingerprints(fingerprints, config=config).findings

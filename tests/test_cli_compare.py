@@ -103,14 +103,13 @@ def test_one_file_or_none_is_a_usage_error(ranks, capsys):
 
 def test_the_comparison_behind_the_command(ranks):
     from graphaudit.fingerprint import Fingerprint
-    from graphaudit.report.compare import Comparison
 
-    comparison = Comparison.of([Fingerprint.load(path) for path in ranks])
+    comparison = _comparison([Fingerprint.load(path) for path in ranks])
     assert not comparison.identical and comparison.parameters == 4
     assert [f.subject for f in comparison.differing] == ["head.weight"]
     assert json.loads(comparison.to_json())["identical"] is False
     assert comparison.to_dict()["fingerprints"][2]["file"] == ranks[2]
-    complete = Comparison.of([Fingerprint.load(path) for path in ranks[:2]])
+    complete = _comparison([Fingerprint.load(path) for path in ranks[:2]])
     assert [f.subject for f in complete.findings] == ["(world)"]  # ranks 0 and 1 of 3: the world warning
     assert complete.identical  # ...which alone does not make them differ
 
@@ -127,3 +126,10 @@ def test_as_a_subprocess(ranks):
     assert done.returncode == EXIT_FINDINGS, done.stderr
     assert "head.weight" in done.stdout
     assert "Exception ignored" not in done.stderr, done.stderr
+
+
+def _comparison(fingerprints):
+    from graphaudit.fingerprint import compare
+    from graphaudit.report.compare import Comparison
+
+    return Comparison(tuple(fingerprints), tuple(compare(fingerprints)))

@@ -233,10 +233,10 @@ def test_only_the_users_functions_are_read():
 
     import numpy as np
 
-    from graphaudit.checks.ga101_repeated_cell_in_container import _user_function
+    from graphaudit.checks._shared.repetition_sites import user_function
 
-    assert _user_function(stage) is stage and _user_function(ResNetLike._make_layer) is ResNetLike._make_layer
+    assert user_function(stage) is stage and user_function(ResNetLike._make_layer) is ResNetLike._make_layer
     assert (
-        _user_function(np.linspace) is None and _user_function(textwrap.dedent) is None
+        user_function(np.linspace) is None and user_function(textwrap.dedent) is None
     )  # installed, stdlib
-    assert _user_function(nn.SequentialCell.__init__) is None and _user_function(ResBlock) is None
+    assert user_function(nn.SequentialCell.__init__) is None and user_function(ResBlock) is None

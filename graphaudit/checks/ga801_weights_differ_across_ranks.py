@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphaudit.checks import register
@@ -15,12 +15,11 @@ from graphaudit.distributed.compare import (
     ParameterMissingOnRanks,
     differences,
 )
-from graphaudit.distributed.fingerprint import Fingerprint
 from graphaudit.evidence.ranks import RankFingerprints
 from graphaudit.findings import Cause, Finding
 from graphaudit.text import members
 
-__all__ = ["CHECK_ID", "CHECK_NAME", "ParametersDifferAcrossRanks", "compare"]
+__all__ = ["CHECK_ID", "CHECK_NAME", "ParametersDifferAcrossRanks"]
 
 CHECK_ID = "GA801"
 CHECK_NAME = "weights-differ-across-ranks"
@@ -41,21 +40,6 @@ class ParametersDifferAcrossRanks(Cause):
 
     def fix(self) -> str:
         return self.first.fix()
-
-
-def compare(fingerprints: Sequence[Fingerprint]) -> list[Finding]:
-    """GA801 findings for the parameters that are not identical on every fingerprint.
-
-    One finding per parameter whose content (or shape or dtype) differs, naming which ranks
-    agree with which (the largest group first); one per parameter missing on some ranks; and
-    a warning, subject ``(world)``, when the fingerprints do not cover every rank of their
-    world or disagree on its size. A difference in a parameter with ``requires_grad=False``
-    (a frozen weight, a BatchNorm moving statistic) is a warning, any other an error.
-    """
-    return [
-        Finding(CHECK_ID, CHECK_NAME, d.severity, d.subject, d.message(), d.fix(), cause=d)
-        for d in differences(fingerprints)
-    ]
 
 
 @register(

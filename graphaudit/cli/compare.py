@@ -36,6 +36,7 @@ def add_parser(commands: Any, formatter: Any, epilog: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from graphaudit.distributed.fingerprint import Fingerprint
+    from graphaudit.fingerprint import compare
     from graphaudit.report.compare import Comparison
 
     if len(args.files) < 2:
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
             f"compare needs at least two fingerprint files (one per rank), got {len(args.files)}: "
             "write one on each rank with graphaudit.fingerprint.fingerprint(net).save(f'rank{rank}.json')"
         )
-    comparison = Comparison.of([Fingerprint.load(path) for path in args.files])
+    fingerprints = [Fingerprint.load(path) for path in args.files]
+    comparison = Comparison(tuple(fingerprints), tuple(compare(fingerprints)))
     write(comparison.to_json() if args.format == "json" else comparison.text(), args.output, "comparison")
     return EXIT_CLEAN if comparison.identical else EXIT_FINDINGS

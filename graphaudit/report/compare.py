@@ -1,7 +1,7 @@
 """The comparison of weight fingerprints across ranks, as text and JSON (``graphaudit compare``).
 
 :class:`Comparison` holds the fingerprints and what :func:`graphaudit.fingerprint.compare`
-found in them (GA801 findings); ``identical`` is true when no parameter differs or is
+found in them (GA801's findings: :func:`graphaudit.fingerprint.compare` runs it); ``identical`` is true when no parameter differs or is
 missing on some rank (a ``(world)`` warning alone, a world that is not complete, does not
 make them differ).
 
@@ -12,10 +12,13 @@ Example:
     >>> def dense(seed):
     ...     init = Tensor(np.random.default_rng(seed).normal(size=(2, 4)).astype(np.float32))
     ...     return nn.Dense(4, 2, weight_init=init, bias_init="zeros")
-    >>> same = Comparison.of([fingerprint(dense(0), rank=0, world_size=2), fingerprint(dense(0), rank=1, world_size=2)])
+    >>> from graphaudit.fingerprint import compare
+    >>> ranks = [fingerprint(dense(0), rank=0, world_size=2), fingerprint(dense(0), rank=1, world_size=2)]
+    >>> same = Comparison(tuple(ranks), tuple(compare(ranks)))
     >>> same.identical, same.parameters
     (True, 2)
-    >>> other = Comparison.of([fingerprint(dense(0), rank=0, world_size=2), fingerprint(dense(1), rank=1, world_size=2)])
+    >>> ranks = [fingerprint(dense(0), rank=0, world_size=2), fingerprint(dense(1), rank=1, world_size=2)]
+    >>> other = Comparison(tuple(ranks), tuple(compare(ranks)))
     >>> other.identical, [f.subject for f in other.differing]
     (False, ['weight'])
     >>> print(other.text().splitlines()[-1])
@@ -25,11 +28,9 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graphaudit.checks.ga801_weights_differ_across_ranks import compare
 from graphaudit.distributed.compare import WORLD
 from graphaudit.distributed.fingerprint import Fingerprint
 from graphaudit.findings import Finding
@@ -44,11 +45,6 @@ class Comparison:
 
     fingerprints: tuple[Fingerprint, ...]
     findings: tuple[Finding, ...]
-
-    @classmethod
-    def of(cls, fingerprints: Sequence[Fingerprint]) -> Comparison:
-        """Compare *fingerprints* (:func:`graphaudit.fingerprint.compare`)."""
-        return cls(tuple(fingerprints), tuple(compare(fingerprints)))
 
     @property
     def differing(self) -> list[Finding]:

@@ -53,7 +53,8 @@ def _reads_data(kinds: tuple[type[Evidence], ...]) -> bool:
     return any(kind in (TrainingData, EvaluationData) or _reads_data(kind.needs) for kind in kinds)
 
 
-def _no_network() -> NetworkGraph:
+def no_network() -> NetworkGraph:
+    """The empty network of an audit that has none (a pipeline's, fingerprints')."""
     from graphaudit.capture.network.structure import Structure
 
     return NetworkGraph(nx.MultiDiGraph(name=NO_NETWORK, traced=False), Structure())
@@ -114,7 +115,7 @@ def audit_dataset(
     left = "The pipelines were left as they were; if the error is not in your pipeline's own code"
     with judging("the data audit", left):
         request = AuditRequest(None, train_ds, options=check_options(options))
-        have = EvidenceSet(request, {NetworkGraph: _no_network()})
+        have = EvidenceSet(request, {NetworkGraph: no_network()})
         have.need(TrainingData)  # a wrong train_ds is the user's error, raised before any check runs
         report = judged(
             have, settings, [check for check in all_checks().values() if _reads_data(check.needs)]
