@@ -104,3 +104,16 @@ def test_a_config_of_the_wrong_type_is_an_error_naming_the_entry_point():
         graphaudit.audit_dataset(unshuffled(), config=3)
     with pytest.raises(graphaudit.GraphAuditError, match=r"watch\(\) expects config="):
         graphaudit.Watch(config=3)
+
+
+def test_compare_runs_ga801_through_the_same_policy():
+    from graphaudit.fingerprint import compare, fingerprint
+
+    def dense(seed):
+        init = ms.Tensor(np.random.default_rng(seed).normal(size=(2, 4)).astype(np.float32))
+        return nn.Dense(4, 2, weight_init=init, bias_init="zeros")
+
+    ranks = [fingerprint(dense(0), rank=0, world_size=2), fingerprint(dense(1), rank=1, world_size=2)]
+    [differs] = compare(ranks, config=False)
+    assert differs.check_id == "GA801" and differs.cause.fields()["kind"] == "ParameterDiffersAcrossRanks"
+    assert compare(ranks, config=Config(ignore=("GA801",), source="a test")) == []
