@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from seeds import seed_everything
 
 import graphaudit
+from graphaudit.report.sarif import to_sarif
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 #: The mark a bad sample puts at the end of the line its findings' SARIF locations point at.
@@ -85,3 +86,17 @@ def audited(check_id: str, which: str) -> Audited:
         given = dict(kwargs)
         _AUDITED[path] = Audited(module, kwargs, graphaudit.audit(given.pop("net"), **given))
     return _AUDITED[path]
+
+
+def located_sample_log(path: Path) -> tuple[graphaudit.Report, dict]:
+    """A sample's report and its log with every result located, as the command line makes it."""
+    module, kwargs, report = audited(path.parent.name, path.stem)
+    log = to_sarif(
+        report,
+        artifact_uri="factory.py",
+        start_line=1,
+        locate=True,
+        optimizer=kwargs.get("optimizer"),
+        factories=[module.build],
+    )
+    return report, log

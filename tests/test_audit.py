@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-from pathlib import Path
 
 import mindspore as ms
 import networkx as nx
 import numpy as np
 import pytest
 import twins
+from docgen_module import _docgen
 from mindspore import nn, ops
 from nets import Repeated, TrainModeNet, tensor
 
@@ -27,15 +26,6 @@ class Net(nn.Cell):
 
     def construct(self, x):
         return self.head(self.backbone(x))
-
-
-def _docgen():
-    """scripts/docgen.py, the developers' generator of docs/checks.md and docs/cli.md (not in the wheel)."""
-    path = Path(__file__).resolve().parent.parent / "scripts" / "docgen.py"
-    spec = importlib.util.spec_from_file_location("docgen", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_docs_checks_md_is_current():

@@ -16,7 +16,7 @@ import mindspore.dataset.vision as vision
 import networkx as nx
 import numpy as np
 import pytest
-from test_dataset_fixtures import csv_file, image_folder, mindrecord
+from dataset_files import csv_file, image_folder, mindrecord
 
 import graphaudit
 from graphaudit.capture.data.pipeline import CACHES, capture_pipeline, pipeline_graph, walk

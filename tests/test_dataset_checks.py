@@ -11,8 +11,8 @@ import mindspore.dataset.transforms as transforms
 import mindspore.dataset.vision as vision
 import numpy as np
 import pytest
+from dataset_files import csv_file, image_folder
 from mindspore import Tensor, nn
-from test_dataset_fixtures import csv_file, image_folder
 
 import graphaudit
 from graphaudit.errors import ArgumentError, ArgumentTypeError

@@ -8,7 +8,7 @@ import mindspore.dataset as ds
 import mindspore.dataset.vision as vision
 import numpy as np
 import pytest
-from test_dataset_fixtures import image_folder
+from dataset_files import image_folder
 
 import graphaudit
 from graphaudit.draw.pipeline import pipeline_dot, pipeline_svg, pipeline_targets

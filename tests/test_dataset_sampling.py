@@ -8,8 +8,8 @@ import time
 import mindspore.dataset as ds
 import numpy as np
 import pytest
+from dataset_files import image_folder
 from mindspore import nn
-from test_dataset_fixtures import image_folder
 
 import graphaudit
 from graphaudit.capture.data import sampling as dataset_sample

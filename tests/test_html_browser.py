@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from mindspore import Tensor, nn
 from nets import Repeated, tensor
-from test_render import EVIL_KEY, EVIL_PARAM, Hostile, big_net, evil_report, nested_report, sample_report
+from render_nets import EVIL_KEY, EVIL_PARAM, Hostile, big_net, evil_report, nested_report, sample_report
 
 import graphaudit
 from graphaudit.draw.dot import draw
@@ -537,8 +537,8 @@ def test_a_ports_comparison_is_coloured_in_every_view_and_its_table_is_beside_th
     browser: webdriver.Chrome, tmp_path: Path
 ) -> None:
     """The planted softmax-axis port against its original: the first view and a view laid out in the page."""
-    from test_reference_outputs import TinyTransformer
-    from test_reference_outputs import audit as audit_port
+    from reference_ports import TinyTransformer
+    from reference_ports import audit as audit_port
 
     from graphaudit.report.render import divergence_of
 

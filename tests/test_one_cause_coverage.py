@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_widened_samples import WIDENED
+from widened import WIDENED
 
 from graphaudit.checks import all_checks
 

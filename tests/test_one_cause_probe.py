@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from mindspore import nn
-from test_one_cause_one_finding import Stack, batch
+from stacks import Stack, batch
 
 import graphaudit
 from graphaudit.checks import all_checks

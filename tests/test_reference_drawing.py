@@ -1,6 +1,6 @@
 """The port's comparison shown where people look: JSON, text, SARIF, the SVG and the explorer (issue 35, item 4).
 
-The ports are those of ``tests/test_reference_outputs.py`` (planted bugs, against the PyTorch
+The ports are those of ``tests/reference_ports.py`` (planted bugs, against the PyTorch
 originals dumped in ``tests/references/planted/``) and a real pair of ``tests/references/``.
 The figures the report carries are checked against a :class:`Comparison` made apart, from
 the evidence alone; the drawing is checked on the SVG Graphviz writes (its classes and fills).
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from mindspore import Tensor, nn
-from test_reference_outputs import CNN, MLP, PLANTED, PLANTED_BUGS, PORTS, TinyTransformer, audit
+from reference_ports import CNN, MLP, PLANTED, PLANTED_BUGS, PORTS, TinyTransformer, audit
 
 import graphaudit
 from graphaudit.draw.divergence import AGREE_FILLS, DIVERGE_FILLS, UNMATCHED_FILL, divergence_fill
@@ -228,7 +228,7 @@ def test_sarif_carries_the_first_divergences_figures_and_the_table():
 
 def test_the_scale_keeps_apart_from_the_findings_and_the_plain_boxes():
     """Each end of the scale is far from every severity fill and kind colour (CIELAB, as test_render checks)."""
-    from test_render import _distance as lab_distance
+    from cielab import _distance as lab_distance
 
     for fill in (*AGREE_FILLS, *DIVERGE_FILLS, divergence_fill(10.0)):
         assert min(lab_distance(fill, other) for other in SEVERITY_FILLS.values()) >= 20, fill

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from mindspore import Tensor
-from test_reference_outputs import MLP, PLANTED, PLANTED_BUGS, PORTS
+from reference_ports import MLP, PLANTED, PLANTED_BUGS, PORTS
 
 import graphaudit
 from graphaudit.capture.reference import read_reference

@@ -13,8 +13,19 @@ from pathlib import Path
 import graphviz
 import numpy as np
 import pytest
+from cielab import _distance
 from mindspore import Parameter, Tensor, nn
 from nets import Repeated, Tied, tensor
+from render_nets import (
+    EVIL_KEY,
+    EVIL_PARAM,
+    WEIRD_KEY,
+    Hostile,
+    big_net,
+    evil_report,
+    nested_report,
+    sample_report,
+)
 
 import graphaudit
 from graphaudit.draw import KIND_COLORS, SEVERITY_COLORS, RenderError, RenderTimeoutError, graph_svg, to_dot
@@ -29,9 +40,6 @@ from graphaudit.report.render import render, render_report, report_html, report_
 needs_dot = pytest.mark.needs_dot
 skip_without_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
 SVG_NS = "{http://www.w3.org/2000/svg}"
-EVIL_KEY = "<script>alert(1)</script>"
-EVIL_PARAM = "<img src=x onerror=alert(2)>"
-WEIRD_KEY = 'a"b\\n\nc&lt;{x} -> y;'
 
 
 def small_net() -> nn.Cell:
@@ -124,18 +132,6 @@ digraph graphaudit {
 """
 
 
-class Hostile(nn.Cell):
-    """Three ReLU cells whose names are DOT syntax, escapes, HTML and a trailing backslash."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        for key in (WEIRD_KEY, EVIL_KEY, "tail\\"):
-            nn.Cell.insert_child_to_cell(self, key, nn.ReLU())
-
-    def construct(self, x: Tensor) -> Tensor:
-        return x
-
-
 class Unused(nn.Cell):
     """A cell that ``construct`` never calls (``spare``)."""
 
@@ -146,30 +142,6 @@ class Unused(nn.Cell):
 
     def construct(self, x: Tensor) -> Tensor:
         return self.used(x)
-
-
-class Evil(nn.Cell):
-    """Cell and parameter names full of HTML, DOT syntax, quotes, a newline and an entity.
-
-    ``nn.CellDict`` refuses such keys through its own ``__setitem__`` (MindSpore validates
-    the parameter-name prefix), so they are inserted the way any Cell attribute can be.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.heads = nn.CellDict()
-        nn.Cell.insert_child_to_cell(self.heads, EVIL_KEY, nn.Dense(4, 4))
-        nn.Cell.insert_child_to_cell(self.heads, WEIRD_KEY, nn.Dense(4, 4))
-        self.heads[WEIRD_KEY].bias.name = EVIL_PARAM
-
-    def construct(self, x: Tensor) -> Tensor:
-        return self.heads[EVIL_KEY](x) + self.heads[WEIRD_KEY](x)
-
-
-def evil_report() -> graphaudit.Report:
-    net = Evil()
-    optimizer = nn.SGD(net.heads[EVIL_KEY].trainable_params())  # the other head is left out: GA201
-    return graphaudit.audit(net, optimizer, inputs=tensor(1, 4))
 
 
 def quoted_strings(dot: str) -> list[str]:
@@ -347,23 +319,6 @@ def test_only_flagged_things_are_coloured() -> None:
     assert not colours & {*SEVERITY_COLORS.values(), *SEVERITY_FILLS.values()}
 
 
-def _lab(color: str) -> tuple[float, float, float]:
-    """CIELAB (D65) of an sRGB ``#rrggbb`` colour."""
-    rgb = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
-    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb)
-    xyz = (
-        (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
-        0.2126 * r + 0.7152 * g + 0.0722 * b,
-        (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
-    )
-    fx, fy, fz = (t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in xyz)
-    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
-
-
-def _distance(a: str, b: str) -> float:
-    return sum((p - q) ** 2 for p, q in zip(_lab(a), _lab(b))) ** 0.5
-
-
 def test_a_flagged_fill_is_never_close_to_a_plain_one() -> None:
     # The old info fill (#dcebf7) was 1.7 CIELAB units from a plain cell (#dfe9f5): invisible.
     for severity, fill in SEVERITY_FILLS.items():
@@ -421,17 +376,6 @@ def test_repeated_blocks_roll_up_into_one_box() -> None:
         assert "SequentialCell \u00d76" in dot, view
     assert "\u00d76" not in to_dot(graph, rollup=False)
     assert "\u00d76" in to_dot(graph, rollup_threshold=5)  # automatic above the threshold
-
-
-def big_net(stages: int = 50, width: int = 100) -> nn.Cell:
-    """stages x width cells; consecutive stages differ, so that rolling up cannot shrink it."""
-    acts = (nn.ReLU, nn.Tanh, nn.Sigmoid)
-    return nn.SequentialCell(
-        [
-            nn.SequentialCell([nn.Dense(4, 4) if j % 2 == 0 else acts[s % 3]() for j in range(width)])
-            for s in range(stages)
-        ]
-    )
 
 
 @pytest.mark.slow
@@ -557,28 +501,6 @@ def test_the_legend_is_one_column_on_the_left() -> None:
     ]
     assert len(entries) >= 3
     assert len({g.find(f"{SVG_NS}text").get("x") for g in entries}) == 1  # one under the other
-
-
-class Nested(nn.Cell):
-    """Three nested blocks and a head: clusters deep enough to make tall ranks beside the legend."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.blocks = nn.SequentialCell(
-            [
-                nn.SequentialCell([nn.SequentialCell([nn.Dense(4, 4), nn.ReLU()]) for _ in range(2)])
-                for _ in range(3)
-            ]
-        )
-        self.head = nn.Dense(4, 2)
-
-    def construct(self, x):
-        return self.head(self.blocks(x))
-
-
-def nested_report() -> graphaudit.Report:
-    net = Nested()
-    return graphaudit.audit(net, nn.SGD(net.blocks.trainable_params()), inputs=tensor(1, 4))  # head left out
 
 
 def _box_lines(dot: str) -> list[str]:
@@ -746,23 +668,6 @@ def test_parameter_names_are_shown_with_their_path_when_they_differ() -> None:
 
 
 # --- the clearer picture: the sample, the loss, parameters on labels, shapes where they change --------
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def sample_report() -> graphaudit.Report:
-    """The bundled sample (samples/tour.py), audited as ``scripts/run-sample.sh`` audits it."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("graphaudit_tour", ROOT / "samples" / "tour.py")
-    tour = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(tour)  # type: ignore[union-attr]
-    net = tour.SampleNet()
-    x = Tensor(np.random.default_rng(0).random((2, 3, 16, 16), dtype=np.float32))
-    y = Tensor(np.zeros((2, 10), np.float32))
-    optimizer = nn.Adam(net.trainable_params(), learning_rate=1e-3)
-    train_step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.BCEWithLogitsLoss()), optimizer)
-    return graphaudit.audit(train_step, inputs=(x, y))
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 from mindspore import Parameter, Tensor, nn
-from sample_audits import SAMPLES, audited, load
+from sample_audits import SAMPLES, audited, load, located_sample_log
 
 import graphaudit
 from graphaudit.checks import all_checks
@@ -37,20 +37,6 @@ SEVERITY_TO_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 def sample_report(path: Path) -> graphaudit.Report:
     return audited(path.parent.name, path.stem).report  # one audit per sample per session
-
-
-def located_sample_log(path: Path) -> tuple[graphaudit.Report, dict]:
-    """A sample's report and its log with every result located, as the command line makes it."""
-    module, kwargs, report = audited(path.parent.name, path.stem)
-    log = to_sarif(
-        report,
-        artifact_uri="factory.py",
-        start_line=1,
-        locate=True,
-        optimizer=kwargs.get("optimizer"),
-        factories=[module.build],
-    )
-    return report, log
 
 
 def tour_report() -> graphaudit.Report:

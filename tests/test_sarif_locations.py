@@ -13,8 +13,7 @@ from __future__ import annotations
 import linecache
 
 import pytest
-from sample_audits import IDS, SAMPLES, marked_lines
-from test_sarif import located_sample_log
+from sample_audits import IDS, SAMPLES, located_sample_log, marked_lines
 
 
 @pytest.mark.parametrize("check_id", IDS)

@@ -12,21 +12,11 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from sample_audits import SAMPLES
-from sample_audits import load as load_file
+from widened import WIDENED, load
 
 import graphaudit
-from graphaudit.checks import all_checks
-
-CHECKS = all_checks()
-
-
-def load(check_id: str, which: str):
-    return load_file(SAMPLES / check_id / f"{which}.py")
-
 
 MORE = 3  # how many more blocks than the sample's own: enough to show growth, and fast
-WIDENED = sorted(c for c in CHECKS if "width" in inspect.signature(load(c, "bad").build).parameters)
 
 
 def own(check_id: str, width: int | None) -> list[graphaudit.Finding]:
