@@ -125,7 +125,8 @@ class AuditRequest:
         """The value of an evidence option (``peers``...), or its declared default when it was not given."""
         if name in self.options:
             return self.options[name]
-        return all_options()[name][1].default
+        declared = all_options().get(name)  # a keyword the request carries but no kind declares: None
+        return declared[1].default if declared is not None else None
 
 
 #: The fixed ``audit()`` keywords that make the request, declared once, by the fields above
