@@ -17,13 +17,24 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, ClassVar, Literal
 
 from graphaudit.text import plural, printable
 
-__all__ = ["FAIL_ON", "SEVERITIES", "Cause", "Finding", "Severity", "plural", "printable", "severity_rank"]
+__all__ = [
+    "FAIL_ON",
+    "SEVERITIES",
+    "Cause",
+    "Facts",
+    "Finding",
+    "Severity",
+    "plural",
+    "printable",
+    "severity_rank",
+]
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
@@ -42,7 +53,23 @@ def severity_rank(severity: str) -> int:
 
 
 @dataclass(frozen=True)
-class Cause:
+class Facts:
+    """A record of facts that JSON carries as they are (:meth:`fields`): a cause, or a part of one.
+
+    A part (one version of a parameter across ranks, one pair of activations) is written into its
+    cause's message and nested in its fields; only a :class:`Cause` has a message and fix of its own.
+    """
+
+    def fields(self) -> dict[str, Any]:
+        """The facts as JSON values: ``kind`` (the record's class) and each field."""
+        return {
+            "kind": type(self).__name__,
+            **{f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self) if f.repr},
+        }
+
+
+@dataclass(frozen=True)
+class Cause(Facts, ABC):
     """What a check found, as data: the base of every check's typed cause.
 
     A check declares a small frozen dataclass of its cause's facts (the rate, the range, the
@@ -70,28 +97,21 @@ class Cause:
 
     names_subjects: ClassVar[bool] = False
 
+    @abstractmethod
     def message(self) -> str:
         """What is wrong, in words."""
-        raise NotImplementedError(f"{type(self).__name__} must render its message()")
 
+    @abstractmethod
     def fix(self) -> str:
         """What to do, in words."""
-        raise NotImplementedError(f"{type(self).__name__} must render its fix()")
 
     @property
     def direction(self) -> str:
         return ""
 
-    def fields(self) -> dict[str, Any]:
-        """The cause's facts as JSON values: ``kind`` (its class) and each field."""
-        return {
-            "kind": type(self).__name__,
-            **{f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self) if f.repr},
-        }
-
 
 def _plain(value: Any) -> Any:
-    """*value* as a JSON value: tuples as lists, NumPy scalars as numbers, nested causes as fields.
+    """*value* as a JSON value: tuples as lists, NumPy scalars as numbers, nested facts as their fields.
 
     A float that is not finite is the word JSON lacks a number for (``"nan"``, ``"inf"``, ``"-inf"``).
     """
@@ -99,7 +119,7 @@ def _plain(value: Any) -> Any:
         return str(value)  # "nan", "inf", "-inf": JSON has no such numbers
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    if isinstance(value, Cause):
+    if isinstance(value, Facts):
         return value.fields()
     if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]

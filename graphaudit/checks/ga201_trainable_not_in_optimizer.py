@@ -6,16 +6,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import Group, group_parameters, one_group
+from graphaudit.checks._shared.grouping import Group, GroupedCause, group_parameters, one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.optimizer import OptimizerView
-from graphaudit.findings import Cause, Finding
-from graphaudit.text import members, pronouns
+from graphaudit.findings import Finding
+from graphaudit.text import pronouns
 
 
 @dataclass(frozen=True)
-class LeftOutOfOptimizer(Cause):
+class LeftOutOfOptimizer(GroupedCause):
     """Trainable parameters the optimizer does not update (*declared_frozen*: the design freezes them)."""
 
     names_subjects = True
@@ -31,9 +31,7 @@ class LeftOutOfOptimizer(Cause):
 
     def message(self) -> str:
         they = pronouns(len(self.names))
-        group = members(
-            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
-        )
+        group = self.described()
         if self.declared_frozen:
             return (
                 f"{group} {they.be} trainable but not in the optimizer; the design declares them "

@@ -10,15 +10,15 @@ import networkx as nx
 from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.calls import never_called_cells
-from graphaudit.checks._shared.grouping import Group, group_parameters
+from graphaudit.checks._shared.grouping import Group, GroupedCause, group_parameters
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Cause, Finding
-from graphaudit.text import is_are, members, pronouns
+from graphaudit.text import is_are, pronouns
 
 
 @dataclass(frozen=True)
-class ParameterOutputDropped(Cause):
+class ParameterOutputDropped(GroupedCause):
     """Trainable parameters read in the forward pass, but nothing computed from them reaches an output."""
 
     names_subjects = True
@@ -34,12 +34,7 @@ class ParameterOutputDropped(Cause):
 
     def message(self) -> str:
         one, they = len(self.names) == 1, pronouns(len(self.names))
-        name = members(
-            self.names,
-            "trainable parameter",
-            holder=self.subject if self.whole_cell else None,
-            note=self.note,
-        )
+        name = self.described("trainable parameter")
         return (
             f"{name} {is_are(len(self.names))} trainable and read in the forward pass (by {', '.join(self.readers)}), "
             f"but nothing computed from {they.object} reaches an output of the network: {they.subject} "
@@ -51,7 +46,7 @@ class ParameterOutputDropped(Cause):
 
 
 @dataclass(frozen=True)
-class ParameterNeverRead(Cause):
+class ParameterNeverRead(GroupedCause):
     """Trainable parameters that nothing reads in the traced forward pass."""
 
     names_subjects = True
@@ -66,12 +61,7 @@ class ParameterNeverRead(Cause):
 
     def message(self) -> str:
         one, they = len(self.names) == 1, pronouns(len(self.names))
-        name = members(
-            self.names,
-            "trainable parameter",
-            holder=self.subject if self.whole_cell else None,
-            note=self.note,
-        )
+        name = self.described("trainable parameter")
         return (
             f"{name} {is_are(len(self.names))} trainable but nothing reads {they.object} in the traced "
             f"forward pass: {they.subject} {'gets' if one else 'get'} no gradient and never "

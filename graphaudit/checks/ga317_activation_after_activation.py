@@ -11,7 +11,7 @@ from graphaudit.checks._shared.activations import ELEMENTWISE, OUTPUT_RANGE, act
 from graphaudit.checks._shared.layers import consumers, enclosing_call
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
-from graphaudit.findings import Cause, Finding
+from graphaudit.findings import Cause, Facts, Finding
 from graphaudit.text import LIMIT, listing
 
 #: Activations that are the identity on a non-negative input.
@@ -34,7 +34,7 @@ def _where(ctx: AuditContext, node: str) -> str:
 
 
 @dataclass(frozen=True)
-class ActivationPair(Cause):
+class ActivationPair(Facts):
     """One activation applied to the output of another (a part of :class:`ActivationAfterActivation`)."""
 
     first: str  # the first activation's name ("relu")

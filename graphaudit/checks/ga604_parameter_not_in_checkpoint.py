@@ -8,15 +8,15 @@ from typing import Any
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import Group, group_parameters, one_group
+from graphaudit.checks._shared.grouping import Group, GroupedCause, group_parameters, one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.checkpoint import CheckpointContents
-from graphaudit.findings import Cause, Finding
-from graphaudit.text import members, pronouns
+from graphaudit.findings import Finding
+from graphaudit.text import pronouns
 
 
 @dataclass(frozen=True)
-class _NotHeld(Cause):
+class _NotHeld(GroupedCause):
     """Parameters the checkpoint does not hold (the base of GA604's causes)."""
 
     names_subjects = True
@@ -29,11 +29,6 @@ class _NotHeld(Cause):
     @classmethod
     def of(cls, source: str, group: Group, **more: Any) -> Any:
         return cls(source, group.subject, group.names, group.cell is not None, group.note, **more)
-
-    def described(self) -> str:
-        return members(
-            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
-        )
 
 
 @dataclass(frozen=True)

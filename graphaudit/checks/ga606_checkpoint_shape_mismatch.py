@@ -8,18 +8,18 @@ from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import Group, group_parameters, one_group
+from graphaudit.checks._shared.grouping import Group, GroupedCause, group_parameters, one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.checkpoint import CheckpointContents
-from graphaudit.findings import Cause, Finding
-from graphaudit.text import members, pronouns
+from graphaudit.findings import Finding
+from graphaudit.text import pronouns
 
 if TYPE_CHECKING:
     from graphaudit.capture.checkpoint import Mismatch
 
 
 @dataclass(frozen=True)
-class _Mismatched(Cause):
+class _Mismatched(GroupedCause):
     """Parameters the checkpoint holds entries of another shape or dtype for (the base of GA606's causes)."""
 
     names_subjects = True
@@ -55,11 +55,6 @@ class _Mismatched(Cause):
             tuple(int(d) for d in found_shape),
             str(found_dtype),
             strict_load,
-        )
-
-    def described(self) -> str:
-        return members(
-            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
         )
 
     def example(self) -> str:

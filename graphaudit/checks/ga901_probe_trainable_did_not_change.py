@@ -7,20 +7,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import one_group
+from graphaudit.checks._shared.grouping import GroupedCause, one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.optimizer import OptimizerView
 from graphaudit.evidence.probe import ProbeStep
 from graphaudit.evidence.schedule import LearningRates
-from graphaudit.findings import Cause, Finding
-from graphaudit.text import listing, members, pronouns
+from graphaudit.findings import Finding
+from graphaudit.text import listing, pronouns
 
 if TYPE_CHECKING:
     from graphaudit.capture.training.lr_schedules import ScheduledRate
 
 
 @dataclass(frozen=True)
-class TrainableLeftUnchanged(Cause):
+class TrainableLeftUnchanged(GroupedCause):
     """Parameters in the optimizer with requires_grad=True that one training step left bit-identical, and why.
 
     ``why`` is ``"zero-gradient"`` (the loss does not depend on them), ``"zero-rate"`` (their
@@ -38,9 +38,7 @@ class TrainableLeftUnchanged(Cause):
 
     def message(self) -> str:
         they = pronouns(len(self.names))
-        what = members(
-            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
-        )
+        what = self.described()
         if self.why == "zero-gradient":
             gradients = "gradient is" if len(self.names) == 1 else "gradients are"
             why = f"{they.possessive} {gradients} exactly zero: the loss does not depend on {they.object}"
@@ -77,7 +75,7 @@ class TrainableLeftUnchanged(Cause):
 
 
 @dataclass(frozen=True)
-class WarmUpFromZero(Cause):
+class WarmUpFromZero(GroupedCause):
     """Parameters a one-step probe cannot judge: their learning-rate schedule is 0 at the step probed."""
 
     names_subjects = True
@@ -91,9 +89,7 @@ class WarmUpFromZero(Cause):
 
     def message(self) -> str:
         they = pronouns(len(self.names))
-        what = members(
-            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
-        )
+        what = self.described()
         return (
             f"One training step left {what} bit-identical because the learning-rate schedule gives {they.object} 0 "
             f"at step {self.step}, and {_g(self.first_nonzero)} from step {self.first_nonzero_step} on: a warm-up "

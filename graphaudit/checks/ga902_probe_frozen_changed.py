@@ -7,15 +7,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import probe_groups
+from graphaudit.checks._shared.grouping import GroupedCause, probe_groups
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
-from graphaudit.findings import Cause, Finding
-from graphaudit.text import members, pronouns
+from graphaudit.findings import Finding
+from graphaudit.text import pronouns
 
 
 @dataclass(frozen=True)
-class FrozenParameterMoved(Cause):
+class FrozenParameterMoved(GroupedCause):
     """Frozen parameters (requires_grad=False, or left out of the optimizer) that the optimizer step changed.
 
     ``how`` says what froze them (``"requires_grad=False"``, ``"not in the optimizer"``); ``by``
@@ -51,9 +51,7 @@ class FrozenParameterMoved(Cause):
                 f"{they.subject} {they.be} in the optimizer with {self._decay()}, and weight decay moves "
                 f"{they.object} even though {they.possessive} gradient is zero"
             )
-        what = members(
-            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
-        )
+        what = self.described()
         return (
             f"{what} {they.be} frozen ({self.how}) but the optimizer step changed {they.object} by up to "
             f"{self.change:.3g}: {why}. A frozen (e.g. pretrained) weight drifts every step."

@@ -6,15 +6,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import one_group
+from graphaudit.checks._shared.grouping import GroupedCause, one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
-from graphaudit.findings import Cause, Finding
-from graphaudit.text import is_are, members, pronouns
+from graphaudit.findings import Finding
+from graphaudit.text import is_are, pronouns
 
 
 @dataclass(frozen=True)
-class ZeroGradient(Cause):
+class ZeroGradient(GroupedCause):
     """Trainable parameters whose gradient is exactly zero on the probe batch: the loss does not depend on them."""
 
     names_subjects = True
@@ -25,9 +25,7 @@ class ZeroGradient(Cause):
 
     def message(self) -> str:
         they, one = pronouns(len(self.names)), len(self.names) == 1
-        what = members(
-            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
-        )
+        what = self.described()
         return (
             f"The {'gradient' if one else 'gradients'} of {what} {is_are(len(self.names))} exactly zero on the probe "
             f"batch: the loss does not depend on {they.object} (a dead branch: output unused, multiplied by "

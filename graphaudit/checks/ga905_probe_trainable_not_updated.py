@@ -6,15 +6,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.grouping import probe_groups
+from graphaudit.checks._shared.grouping import GroupedCause, probe_groups
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe import ProbeStep
-from graphaudit.findings import Cause, Finding
-from graphaudit.text import members, pronouns
+from graphaudit.findings import Finding
+from graphaudit.text import pronouns
 
 
 @dataclass(frozen=True)
-class TrainableNotUpdated(Cause):
+class TrainableNotUpdated(GroupedCause):
     """Trainable parameters outside the optimizer that the training step did not update (*declared_frozen*: by design)."""
 
     names_subjects = True
@@ -36,9 +36,7 @@ class TrainableNotUpdated(Cause):
         grad_note = (
             "" if self.grad_norm is None else f" Its gradient (norm {self.grad_norm:.3g}) was thrown away."
         )
-        what = members(
-            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
-        )
+        what = self.described()
         return (
             f"{what} {they.be} trainable (requires_grad=True) but not in the optimizer, and the training step did "
             f"not update {they.object}{forward_note}.{grad_note}"

@@ -6,35 +6,21 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from graphaudit.checks import register
-from graphaudit.checks._shared.curves import RATIO_TOO_SMALL, depth_profile, ratio_groups
+from graphaudit.checks._shared.curves import RATIO_TOO_SMALL, UpdatesOfGroup, depth_profile, ratio_groups
 from graphaudit.checks._shared.grouping import one_group
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe_curve import ProbeCurve
-from graphaudit.findings import Cause, Finding
+from graphaudit.findings import Finding
 from graphaudit.text import listing
 
 
 @dataclass(frozen=True)
-class ProbeUpdatesTooSmall(Cause):
+class ProbeUpdatesTooSmall(UpdatesOfGroup):
     """Updates that barely change a parameter group's weights each step: its rate is too small."""
-
-    names_subjects = True
-    group: int | None  # the optimizer's parameter group, when it has several
-    learning_rate: float | None  # the group's rate at the probe, when known
-    median: float  # the median ‖Δw‖/‖w‖ over its weight tensors and the probe's steps
-    weights: int  # how many weight tensors were measured
-    names: tuple[str, ...]  # the parameters of the group
-    bound: float  # the ratio below which updates are reported
-
-    def _which(self) -> str:
-        return f"parameter group {self.group}" if self.group is not None else "the optimizer"
-
-    def _rate(self) -> str:
-        return "" if self.learning_rate is None else f" (learning rate {self.learning_rate:g})"
 
     def message(self) -> str:
         return (
-            f"Each training step changes the weights of {self._which()}{self._rate()} by only {self.median:.3g} "
+            f"Each training step changes the weights of {self.which()} by only {self.median:.3g} "
             f"times their norm (median ‖Δw‖/‖w‖ over {self.weights} weight tensors, e.g. {listing(self.names)}); "
             "the rule of thumb is about 1e-3: at this pace the loss barely moves."
         )

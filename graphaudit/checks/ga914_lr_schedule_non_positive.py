@@ -8,17 +8,17 @@ from dataclasses import dataclass
 
 from graphaudit.checks import register
 from graphaudit.checks._shared.curves import plain_number
+from graphaudit.checks._shared.grouping import GroupedCause
 from graphaudit.checks._shared.lr_groups import group_of_schedule, schedule_words
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.schedule import LearningRates
-from graphaudit.findings import Cause, Finding
-from graphaudit.text import members
+from graphaudit.findings import Finding
 
 ZERO_SHARE = 0.10  # more steps than this at rate 0 is wasted training
 
 
 @dataclass(frozen=True)
-class _ScheduleOfGroup(Cause):
+class _ScheduleOfGroup(GroupedCause):
     """A parameter group's learning-rate schedule and the parameters that follow it: the base of GA914's causes."""
 
     subject: str  # the cell holding the group's parameters, or the parameter
@@ -32,11 +32,6 @@ class _ScheduleOfGroup(Cause):
 
     def _what(self) -> str:
         return schedule_words(self.group, self.schedule, self.cell, self.length)
-
-    def _members(self) -> str:
-        return members(
-            self.names, "parameter", holder=self.subject if self.whole_cell else None, note=self.note
-        )
 
 
 @dataclass(frozen=True)
@@ -52,7 +47,7 @@ class LearningRateNegative(_ScheduleOfGroup):
         return (
             f"{self._what()} is {float(self.value):g} at step {self.step} ({self.bad} of the {self.length} steps read "
             "are negative or NaN): a negative rate climbs the loss, a NaN one makes every weight NaN. It applies to "
-            f"{self._members()}."
+            f"{self.described()}."
         )
 
     def fix(self) -> str:
@@ -66,7 +61,7 @@ class LearningRateAlwaysZero(_ScheduleOfGroup):
     names_subjects = True
 
     def message(self) -> str:
-        return f"{self._what()} is 0 at every step: {self._members()} never train."
+        return f"{self._what()} is 0 at every step: {self.described()} never train."
 
     def fix(self) -> str:
         return (

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphaudit.distributed.fingerprint import Fingerprint, ParameterDigest
-from graphaudit.findings import Cause, Severity
+from graphaudit.findings import Cause, Facts, Severity
 
 __all__ = [
     "WORLD",
@@ -69,7 +69,7 @@ class Difference(Cause):
 
 
 @dataclass(frozen=True)
-class ParameterVersion(Cause):
+class ParameterVersion(Facts):
     """One version of a parameter across the ranks (a part of :class:`ParameterDiffersAcrossRanks`)."""
 
     ranks: tuple[str, ...]  # the labels of the ranks that hold it ("rank 0")
@@ -81,9 +81,6 @@ class ParameterVersion(Cause):
         verb = "agree on" if len(self.ranks) > 1 else "has"
         shape = "x".join(map(str, self.shape)) or "scalar"
         return f"{_join(self.ranks)} {verb} {self.digest[:12]}, {shape} {self.dtype}"
-
-    def fix(self) -> str:
-        return _SAME_INITIALISATION
 
 
 @dataclass(frozen=True)

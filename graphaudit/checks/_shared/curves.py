@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
+from graphaudit.findings import Cause
 
 if TYPE_CHECKING:
     from graphaudit.capture.training.probe_steps import ParameterProbe, StepRecord
@@ -48,6 +49,7 @@ __all__ = [
     "VANISHING",
     "DepthProfile",
     "RatioGroup",
+    "UpdatesOfGroup",
     "curve_text",
     "curve_values",
     "curve_words",
@@ -232,3 +234,21 @@ def depth_profile(ctx: AuditContext, parameters: Sequence[ParameterProbe], step:
         rows.append((order.get(p.name, len(order) + position), position, grad / weight))
     rows.sort()
     return DepthProfile(tuple(r[1] for r in rows), tuple(r[2] for r in rows))
+
+
+@dataclass(frozen=True)
+class UpdatesOfGroup(Cause):
+    """The probe's update-to-weight ratios of one parameter group (GA908, GA909 judge them)."""
+
+    names_subjects = True
+    group: int | None  # the optimizer's parameter group, when it has several
+    learning_rate: float | None  # the group's rate at the probe, when known
+    median: float  # the median ‖Δw‖/‖w‖ over its weight tensors and the probe's steps
+    weights: int  # how many weight tensors were measured
+    names: tuple[str, ...]  # the parameters of the group
+    bound: float  # the ratio beyond which updates are reported
+
+    def which(self) -> str:
+        """``parameter group 1 (learning rate 0.5)``, ``the optimizer``: whose updates these are."""
+        which = f"parameter group {self.group}" if self.group is not None else "the optimizer"
+        return which + ("" if self.learning_rate is None else f" (learning rate {self.learning_rate:g})")

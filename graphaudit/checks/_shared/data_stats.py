@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from graphaudit.findings import Cause
+from graphaudit.findings import Facts
 
 __all__ = [
     "MAX_MEAN",
@@ -236,7 +236,7 @@ def _unit(stats: ColumnStats) -> str:
 
 
 @dataclass(frozen=True)
-class RawPixelValues(Cause):
+class RawPixelValues(Facts):
     """Raw 0-255 pixel values: integers from 0 up to at least 32 and at most 255 (a part of a scale cause)."""
 
     dtype: str
@@ -249,7 +249,7 @@ class RawPixelValues(Cause):
 
 
 @dataclass(frozen=True)
-class FarFromUnitScale(Cause):
+class FarFromUnitScale(Facts):
     """A channel (or the values) far from zero mean and unit scale (a part of a scale cause)."""
 
     unit: str  # what one entry of the channel axis is: "feature" or "channel (axis 1)"; "" for the values
@@ -263,7 +263,7 @@ class FarFromUnitScale(Cause):
 
 
 @dataclass(frozen=True)
-class ChannelScalesApart(Cause):
+class ChannelScalesApart(Facts):
     """Two channels whose standard deviations differ by :data:`SCALE_RATIO` or more (a part of a scale cause)."""
 
     unit: str  # what one entry of the channel axis is: "feature" or "channel (axis 1)"

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
+from graphaudit.findings import Cause
 from graphaudit.text import Pronouns, listing, members, pronouns
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Group",
+    "GroupedCause",
     "Pronouns",
     "cell_group",
     "group_parameters",
@@ -45,6 +47,25 @@ __all__ = [
 
 
 ROOT = "(root)"  # how a finding names the network itself (a cell path, in the graph, of "")
+
+
+class GroupedCause(Cause):
+    """The base of a cause about a :class:`Group` of parameters: its facts ``subject``, ``names``,
+    ``whole_cell`` (every parameter of the subject cell is a member) and ``note`` (a lone member's
+    ``Parameter.name``), and how a message names them (:meth:`described`).
+
+    Not a dataclass of its own: the causes that derive from it declare those fields where their
+    facts are listed, so that each keeps its own order in JSON.
+    """
+
+    subject: str
+    names: tuple[str, ...]
+    whole_cell: bool
+    note: str
+
+    def described(self, what: str = "parameter") -> str:
+        """The group in words: ``head.bias``, or ``the 2 parameters of head (head.weight and head.bias)``."""
+        return members(self.names, what, holder=self.subject if self.whole_cell else None, note=self.note)
 
 
 @dataclass(frozen=True)
