@@ -31,10 +31,14 @@ class AttributeDiffers(Cause):
     """The base of the causes of GA635-GA639: cells whose attribute has another value than the original's.
 
     Example:
-        >>> AttributeDiffers(("norm",), "LayerNorm", "norm", 1e-07, 1e-12).cells_text()
+        >>> @dataclass(frozen=True)
+        ... class EpsilonDiffers(AttributeDiffers):
+        ...     def message(self): return f"{self.cells_text()}: another epsilon."
+        ...     def fix(self): return "Set it."
+        >>> EpsilonDiffers(("norm",), "LayerNorm", "norm", 1e-07, 1e-12).cells_text()
         "norm (LayerNorm, the original's norm)"
-        >>> AttributeDiffers(("a.norm", "b.norm"), "LayerNorm", "a.norm", 1e-07, 1e-12).cells_text()
-        '2 cells alike (a.norm and b.norm)'
+        >>> EpsilonDiffers(("a.norm", "b.norm"), "LayerNorm", "a.norm", 1e-07, 1e-12).message()
+        '2 cells alike (a.norm and b.norm): another epsilon.'
     """
 
     names_subjects = True
