@@ -20,7 +20,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
 from graphaudit.findings import Cause, Finding
-from graphaudit.text import listing
+from graphaudit.text import counted, is_are, listing, pronouns
 
 
 @dataclass(frozen=True)
@@ -32,9 +32,10 @@ class SetTrainNeverCalled(Cause):
 
     def message(self) -> str:
         return (
-            f"set_train() was never called on this network, so its {len(self.paths)} mode-dependent "
-            f"cells ({', '.join(self.classes)}: {listing(self.paths)}) are in inference mode (training=False, "
-            "MindSpore's default). Model.train() switches them on; a custom training loop does not."
+            f"set_train() was never called on this network, so its {counted(len(self.paths), 'mode-dependent cell')} "
+            f"({', '.join(self.classes)}: {listing(self.paths)}) {is_are(len(self.paths))} in inference mode (training=False, "
+            f"MindSpore's default). Model.train() switches {pronouns(len(self.paths)).object} on; a custom training "
+            "loop does not."
         )
 
     def fix(self) -> str:
@@ -67,8 +68,8 @@ class NetworkInWrongMode(Cause):
         )
         return (
             f"the network is in {state} mode but is audited for mode={self.mode!r}: its "
-            f"{len(self.paths)} mode-dependent cells ({', '.join(self.classes)}: {listing(self.paths)}) "
-            f"behave as in {state}: {self.problem}.{assigned}"
+            f"{counted(len(self.paths), 'mode-dependent cell')} ({', '.join(self.classes)}: {listing(self.paths)}) "
+            f"{'behaves' if len(self.paths) == 1 else 'behave'} as in {state}: {self.problem}.{assigned}"
         )
 
     def fix(self) -> str:
