@@ -22,6 +22,8 @@ from typing import NamedTuple
 __all__ = [
     "LIMIT",
     "Pronouns",
+    "bracketed",
+    "clauses",
     "counted",
     "is_are",
     "listing",
@@ -29,6 +31,8 @@ __all__ = [
     "plural",
     "printable",
     "pronouns",
+    "series",
+    "shape_text",
 ]
 
 #: How many items a listing spells out before it says ``and N more``.
@@ -107,22 +111,70 @@ def listing(items: Iterable[object], limit: int | None = LIMIT, *, separator: st
     """*items* as readable text, at most *limit* of them spelt out (``None``: all of them).
 
     The one listing of graphaudit: ``a``, ``a and b``, ``a, b and c``, ``a, b, c, d and 2 more``.
-    Items that hold commas themselves are listed with ``separator="; "``.
+    Items that hold commas or "and" themselves are listed with ``separator="; "``, every one
+    after a semicolon, so that no "and" joins two of them: ``x: 1 and 2; y: 3``.
 
     Example:
         >>> listing(["a"]), listing(["a", "b"]), listing(["a", "b", "c", "d", "e", "f"])
         ('a', 'a and b', 'a, b, c, d and 2 more')
-        >>> listing([1, 2, 3], limit=None), listing(["x: 1, 2", "y: 3"], separator="; ")
-        ('1, 2 and 3', 'x: 1, 2 and y: 3')
+        >>> listing([1, 2, 3], limit=None), listing(["x: 1 and 2", "y: 3"], separator="; ")
+        ('1, 2 and 3', 'x: 1 and 2; y: 3')
+        >>> listing("abcdef", separator="; ")
+        'a; b; c; d; and 2 more'
         >>> listing([])
         ''
     """
     shown = [str(item) for item in items]
     if len(shown) <= 1:
         return shown[0] if shown else ""
-    if limit is None or len(shown) <= limit:
+    cut = limit is not None and len(shown) > limit
+    if separator != ", ":
+        return separator.join(shown[:limit] if cut else shown) + (
+            f"{separator}and {len(shown) - limit} more" if cut else ""
+        )
+    if not cut:
         return f"{separator.join(shown[:-1])} and {shown[-1]}"
     return f"{separator.join(shown[:limit])} and {len(shown) - limit} more"
+
+
+def series(items: Iterable[object]) -> str:
+    """Values in their order, as a curve or a row of numbers reads (``2, 1.5, 0.9``): not a listing.
+
+    Example:
+        >>> series([2, 1.5, "nan"])
+        '2, 1.5, nan'
+    """
+    return ", ".join(str(item) for item in items)
+
+
+def bracketed(items: Iterable[object], brackets: str = "[]") -> str:
+    """A sequence written as a value, as code writes it (``[0.5, 0.25]``): one value, not a listing.
+
+    Example:
+        >>> bracketed(["x * 2", "x * 3"]), bracketed([1, 2], "()")
+        ('[x * 2, x * 3]', '(1, 2)')
+    """
+    return f"{brackets[0]}{series(items)}{brackets[1]}"
+
+
+def clauses(parts: Iterable[str]) -> str:
+    """Clauses of one sentence, each about one thing, joined by semicolons: ``a is 0; b is 1``.
+
+    Example:
+        >>> clauses(["the mean is 120", "the std is 60"])
+        'the mean is 120; the std is 60'
+    """
+    return "; ".join(parts)
+
+
+def shape_text(shape: Iterable[int]) -> str:
+    """A tensor's shape as MindSpore and NumPy print it: ``(2, 3)``, ``(3,)``, ``()``.
+
+    Example:
+        >>> shape_text([2, 3]), shape_text([3]), shape_text([])
+        ('(2, 3)', '(3,)', '()')
+    """
+    return str(tuple(int(d) for d in shape))
 
 
 def members(names: Sequence[str], what: str, *, holder: str | None = None, note: str = "") -> str:

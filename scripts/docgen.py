@@ -1,7 +1,8 @@
-"""Generate ``docs/checks.md`` from the checks, and the option tables of ``docs/cli.md`` from the parser.
+"""Generate ``docs/checks.md`` from the checks and the evidence kinds, and the option tables of ``docs/cli.md``.
 
-Run ``python scripts/docgen.py`` after adding or changing a check or a command-line option
-(an evidence kind's ``Option`` is one); a test fails while either file is out of date.
+Run ``python scripts/docgen.py`` after adding or changing a check, an evidence kind's ``Option``
+(its row is in ``docs/checks.md``, so a new kind of evidence changes one generated file) or a
+command-line option; a test fails while either file is out of date.
 
 Example:
     >>> text = checks_markdown()
@@ -19,7 +20,14 @@ from pathlib import Path
 
 from graphaudit.checks import Check, all_checks, by_family, id_span
 
-__all__ = ["CLI_DOC_PATH", "DOC_PATH", "checks_markdown", "cli_markdown", "options_table"]
+__all__ = [
+    "CLI_DOC_PATH",
+    "DOC_PATH",
+    "checks_markdown",
+    "cli_markdown",
+    "evidence_options_table",
+    "options_table",
+]
 
 DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "checks.md"
 CLI_DOC_PATH = DOC_PATH.with_name("cli.md")
@@ -54,7 +62,8 @@ def _facts(check: Check) -> list[str]:
 def _deferrals(check: Check) -> list[str]:
     whose = {"reported": "", "subjects": " about the same subjects", "cells": " about the same cells"}
     return [
-        f"Stays silent when {target} reports{whose[check.deferred_when]}: {why}." for target, why in check.defers_to
+        f"Stays silent when {target} reports{whose[check.deferred_when]}: {why}."
+        for target, why in check.defers_to
     ]
 
 
@@ -74,6 +83,7 @@ def checks_markdown() -> str:
         f"| [{c.check_id}](#{c.check_id.lower()}-{c.name}) | `{c.name}` | {_severities(c)} | {_needs(c)} |"
         for c in checks.values()
     ]
+    lines += ["", *evidence_options_table()]
     for family, members in by_family(checks.values()).items():
         lines += ["", f"## {id_span(members)}: {family}"]
         for check in members:
@@ -89,6 +99,40 @@ def checks_markdown() -> str:
                 else:
                     lines.append(line[4:] if line.startswith("    ") else line)
     return "\n".join(lines).rstrip() + "\n\n" + "\n".join(_once_table(checks.values())) + "\n"
+
+
+def evidence_options_table() -> list[str]:
+    """The section of ``docs/checks.md`` that says how to give each kind of evidence, from the options it declares.
+
+    Example:
+        >>> lines = evidence_options_table()
+        >>> lines[0], next(line for line in lines if "`total_steps=`" in line).split(" | ")[1]
+        ('## Evidence options', '`--total-steps N`')
+    """
+    from graphaudit.evidence import all_options
+
+    lines = [
+        "## Evidence options",
+        "",
+        "A check that needs evidence only the user can give runs when its keyword is passed to",
+        "`graphaudit.audit()` or its flag to `graphaudit audit` (listed under *evidence* in its `--help`);",
+        "each row is the declaration of the evidence kind it feeds (`graphaudit.evidence.Option`).",
+        "",
+        "| `audit()` keyword | `graphaudit audit` flag | evidence | meaning |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, (kind, option) in all_options().items():
+        if option.flag is None:
+            flag = "(Python only)"
+        else:
+            takes = {"flag": "", "paths": f" {option.metavar} ..."}.get(
+                option.cli_value, f" {option.metavar}"
+            )
+            flag = f"`{option.flag}{takes}`"
+        described = option.describe()
+        meaning = option.help + (f" ({described})" if described else "")
+        lines.append(f"| `{name}=` | {flag} | {kind.title} | {meaning.replace('|', chr(92) + '|')} |")
+    return lines
 
 
 def _once_table(checks: Iterable[Check]) -> list[str]:
@@ -111,6 +155,9 @@ def _once_table(checks: Iterable[Check]) -> list[str]:
 def options_table(command: str) -> str:
     """The Markdown table of the options of ``graphaudit COMMAND``, as its ``--help`` declares them.
 
+    The evidence options (``graphaudit audit``'s group *evidence*) are left to ``docs/checks.md``
+    (:func:`evidence_options_table`), beside the checks they feed.
+
     Example:
         >>> print(options_table("checks"))
         | option | meaning |
@@ -126,9 +173,16 @@ def options_table(command: str) -> str:
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         parser = sub.choices[part]
     formatter = parser._get_formatter()
+    evidence = {
+        id(a) for group in parser._action_groups if group.title == "evidence" for a in group._group_actions
+    }
     rows = ["| option | meaning |", "| --- | --- |"]
     for action in parser._actions:
-        if isinstance(action, argparse._HelpAction) or action.help == argparse.SUPPRESS:
+        if (
+            isinstance(action, argparse._HelpAction)
+            or action.help == argparse.SUPPRESS
+            or id(action) in evidence
+        ):
             continue
         if action.option_strings:
             takes = formatter._format_args(action, action.dest.upper()) if action.nargs != 0 else ""

@@ -65,8 +65,14 @@ def test_nothing_searches_a_findings_words_for_structure():
     assert [hit for path in SOURCES for hit in searches_of_words(path)] == []
 
 
+LISTING_SEPARATORS = (", ", "; ", " and ", " or ", " / ", ",")
+
+
 def hand_made_listings(path: Path) -> list[str]:
-    """A slice joined into text (``", ".join(names[:4])``) or a ``(s)`` plural, in the source at *path*.
+    """A listing joined by hand (``", ".join(names)``, ``" and ".join(...)``) or a ``(s)`` plural, at *path*.
+
+    A check lists through :func:`graphaudit.text.listing` (``a, b and c``, cut at a limit or not);
+    a value written as code writes it goes through ``bracketed`` or ``shape_text``.
 
     Docstrings are documentation, not a finding's words: their ``(s)`` is left alone.
     """
@@ -82,21 +88,9 @@ def hand_made_listings(path: Path) -> list[str]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join":
-            sliced = [
-                n
-                for arg in node.args
-                for n in ast.walk(arg)
-                if isinstance(n, ast.Subscript)
-                and isinstance(n.slice, ast.Slice)
-                and n.slice.upper is not None
-            ]
             separator = node.func.value
-            if (
-                sliced
-                and isinstance(separator, ast.Constant)
-                and separator.value.strip(" ") in (",", ";", "")
-            ):
-                found.append(f"{path.name}:{node.lineno} a listing cut by hand")
+            if isinstance(separator, ast.Constant) and separator.value in LISTING_SEPARATORS:
+                found.append(f"{path.name}:{node.lineno} a listing joined by {separator.value!r} by hand")
         elif (
             isinstance(node, ast.Constant)
             and isinstance(node.value, str)
@@ -195,9 +189,11 @@ def test_the_scans_find_what_they_look_for(tmp_path):
         "        return  # GA721's\n"
         "    side = re.search('x', finding.message)\n"
         "    shown = ', '.join(names[:4])\n"
+        "    everyone = ' and '.join(names)\n"
+        "    path = '.'.join(names)\n"
         "    return f'{len(names)} parameter(s)'\n",
         encoding="utf-8",
     )
     assert len(searches_of_words(code)) == 2
-    assert len(hand_made_listings(code)) == 2
+    assert len(hand_made_listings(code)) == 3
     assert len(early_returns_naming_checks(code)) == 1

@@ -236,7 +236,5 @@ def test_only_the_users_functions_are_read():
     from graphaudit.checks._shared.repetition_sites import user_function
 
     assert user_function(stage) is stage and user_function(ResNetLike._make_layer) is ResNetLike._make_layer
-    assert (
-        user_function(np.linspace) is None and user_function(textwrap.dedent) is None
-    )  # installed, stdlib
+    assert user_function(np.linspace) is None and user_function(textwrap.dedent) is None  # installed, stdlib
     assert user_function(nn.SequentialCell.__init__) is None and user_function(ResBlock) is None

@@ -13,6 +13,7 @@ from graphaudit.checks._shared.data_pipeline import describe_order, shuffling
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import clauses
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class RowsNeverShuffled(Cause):
                 "at a time."
             )
         return (
-            f"No step of the training pipeline shuffles its rows: {'; '.join(parts)}. Every epoch feeds the "
+            f"No step of the training pipeline shuffles its rows: {clauses(parts)}. Every epoch feeds the "
             f"network the same sequence of batches.{measured}"
         )
 

@@ -11,6 +11,7 @@ from graphaudit.checks._shared.data_pipeline import shuffling
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 #: A buffer holding less than this share of the rows it shuffles barely changes their order.
 BUFFER_SHARE = 0.1
@@ -29,7 +30,7 @@ class ShuffleBufferTooSmall(Cause):
     def message(self) -> str:
         return (
             f"{self.path} shuffles {self.rows} rows with a buffer of {self.buffer} ({self.buffer / self.rows:.1%} of "
-            f"them), and the source ({', '.join(self.sources)}) reads them in order: each batch is drawn from a "
+            f"them), and the source ({listing(self.sources, None)}) reads them in order: each batch is drawn from a "
             f"window of about {self.buffer} consecutive rows, so the order barely changes from one epoch to the next."
         )
 

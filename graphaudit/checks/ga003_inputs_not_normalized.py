@@ -12,6 +12,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample
 from graphaudit.findings import Cause, Finding
 from graphaudit.graph.pipeline import column_subject
+from graphaudit.text import clauses
 
 #: Integer columns other than these hold indices (token ids, categories), not values to scale.
 MEASURED_INTEGERS = ("uint8", "bool")
@@ -29,7 +30,7 @@ class ColumnNotNormalized(Cause):
     def message(self) -> str:
         return (
             f"The column {self.column!r} reaches the network unnormalised: "
-            f"{'; '.join(p.message() for p in self.problems)}. Measured on {self.sample}: {self.stats}."
+            f"{clauses(p.message() for p in self.problems)}. Measured on {self.sample}: {self.stats}."
         )
 
     def fix(self) -> str:

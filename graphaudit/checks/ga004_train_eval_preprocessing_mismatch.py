@@ -16,6 +16,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, EvalSample, EvaluationData, TrainingData
 from graphaudit.findings import Cause, Finding, Severity
 from graphaudit.graph.pipeline import column_subject
+from graphaudit.text import bracketed
 
 _VALUE_OPS = ("Rescale", "Normalize", "NormalizePad", "ToTensor")
 
@@ -91,7 +92,7 @@ def _value_map(scale: Sequence[float], shift: Sequence[float]) -> str:
     if len(set(scale)) == 1 and len(set(shift)) == 1:
         scale, shift = scale[:1], shift[:1]
     parts = [f"x * {s:.5g} {'+' if b >= 0 else '-'} {abs(b):.5g}" for s, b in zip(scale, shift)]
-    return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "] per channel"
+    return parts[0] if len(parts) == 1 else f"{bracketed(parts)} per channel"
 
 
 def _values(prep: Preparation) -> tuple[tuple[float, ...], tuple[float, ...]]:

@@ -11,6 +11,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, EvaluationData
 from graphaudit.findings import Cause, Finding
 from graphaudit.graph import pipeline as gp
+from graphaudit.text import listing
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,7 @@ class RandomAugmentationInEval(Cause):
     paths: tuple[str, ...]  # their steps, in the same order
 
     def message(self) -> str:
-        names = ", ".join(f"{name} ({path})" for name, path in zip(self.transforms, self.paths))
+        names = listing((f"{name} ({path})" for name, path in zip(self.transforms, self.paths)), None)
         return (
             f"The evaluation pipeline applies random augmentation: {names}. Each evaluation sees differently "
             "distorted inputs, so the metrics are noisy and lower than the model's."

@@ -13,6 +13,7 @@ from graphaudit.checks._shared.layers import consumers, weight_layers
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import clauses
 
 #: Fewer values than this per channel (a 2-row batch of features) judge raw 0-255 values only.
 MIN_VALUES = 8
@@ -32,7 +33,7 @@ class InputNotScaled(Cause):
     def message(self) -> str:
         return (
             f"inputs[{self.index}] (shape {list(self.shape)}) reaches {self.layer} ({self.layer_class}) unscaled: "
-            f"{'; '.join(p.message() for p in self.problems)}. Measured on the batch given to audit(): {self.stats}."
+            f"{clauses(p.message() for p in self.problems)}. Measured on the batch given to audit(): {self.stats}."
         )
 
     def fix(self) -> str:

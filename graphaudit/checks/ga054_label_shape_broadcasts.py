@@ -13,6 +13,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.label import GivenLabel
 from graphaudit.evidence.loss import LossTrace
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 
 def _ints(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -53,7 +54,7 @@ class LabelBroadcastAlongAxes(Cause):
     def message(self) -> str:
         return (
             f"{self.loss} compares the output of shape {list(self.output)} with a label of shape {list(self.label)}: "
-            f"the label is broadcast along axis {', '.join(map(str, self.axes))} of the output, so all "
+            f"the label is broadcast along {'axis' if len(self.axes) == 1 else 'axes'} {listing(self.axes, None)} of the output, so all "
             f"{self.output[self.axes[0]]} output values of that axis are fitted to the same target."
         )
 

@@ -10,6 +10,7 @@ from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.loss_label import LossOnLabel
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import shape_text
 
 _ELEMENTWISE = frozenset(
     {
@@ -36,7 +37,7 @@ def _builtin(loss_fn: Any) -> str | None:
 
 
 def _shape(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    return shape_text(shape)
 
 
 def wanted(loss_fn: Any, output: tuple[int, ...]) -> str:

@@ -74,12 +74,12 @@ class RepeatedCellInContainer(Cause):
         if len(self.holders) == 1:
             return (
                 f"{self.holders[0]} ({self.holder_class}) holds {what} in {slots} slots "
-                f"({', '.join(self.paths)}){f': {made}, so' if made else ':'} they share one set of weights."
+                f"({listing(self.paths, None)}){f': {made}, so' if made else ':'} they share one set of weights."
             )
         holders = listing(self.holders)
         containers = holders if len(self.holders) <= 4 else f"{len(self.holders)} containers ({holders})"
         return (
-            f"{containers} each hold {what} in {slots} slots (the first in {', '.join(self.paths)}): "
+            f"{containers} each hold {what} in {slots} slots (the first in {listing(self.paths, None)}): "
             f"{f'{made}, so ' if made else ''}the slots of each share one set of weights."
         )
 

@@ -10,7 +10,7 @@ from graphaudit.checks._shared.grouping import holder
 from graphaudit.checks._shared.sharing import tie_groups, tied_parameters, ties_described
 from graphaudit.checks.context import AuditContext
 from graphaudit.findings import Cause, Finding
-from graphaudit.text import is_are
+from graphaudit.text import is_are, listing
 
 
 @dataclass(frozen=True)
@@ -26,10 +26,10 @@ class TiedParameters(Cause):
 
     def message(self) -> str:
         if len(self.names) == 1:
-            owners = ", ".join(f"{o} ({c})" for o, c in zip(self.owners, self.owner_classes))
+            owners = listing((f"{o} ({c})" for o, c in zip(self.owners, self.owner_classes)), None)
             return (
                 f"{self.names[0]}{self.note} is one Parameter object held under {len(self.paths)} paths "
-                f"({', '.join(self.paths)}) by {owners}: these weights are tied and always equal."
+                f"({listing(self.paths, None)}) by {owners}: these weights are tied and always equal."
             )
         return (
             f"{ties_described(self.names, self.paths, self.owners)}: these weights are tied and always equal."

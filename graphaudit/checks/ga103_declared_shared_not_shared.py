@@ -10,6 +10,7 @@ from graphaudit.checks._shared.patterns import cell_matches, parameter_matches
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class DeclaredSharedParameterNotTied(Cause):
     notes: tuple[str, ...]  # each one's Parameter.name, when it differs from its path ("" else)
 
     def message(self) -> str:
-        described = ", ".join(name + note for name, note in zip(self.names, self.notes))
+        described = listing((name + note for name, note in zip(self.names, self.notes)), None)
         return (
             f"the design declares {list(self.group)!r} one shared parameter, but they are {len(self.names)} "
             f"distinct Parameter objects ({described}): the weights are not tied."
@@ -44,7 +45,7 @@ class DeclaredSharedCellNotShared(Cause):
     def message(self) -> str:
         return (
             f"the design declares {list(self.group)!r} one shared cell, but they are {len(self.paths)} distinct "
-            f"Cell objects ({', '.join(self.paths)}): they do not share weights."
+            f"Cell objects ({listing(self.paths, None)}): they do not share weights."
         )
 
     def fix(self) -> str:

@@ -15,7 +15,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Cause, Finding
 from graphaudit.spec import Spec
-from graphaudit.text import listing
+from graphaudit.text import LIMIT, listing
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class UndeclaredTie(Cause):
         if len(self.names) == 1:
             what = (
                 f"{self.names[0]} is one Parameter object tied under {len(self.paths)} paths "
-                f"({', '.join(self.paths)})"
+                f"({listing(self.paths, None)})"
             )
             return f"{what}, but the design does not declare this sharing."
         return f"{ties_described(self.names, self.paths, self.owners)}, but the design does not declare these ties."
@@ -58,18 +58,18 @@ class UndeclaredSharedCell(Cause):
     @property
     def names_subjects(self) -> bool:  # type: ignore[override]
         # The first cell's paths are named, and the undeclared paths of all (the first 4).
-        return self.cells == 1 or set(self.places[:4]) <= {*self.paths, *self.undeclared[:4]}
+        return self.cells == 1 or set(self.places[:LIMIT]) <= {*self.paths, *self.undeclared[:LIMIT]}
 
     def message(self) -> str:
         if self.cells == 1:
             return (
-                f"one {self.class_name} object is reachable under {len(self.paths)} paths ({', '.join(self.paths)}), "
-                f"so they share one set of weights, but the design does not declare {', '.join(self.undeclared)} "
+                f"one {self.class_name} object is reachable under {len(self.paths)} paths ({listing(self.paths, None)}), "
+                f"so they share one set of weights, but the design does not declare {listing(self.undeclared, None)} "
                 "shared."
             )
         return (
             f"{self.cells} {self.class_name} objects are each reachable under several paths (the first under "
-            f"{', '.join(self.paths)}), so each place shares one set of weights, but the design does not declare "
+            f"{listing(self.paths, None)}), so each place shares one set of weights, but the design does not declare "
             f"{listing(self.undeclared)} shared."
         )
 

@@ -24,12 +24,12 @@ class DuplicateParameterName(Cause):
 
     def message(self) -> str:
         if len(self.names) == 1:
-            what = f"{self.objects} distinct Parameter objects are named {self.names[0]!r} (at {', '.join(self.paths)})"
+            what = f"{self.objects} distinct Parameter objects are named {self.names[0]!r} (at {listing(self.paths, None)})"
             keeps = "a checkpoint keeps only one of them under that name"
         else:
             what = (
                 f"{len(self.names)} names ({listing([repr(n) for n in self.names])}) are each carried by "
-                f"{self.objects} distinct Parameter objects (the first at {', '.join(self.paths)})"
+                f"{self.objects} distinct Parameter objects (the first at {listing(self.paths, None)})"
             )
             keeps = "a checkpoint keeps only one parameter under each name"
         return f"{what}: {keeps}, and optimizers reject the network."

@@ -13,6 +13,7 @@ from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.findings import Cause, Finding
 from graphaudit.graph.connectivity import close_paths
 from graphaudit.suggest import close_matches
+from graphaudit.text import listing
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,9 @@ class SpecPatternMatchesNothing(Cause):
     def message(self) -> str:
         source = f" ({self.source})" if self.source else ""
         what = "no cell path of the network" if self.names == "cell" else "no parameter of the network"
-        hint = f" Close matches: {', '.join(self.close)}." if self.close else ""
+        hint = f" Close matches: {listing(self.close, None)}." if self.close else ""
         return (
-            f"{' and '.join(self.places)}{source} names {self.pattern!r}, which matches {what}, so the rule "
+            f"{listing(self.places, None)}{source} names {self.pattern!r}, which matches {what}, so the rule "
             f"checks nothing.{hint}"
         )
 

@@ -25,7 +25,7 @@ _SELECTIONS = {
 
 def _named(names: tuple[str, ...], classes: tuple[str, ...]) -> str:
     """``fc2 (Dense)``, or ``2 Dense cells (blocks.0.aux and blocks.1.aux)``."""
-    kinds = " and ".join(classes)
+    kinds = listing(classes, None)
     return f"{names[0]} ({kinds})" if len(names) == 1 else f"{len(names)} {kinds} cells ({listing(names)})"
 
 

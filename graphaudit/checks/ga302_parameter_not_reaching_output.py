@@ -14,7 +14,7 @@ from graphaudit.checks._shared.grouping import Group, GroupedCause, group_parame
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.trace import TracedPass
 from graphaudit.findings import Cause, Finding
-from graphaudit.text import is_are, pronouns
+from graphaudit.text import is_are, listing, pronouns
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class ParameterOutputDropped(GroupedCause):
         one, they = len(self.names) == 1, pronouns(len(self.names))
         name = self.described("trainable parameter")
         return (
-            f"{name} {is_are(len(self.names))} trainable and read in the forward pass (by {', '.join(self.readers)}), "
+            f"{name} {is_are(len(self.names))} trainable and read in the forward pass (by {listing(self.readers, None)}), "
             f"but nothing computed from {they.object} reaches an output of the network: {they.subject} "
             f"{'gets' if one else 'get'} no gradient and never {'trains' if one else 'train'}."
         )

@@ -31,7 +31,7 @@ class UnregisteredCells(Cause):
             whose = "its"
         else:
             what = (
-                f"{self.container} holds {len(self.cells)} {' / '.join(self.classes)} cells ({listing(self.cells)}) "
+                f"{self.container} holds {len(self.cells)} {listing(self.classes, None)} cells ({listing(self.cells)}) "
                 "called in the forward pass but not registered in the network"
             )
             whose = "their"

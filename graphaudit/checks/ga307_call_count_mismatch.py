@@ -30,7 +30,7 @@ class CallCountMismatch(Cause):
 
     def message(self) -> str:
         note = (
-            f" (one cell object under {', '.join(self.shared)}: its calls are counted together)"
+            f" (one cell object under {listing(self.shared, None)}: its calls are counted together)"
             if self.shared
             else ""
         )

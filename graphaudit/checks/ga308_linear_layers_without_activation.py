@@ -112,7 +112,7 @@ class LinearLayersWithoutActivation(Cause):
     def _how(self) -> str:
         if not self.between:
             return "shape operations only"
-        maps = ", ".join(self.between)
+        maps = listing(self.between, None)
         return f"{maps} and shape operations only ({'no activation' if self.pooled else 'affine maps'})"
 
     def message(self) -> str:

@@ -28,7 +28,7 @@ class SaturatingChain(Cause):
         first, last = self.layers[0], self.layers[-1]
         return (
             f"{len(self.layers)} weight layers, from '{first}' to '{last}', are joined by {self.activations} "
-            f"{' and '.join(self.kinds)} activations with no normalisation or residual path between them: the "
+            f"{listing(self.kinds, None)} activations with no normalisation or residual path between them: the "
             f"gradient reaching '{first}' is multiplied by one saturating derivative per layer and vanishes."
         )
 

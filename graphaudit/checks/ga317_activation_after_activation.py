@@ -58,7 +58,7 @@ class ActivationAfterActivation(Cause):
     def names_subjects(self) -> bool:  # type: ignore[override]
         """Whether the pairs shown name the first 4 subjects (the cells of the second activations)."""
         shown = {at for pair in self.pairs[:LIMIT] for at in (pair.first_at, pair.second_at)}
-        return set(list(dict.fromkeys(pair.second_at for pair in self.pairs))[:4]) <= shown
+        return set(list(dict.fromkeys(pair.second_at for pair in self.pairs))[:LIMIT]) <= shown
 
     def message(self) -> str:
         shown = listing((pair.message() for pair in self.pairs), separator="; ")

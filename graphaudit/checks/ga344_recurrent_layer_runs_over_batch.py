@@ -10,7 +10,7 @@ from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.recurrent import RecurrentLayout
 from graphaudit.findings import Cause, Finding
-from graphaudit.text import is_are, listing, pronouns
+from graphaudit.text import is_are, listing, pronouns, shape_text
 
 
 @dataclass(frozen=True)
@@ -26,12 +26,8 @@ class RecurrentLayerRunsOverBatch(Cause):
         count = len(self.layers)
         which = "A time-major recurrent layer" if count == 1 else f"{count} time-major recurrent layers"
         names = listing(
-            (
-                f"'{path}' ({', '.join(str(d) for d in shape)})"
-                for path, shape in zip(self.layers, self.shapes)
-            ),
+            (f"'{path}' {shape_text(shape)}" for path, shape in zip(self.layers, self.shapes)),
             limit=None,
-            separator="; ",
         )
         return (
             f"{which} (batch_first=False: reading (time, batch, features)) {is_are(count)} fed a tensor whose axis 0 "

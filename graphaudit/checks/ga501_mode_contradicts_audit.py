@@ -20,7 +20,14 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.mode import IntendedMode
 from graphaudit.findings import Cause, Finding
-from graphaudit.text import counted, is_are, listing, pronouns
+from graphaudit.text import is_are, listing, pronouns
+
+
+def _cells(paths: tuple[str, ...], classes: tuple[str, ...]) -> str:
+    """``its mode-dependent cell bn (BatchNorm2d)``, ``its 2 mode-dependent cells, a and b (...),``."""
+    if len(paths) == 1:
+        return f"its mode-dependent cell {paths[0]} ({classes[0]})"
+    return f"its {len(paths)} mode-dependent cells, {listing(paths)} ({listing(classes, None)}),"
 
 
 @dataclass(frozen=True)
@@ -32,8 +39,8 @@ class SetTrainNeverCalled(Cause):
 
     def message(self) -> str:
         return (
-            f"set_train() was never called on this network, so its {counted(len(self.paths), 'mode-dependent cell')} "
-            f"({', '.join(self.classes)}: {listing(self.paths)}) {is_are(len(self.paths))} in inference mode (training=False, "
+            f"set_train() was never called on this network, so {_cells(self.paths, self.classes)} "
+            f"{is_are(len(self.paths))} in inference mode (training=False, "
             f"MindSpore's default). Model.train() switches {pronouns(len(self.paths)).object} on; a custom training "
             "loop does not."
         )
@@ -67,9 +74,8 @@ class NetworkInWrongMode(Cause):
             else ""
         )
         return (
-            f"the network is in {state} mode but is audited for mode={self.mode!r}: its "
-            f"{counted(len(self.paths), 'mode-dependent cell')} ({', '.join(self.classes)}: {listing(self.paths)}) "
-            f"{'behaves' if len(self.paths) == 1 else 'behave'} as in {state}: {self.problem}.{assigned}"
+            f"the network is in {state} mode but is audited for mode={self.mode!r}: "
+            f"{_cells(self.paths, self.classes)} {'behaves' if len(self.paths) == 1 else 'behave'} as in {state}: {self.problem}.{assigned}"
         )
 
     def fix(self) -> str:

@@ -42,7 +42,7 @@ class BranchModeDiffers(Cause):
     def message(self) -> str:
         one = len(self.paths) == 1
         state, other = ("training", "eval") if self.training else ("eval", "training")
-        classes = " and ".join(self.classes)
+        classes = listing(self.classes, None)
         named = (
             f"{self.paths[0]} ({classes}) is"
             if one
@@ -50,7 +50,7 @@ class BranchModeDiffers(Cause):
         )
         return (
             f"{named} in {state} mode (training={self.training}), and with {'it its' if one else 'them their'} "
-            f"{counted(self.inside, 'mode-dependent cell')} ({', '.join(self.kinds)}), while "
+            f"{counted(self.inside, 'mode-dependent cell')} ({listing(self.kinds, None)}), while "
             f"{counted(self.others, 'other mode-dependent cell')} of the network {is_are(self.others)} in {other} "
             f"mode (e.g. {self.example}): they do not run in the same mode."
         )

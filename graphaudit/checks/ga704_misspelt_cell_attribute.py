@@ -139,7 +139,7 @@ class MisspeltCellAttribute(Cause):
                 f"it looks like {self.flag!r}, which it does not set."
             )
         return (
-            f"{len(self.cells)} {' and '.join(self.classes)} cells ({listing(self.cells)}) each have {said} "
+            f"{len(self.cells)} {listing(self.classes, None)} cells ({listing(self.cells)}) each have {said} "
             f"that nothing reads: it looks like {self.flag!r}, which they do not set."
         )
 

@@ -24,7 +24,7 @@ class NormalizationInFloat16(Cause):
 
     def message(self) -> str:
         return (
-            f"{counted(len(self.cells), 'normalisation cell')} ({', '.join(self.classes)}) computed in float16 in the "
+            f"{counted(len(self.cells), 'normalisation cell')} ({listing(self.classes, None)}) computed in float16 in the "
             f"traced pass: {listing(self.cells)}. Their statistics lose precision or overflow in float16."
         )
 

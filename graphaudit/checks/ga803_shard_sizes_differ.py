@@ -12,6 +12,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.ranks import RankData
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class ShardSizesDiffer(Cause):
     def message(self) -> str:
         empty = self.empty
         consequence = (
-            f"{', '.join(empty)} ha{'ve' if len(empty) > 1 else 's'} no batch at all: the job stops at its first "
+            f"{listing(empty, None)} ha{'ve' if len(empty) > 1 else 's'} no batch at all: the job stops at its first "
             "all-reduce."
             if empty
             else "A rank with more batches waits in an all-reduce the others never join (the job hangs), "

@@ -12,6 +12,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.dataset import DataSample, TrainingData
 from graphaudit.evidence.ranks import RankData
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,9 @@ class RanksShuffleWithDifferentSeeds(Cause):
     seeds: tuple[tuple[int | None, tuple[str, ...]], ...]  # (seed, the ranks with it), the most common first
 
     def message(self) -> str:
-        seeds = "; ".join(f"{', '.join(labels)}: seed {seed}" for seed, labels in self.seeds)
+        seeds = listing(
+            (f"{listing(labels, None)}: seed {seed}" for seed, labels in self.seeds), None, separator="; "
+        )
         return (
             f"The ranks shuffle their shards with different dataset seeds ({seeds}). Each rank cuts its shard "
             "from its own shuffle of the whole data set, so the shards overlap: some rows are read by several "
@@ -43,7 +46,7 @@ class RanksPreprocessDifferently(Cause):
     groups: tuple[tuple[str, ...], ...]  # the groups of ranks that preprocess alike, the largest first
 
     def message(self) -> str:
-        ranks = "; ".join(", ".join(group) for group in self.groups)
+        ranks = listing((listing(group, None) for group in self.groups), None, separator="; ")
         return (
             f"The ranks' pipelines do not preprocess alike: the steps and their parameters differ between "
             f"groups of ranks ({ranks}). The averaged gradient mixes data prepared in "

@@ -12,7 +12,7 @@ from graphaudit.checks.context import AuditContext
 from graphaudit.distributed.fingerprint import RankSetup
 from graphaudit.evidence.ranks import RankSetups
 from graphaudit.findings import Cause, Finding
-from graphaudit.text import counted
+from graphaudit.text import counted, listing
 
 #: Parallel modes in which MindSpore's train cells insert a DistributedGradReducer.
 _REDUCING_MODES = ("data_parallel", "hybrid_parallel")
@@ -53,7 +53,7 @@ class GradientsSummedAcrossRanks(Cause):
         )
         return (
             f"The gradients are summed across the {n} data-parallel ranks, not averaged: on "
-            f"{', '.join(self.summing)} {how}. Every step moves the "
+            f"{listing(self.summing, None)} {how}. Every step moves the "
             f"weights {n} times as far as the learning rate says ({counted(len(self.summing), 'rank')} of {n} "
             "seen summing)."
         )

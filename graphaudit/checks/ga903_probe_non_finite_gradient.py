@@ -26,9 +26,7 @@ class NonFiniteGradient(Cause):
     loss: str | None  # the loss, when it is not finite itself: "nan", "inf" or "-inf"
 
     def message(self) -> str:
-        kinds = ", ".join(
-            f"{count} {what}" for count, what in ((self.nan, "NaN"), (self.inf, "Inf")) if count
-        )
+        kinds = listing(f"{count} {what}" for count, what in ((self.nan, "NaN"), (self.inf, "Inf")) if count)
         loss_note = f" The loss itself is {self.loss}." if self.loss is not None else ""
         what = (
             f"The gradient of {self.names[0]}{self.note} has"

@@ -10,7 +10,7 @@ from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.probe_curve import ProbeCurve
 from graphaudit.findings import Cause, Finding
-from graphaudit.text import counted
+from graphaudit.text import counted, listing
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class LossScaleOverflowsLate(LossScaleSteps):
 
     def message(self) -> str:
         return (
-            f"Steps {', '.join(str(step) for step in self.late)} overflowed at a loss scale that had worked for an "
+            f"{'Step' if len(self.late) == 1 else 'Steps'} {listing(self.late, None)} overflowed at a loss scale that had worked for an "
             f"earlier step (same batch, {self._how()}; {self._span()}): the gradients grow from step to step until "
             "float16 cannot hold them."
         )

@@ -11,6 +11,7 @@ from graphaudit.checks._shared.watch import parameter_nodes
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import TrainingRun
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import clauses
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class LossNotFinite(Cause):
             where.append(self.forward_note)
         return (
             f"The training loss became {self.loss} at step {self.step} (epoch {self.epoch}) of the watched run; "
-            f"{'; '.join(where)}."
+            f"{clauses(where)}."
         )
 
     def fix(self) -> str:

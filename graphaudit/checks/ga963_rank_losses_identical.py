@@ -11,6 +11,7 @@ from graphaudit.checks._shared.rank_losses import MIN_IDENTICAL_STEPS, identical
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import RankLosses
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class RankLossesIdentical(Cause):
         if len(self.groups) == 1 and len(self.groups[0]) == self.world_size:
             who = f"all {self.world_size} ranks"
         else:
-            who = "; ".join("ranks " + ", ".join(map(str, group)) for group in self.groups)
+            who = listing(("ranks " + listing(group, None) for group in self.groups), None, separator="; ")
         return (
             f"The losses of {who} were the same (to float32 rounding) at every sampled step after the first "
             f"({self.steps} steps, at least {self.min_steps} needed): they read the same batches, so the data "

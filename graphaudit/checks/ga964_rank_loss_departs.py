@@ -11,6 +11,7 @@ from graphaudit.checks._shared.rank_losses import DEPART, departures
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.training import RankLosses
 from graphaudit.findings import Cause, Finding
+from graphaudit.text import listing
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,13 @@ class RankLossDeparts(Cause):
     bound: float  # the distance, in noises, beyond which a rank departs
 
     def message(self) -> str:
-        listed = ", ".join(
-            f"rank {r} (mean loss {self.means[r]:.4g}, {self.distances[r]:.1f} noises away)"
-            for r in self.ranks
+        listed = listing(
+            (
+                f"rank {r} (mean loss {self.means[r]:.4g}, {self.distances[r]:.1f} noises away)"
+                for r in self.ranks
+            ),
+            None,
+            separator="; ",
         )
         if self.world_size == 2:
             high, low = self.ranks

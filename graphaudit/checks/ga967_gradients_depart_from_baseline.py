@@ -43,7 +43,7 @@ class GradientsDepartFromBaseline(Cause):
                 for what, log in (("grad", gradient), ("ratio", update))
                 if log is not None
             ]
-            departed.append(f"{name}: {', '.join(far)}")
+            departed.append(f"{name}: {listing(far, None)}")
         return (
             f"At the {self.steps} steps sampled in both runs, {counted(len(self.names), 'parameter')} got gradients "
             f"or updates {self.bound:g}x or more away from the baseline's ({self.source}), at the median: "

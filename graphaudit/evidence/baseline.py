@@ -196,7 +196,7 @@ def from_record(record: RunRecord) -> BaselineRun:
         for s in record.samples
     }
     return BaselineRun(
-        "(a RunRecord)",
+        "a RunRecord",
         tuple(record.parameters),
         tuple(getattr(record, "network_parameters", ())),
         tuple(record.sizes),

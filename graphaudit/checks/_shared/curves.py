@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
 from graphaudit.findings import Cause
+from graphaudit.text import series
 
 if TYPE_CHECKING:
     from graphaudit.capture.training.probe_steps import ParameterProbe, StepRecord
@@ -127,7 +128,7 @@ def curve_words(losses: Sequence[float | str], skipped: Sequence[int] = ()) -> s
         >>> curve_words((2.0, 1.23456, "nan"), (1,))
         '2, 1.235 (skipped), nan'
     """
-    return ", ".join(
+    return series(
         f"{float(loss):.4g}" + (" (skipped)" if i in skipped else "") for i, loss in enumerate(losses)
     )
 

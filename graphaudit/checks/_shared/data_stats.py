@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from graphaudit.findings import Facts
+from graphaudit.text import listing
 
 __all__ = [
     "MAX_MEAN",
@@ -96,10 +97,9 @@ class ColumnStats:
         o = self.overall
         text = f"{self.dtype}, range [{o.low:.4g}, {o.high:.4g}], mean {o.mean:.4g}, std {o.std:.4g}"
         if self.axis is not None and len(self.channels) > 1:
-            parts = [f"{c.mean:.3g}±{c.std:.3g}" for c in self.channels[:4]]
-            more = f" (+{len(self.channels) - 4} more)" if len(self.channels) > 4 else ""
+            parts = listing(f"{c.mean:.3g}±{c.std:.3g}" for c in self.channels)
             unit = "feature" if len(self.row_shape) == 1 else f"channel (axis {self.axis})"
-            text += f"; per {unit} mean±std {', '.join(parts)}{more}"
+            text += f"; per {unit} mean±std {parts}"
         return text
 
 

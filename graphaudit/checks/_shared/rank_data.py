@@ -71,7 +71,7 @@ class NotSharded:
     measured: bool
 
     def describe(self) -> str:
-        ranks = "; ".join(listing(group, limit=None) for group in self.same)
+        ranks = listing((listing(group, limit=None) for group in self.same), None, separator="; ")
         if self.measured:
             return f"the first batch sampled on {ranks} is the same (the same rows, in the same order)"
         return f"the pipelines of {ranks} read the same rows: no source reads its own shard"
@@ -124,9 +124,13 @@ class ShardSizes:
         return tuple(label for size, labels in self.sizes if size == 0 for label in labels)
 
     def describe(self) -> str:
-        return "; ".join(
-            f"{listing(labels, limit=None)}: {counted(size, 'batch', 'batches')}"
-            for size, labels in self.sizes
+        return listing(
+            (
+                f"{listing(labels, limit=None)}: {counted(size, 'batch', 'batches')}"
+                for size, labels in self.sizes
+            ),
+            None,
+            separator="; ",
         )
 
 

@@ -19,7 +19,7 @@ from graphaudit.checks._shared.grouping import ROOT, holder
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference_attributes import AttributeDifference, ReferenceAttributes
 from graphaudit.findings import Cause, Finding, Severity
-from graphaudit.text import listing
+from graphaudit.text import bracketed, listing
 
 __all__ = ["AttributeDiffers", "differences", "gathered", "value_text"]
 
@@ -73,7 +73,7 @@ def value_text(value: Any) -> str:
     if isinstance(value, tuple) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
         if len({v for pair in value for v in pair}) == 1:
             return f"{value[0][0]} on each side"
-        return "(" + ", ".join(f"{a} before, {b} after" for a, b in value) + ")"
+        return bracketed((f"{a} before, {b} after" for a, b in value), "()")
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, float):

@@ -61,11 +61,11 @@ def ties_described(names: Sequence[str], paths: Sequence[str], owners: Sequence[
 
     Example:
         >>> ties_described(["0.w", "1.w"], ["0.a.w", "0.b.w"], ["0.a", "0.b"])
-        '2 parameters (0.w and 1.w) are each one Parameter object held under several paths (the first under 0.a.w, 0.b.w, by 0.a, 0.b)'
+        '2 parameters (0.w and 1.w) are each one Parameter object held under several paths (the first under 0.a.w and 0.b.w, by 0.a and 0.b)'
     """
     return (
         f"{len(names)} parameters ({listing(names)}) are each one Parameter object held under several paths "
-        f"(the first under {', '.join(paths)}, by {', '.join(owners)})"
+        f"(the first under {listing(paths, None)}, by {listing(owners, None)})"
     )
 
 

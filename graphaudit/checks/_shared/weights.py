@@ -131,5 +131,5 @@ class WeightMatrices(Cause):
         """One matrix with its shape, or all of them with their layers."""
         if len(self.names) == 1:
             return f"{self.names[0]}{self.note} (shape {self.shape}, in a {self.owners[0]})"
-        owners = " and ".join(self.owners)
+        owners = listing(self.owners, None)
         return f"the {len(self.names)} weight matrices of {self.subject} ({listing(self.names)}, in {owners} layers)"
