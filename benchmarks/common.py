@@ -137,6 +137,20 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else the platform's processor, else ``"unknown"``."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def machine_busy_seconds() -> float | None:
     """CPU seconds every CPU of the machine spent busy since boot (``/proc/stat``), or None."""
     try:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import torchview_anchor
-from benchmarks.common import LoadMonitor, others_cores_now, usable_cores
+from benchmarks.common import LoadMonitor, cpu_model, others_cores_now, usable_cores
 from benchmarks.settings import LLAMA, LM, MODES, RENDER_STAGES, RENDER_WIDTH, SIZES, TRACED_SIZES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -423,6 +423,7 @@ def measure(
         "mindspore_version": ms.__version__,
         "python_version": platform.python_version(),
         "machine": platform.machine(),
+        "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
         "usable_cores": usable_cores(),
         "load_threshold": policy.threshold,

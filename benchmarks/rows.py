@@ -16,6 +16,8 @@ def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if "model_time" in results:
         out.extend(_model_time_rows(results["model_time"], model))
+        if "units" in results["model_time"]:
+            out.extend(_unit_rows(results["model_time"], model))
     if "scale_time" in results and "scale_memory" in results:
         out.extend(_scale_rows(results))
     if "render" in results:
@@ -68,6 +70,89 @@ def _model_time_rows(mt: dict[str, Any], model: str) -> list[dict[str, Any]]:
                 TARGETS[f"full+render:{mode}"],
                 note=f"render alone {statistics.median(seconds[f'render:{mode}']):.2f} s, "
                 f"{mt['graph_nodes'][mode]} graph nodes",
+            )
+        )
+    return out
+
+
+def _per_unit(seconds: list[float], count: int) -> tuple[float | None, float | None]:
+    """Median and minimum of *seconds* in microseconds per unit of work (None when there is none)."""
+    if count <= 0:
+        return None, None
+    median, least = med_min(seconds)
+    return median * 1e6 / count, least * 1e6 / count
+
+
+def _unit_rows(mt: dict[str, Any], model: str) -> list[dict[str, Any]]:
+    """Rows 1u-2u: the audit's own work per unit it works through, in microseconds (issue 40).
+
+    The ratios of rows 1-3 move with the speed of the kernels: the same audit is 1.1x a forward
+    pass where a resnet50 pass takes 4 s and 2.2x where it takes 0.34 s. These rows divide the
+    audit's own time (the full audit minus the forward pass of the same repeat, the structure
+    audit, the checks) by what it worked through, so a fast machine neither hides nor
+    exaggerates it; the baseline is the forward pass's kernel time per the same unit.
+    """
+    seconds, units = mt["seconds"], mt["units"]
+    out: list[dict[str, Any]] = []
+    inference = units[mt["modes"][-1]]
+    structure = seconds["structure"]
+    out.append(
+        make_row(
+            f"1u {model} structure-only audit per parameter",
+            "model_time",
+            "us",
+            _per_unit(structure, inference["parameters"]),
+            "forward per parameter",
+            _per_unit(seconds["forward:inference"], inference["parameters"]),
+            TARGETS["per_parameter_us"],
+            on="value",
+            note=f"{inference['parameters']} parameters, {inference['cells']} cells",
+        )
+    )
+    if "full:tiny" in seconds:
+        # the cells and calls of the 224x224 pass on a 32x32 input, training mode: the forward pass's
+        # kernels shrink ~50x, the audit's own work (per call, per parameter, per check) does not;
+        # the graph's op nodes are only the functional operations outside cells, too few to divide by
+        calls = units["tiny"]["calls"]
+        forward = seconds["forward:tiny"]
+        own = [max(full - fwd, 0.0) for full, fwd in zip(seconds["full:tiny"], forward)]
+        out.append(
+            make_row(
+                f"2u {model} audit's own work per traced cell call",
+                "model_time",
+                "us",
+                _per_unit(own, calls),
+                "forward per traced cell call",
+                _per_unit(forward, calls),
+                TARGETS["per_call_us"],
+                on="value",
+                note=f"(full audit - forward, repeat by repeat) / {calls} calls; training mode, input "
+                "1x3x32x32 (the same calls, kernels ~50x shorter); ratio: the audit on top of a forward "
+                "pass whose kernels are that fast",
+            )
+        )
+    checks = mt.get("check_seconds", {}).get("full", {})
+    timed = {key: value for key, value in checks.items() if key.startswith("GA")}
+    if timed:
+        ran = len(timed)
+        total = sum(timed.values())
+        out.append(
+            make_row(
+                f"2u {model} checks, per check run",
+                "model_time",
+                "us",
+                (total * 1e6 / ran, None),
+                "forward per check",
+                _per_unit(seconds["forward:training"], ran)
+                if "forward:training" in seconds
+                else (None, None),
+                TARGETS["per_check_us"],
+                on="value",
+                note=f"{ran} checks, {total * 1e3:.0f} ms in all (one run); the slowest: "
+                + ", ".join(
+                    f"{key} {value * 1e3:.1f} ms"
+                    for key, value in sorted(timed.items(), key=lambda kv: -kv[1])[:3]
+                ),
             )
         )
     return out

@@ -11,6 +11,11 @@ Rows (targets from issue 14, "Near the floor"; ``met`` reports, nothing about ti
    forward pass in the same mode (``benchmarks/model.py``). Targets <= 1.2x (training),
    <= 1.1x (inference).
 3. full audit + ``report.render("report.svg")`` / forward pass, both modes. Target <= 1.4x.
+1u-2u. the audit's own work in microseconds per unit, independent of the kernels' speed (issue
+   40): the structure-only audit per parameter (target <= 25 us), the full audit of the model
+   on a ``1x3x32x32`` input (the same cell calls, kernels ~50x shorter) minus its forward pass
+   per traced cell call (<= 370 us), the checks of a full audit per check run (<= 1,000 us). The
+   first two are issue 40's ratios where a resnet50 pass takes 0.34 s, turned into units.
 4. scaling on synthetic networks (stages of 100 ``Dense(4, 4)`` / activation cells: as many
    parameters as cells) of 1,000 / 10,000 / 50,000 cells: time and peak memory of the
    structure-only audit at each size / at the size before; and the same for the traced audit

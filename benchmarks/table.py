@@ -99,7 +99,8 @@ def format_table(results: dict[str, Any], table: list[dict[str, Any]]) -> str:
         f"graphaudit performance: {meta['model']} input {tuple(meta['input_shape'])}, medians / minimums of "
         f"{meta['repeats']} (model), {meta['lm_repeats']} (LM), {meta['scale_repeats']} (synthetic) interleaved "
         f"runs; mindspore {meta['mindspore_version']}, python {meta['python_version']}, {meta['usable_cores']} "
-        f"usable cores ({meta['cpu_count']} CPUs); {meta['wall_seconds']:.0f} s in all"
+        f"usable cores ({meta['cpu_count']} CPUs, {meta.get('cpu_model', 'CPU unknown')}); "
+        f"{meta['wall_seconds']:.0f} s in all"
         + (f"; only the groups {', '.join(meta['only'])}" if meta.get("only") else ""),
         "load: "
         + (
@@ -111,6 +112,14 @@ def format_table(results: dict[str, Any], table: list[dict[str, Any]]) -> str:
         header,
         "-" * len(header),
     ]
+    if "model_time" in results:  # the machine in one number: how fast its kernels are (issue 40)
+        forwards = ", ".join(
+            f"{mode} {statistics.median(results['model_time']['seconds'][f'forward:{mode}']):.3f} s"
+            for mode in results["model_time"]["modes"]
+        )
+        lines.insert(
+            2, f"machine: {meta.get('cpu_model', 'CPU unknown')}; {meta['model']} forward pass {forwards}"
+        )
     order = list(dict.fromkeys(row["group"] for row in table))  # each group's rows together, in order
     current = None
     for row in sorted(table, key=lambda row: order.index(row["group"])):

@@ -71,3 +71,34 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "exhaustive" in item.keywords:
             item.add_marker(skip)
+
+
+#: The test files that read every sample's audit (tests/sample_audits.py keeps one per process):
+#: they run in one worker, one after the other, so that each sample is audited once per run
+#: rather than once per worker (about 200 s of a 2-worker run, issue 40).
+SAMPLE_READERS = frozenset(
+    {
+        "test_cli.py",
+        "test_finding_words.py",
+        "test_metamorphic.py",
+        "test_report_references.py",
+        "test_samples.py",
+        "test_samples_also.py",
+        "test_sarif.py",
+        "test_sarif_locations.py",
+    }
+)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` with the sample readers as one unit of work (see :data:`SAMPLE_READERS`)."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SampleReadersTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "sample readers" if Path(path).name in SAMPLE_READERS else path
+
+    return SampleReadersTogether(config, log)

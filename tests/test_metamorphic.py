@@ -249,7 +249,9 @@ FORMS = ["jit", "graph_mode", "with_loss", "train_step", "model", "renamed"]
 FAST = {("bad", "jit")}
 # Of the baseline family (two trainings a sample: the known-good run, then the judged one) the
 # suite writes GA967's with @jit; GA966's and GA968's record the same way (the whole matrix).
-SLOW_SAMPLES = {"GA966", "GA968"}
+# GA962's bad sample is a 2-rank msrun training (37 s of the suite with @jit): GA963's and GA964's,
+# msrun trainings too, are written with @jit in the suite.
+SLOW_SAMPLES = {"GA962", "GA966", "GA968"}
 
 
 def _params() -> list[Any]:

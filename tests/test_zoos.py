@@ -213,6 +213,17 @@ def _yolo_sigmoid_on(branch: str) -> Callable[[Any], Any]:
     return inject
 
 
+def in_the_suite(bugs: dict[str, Any], kept: set[str]) -> list[Any]:
+    """*bugs* as pytest parameters, those not *kept* in the suite marked ``exhaustive`` (issue 40).
+
+    Each kind of bug (left out of the optimizer, frozen with decay, initialised to zeros, in eval
+    mode) is injected into every zoo with GRAPHAUDIT_EXHAUSTIVE=1; the suite injects each into
+    two zoos at least (about 10 s each on 2 cores).
+    """
+    assert kept <= set(bugs), kept - set(bugs)
+    return [pytest.param(bug, marks=() if bug in kept else pytest.mark.exhaustive) for bug in sorted(bugs)]
+
+
 YOLO_BUGS: dict[str, tuple[Callable[[Any], Any], str, str]] = {
     # YOLOv8Loss gives the class part of each level, sliced out of the head's concat, to BCEWithLogitsLoss
     "sigmoid-on-the-class-branch": (_yolo_sigmoid_on("cv3"), "GA401", "YOLOv8Loss"),
@@ -320,7 +331,9 @@ CRNN_BUGS: dict[str, tuple[Callable[[Any], Any], str, str]] = {
 }
 
 
-@pytest.mark.parametrize("bug", sorted(CRNN_BUGS))
+@pytest.mark.parametrize(
+    "bug", in_the_suite(CRNN_BUGS, {"backbone-in-eval-mode", "frozen-weight-in-the-optimizer-with-decay"})
+)
 def test_crnn_injected_bugs_are_found_and_named(ocr, bug):
     inject, check_id, subject = CRNN_BUGS[bug]
     report = graphaudit.audit(inject(ocr).train_net, inputs=ocr.batch())
@@ -401,7 +414,9 @@ DS2_BUGS: dict[str, tuple[Callable[[Any], Any], str, str]] = {
 }
 
 
-@pytest.mark.parametrize("bug", sorted(DS2_BUGS))
+@pytest.mark.parametrize(
+    "bug", in_the_suite(DS2_BUGS, {"output-layer-left-out-of-the-optimizer", "conv-initialised-to-zeros"})
+)
 def test_deepspeech2_injected_bugs_are_found_and_named(speech, bug):
     inject, check_id, subject = DS2_BUGS[bug]
     report = graphaudit.audit(inject(speech).model, inputs=speech.batch())

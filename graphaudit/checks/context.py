@@ -60,7 +60,7 @@ class AuditContext:
 
     evidence: EvidenceSet
     check: Check | None = None
-    _shared: dict[Callable[..., Any], Any] = field(default_factory=dict, repr=False, compare=False)
+    _shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, net: Any, optimizer: Any = None, **keywords: Any) -> AuditContext:
@@ -100,12 +100,17 @@ class AuditContext:
         """``compute(self)``, computed once per audit and shared by every check that asks.
 
         Every check that gets it must declare the kinds it read (as if it had computed it).
+        A function defined inside the helper that asks (a new object at each call) is one
+        computation as long as it captures nothing: it is known by its code.
         """
-        if compute not in self._shared:
+        key: Any = compute
+        if getattr(compute, "__closure__", True) is None:
+            key = compute.__code__  # type: ignore[attr-defined]
+        if key not in self._shared:
             with self.evidence.recording() as read:
                 value = compute(self)
-            self._shared[compute] = (value, frozenset(read))
-        value, read = self._shared[compute]
+            self._shared[key] = (value, frozenset(read))
+        value, read = self._shared[key]
         for kind in read:
             self.evidence.check_served(kind)
         return value

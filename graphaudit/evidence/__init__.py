@@ -171,11 +171,25 @@ class Evidence:
         raise NotImplementedError(f"{cls.__name__}.produce")
 
 
+#: The last search path walked and registry ordered, with its order: every audit asks (issue 40).
+_ORDERED: dict[tuple[Any, ...], list[type[Evidence]]] = {}
+
+
 def all_kinds() -> list[type[Evidence]]:
     """Every kind of evidence, each after the kinds it needs (importing every module here first)."""
-    for module in pkgutil.iter_modules(__path__):
-        if not module.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{module.name}")
+    paths = tuple(__path__)
+    if not any(key[0] == paths for key in _ORDERED):
+        for module in pkgutil.iter_modules(__path__):
+            if not module.name.startswith("_"):
+                importlib.import_module(f"{__name__}.{module.name}")
+    key = (paths, tuple(Evidence._registry.items()))
+    if key not in _ORDERED:
+        _ORDERED.clear()
+        _ORDERED[key] = _ordered_kinds()
+    return list(_ORDERED[key])
+
+
+def _ordered_kinds() -> list[type[Evidence]]:
     ordered: dict[type[Evidence], None] = {}
 
     def visit(kind: type[Evidence], chain: tuple[str, ...]) -> None:

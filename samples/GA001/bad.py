@@ -34,8 +34,6 @@ def build() -> dict:
         vision.Normalize([0.5] * 3, [0.29] * 3),
         vision.HWC2CHW(),
     ]
-    train = (
-        ds.ImageFolderDataset(image_folder(2, 16), shuffle=False).map(prepare, "image").batch(8)
-    )  # <- SARIF
+    train = ds.ImageFolderDataset(image_folder(2, 16), shuffle=False).map(prepare, "image").batch(8)  # <- SARIF
     net = nn.SequentialCell([nn.Flatten(), nn.Dense(192, 2)])
     return {"net": net, "optimizer": nn.SGD(net.trainable_params()), "dataset": train}

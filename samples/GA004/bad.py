@@ -39,9 +39,7 @@ def build() -> dict:
         vision.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]),
         vision.HWC2CHW(),
     ]
-    eval_ds = (
-        ds.ImageFolderDataset(image_folder(1), shuffle=False).map(evaluate, "image").batch(4)
-    )  # <- SARIF
+    eval_ds = ds.ImageFolderDataset(image_folder(1), shuffle=False).map(evaluate, "image").batch(4)  # <- SARIF
     net = nn.SequentialCell([nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten(), nn.Dense(1024, 2)])
     return {
         "net": net,

@@ -32,9 +32,7 @@ def build() -> dict:
     augment = [vision.Decode(), vision.RandomResizedCrop(16), vision.RandomHorizontalFlip()]
     train = ds.ImageFolderDataset(image_folder(0)).map(augment + finish, "image").batch(4)
     evaluate = [vision.Decode(), vision.Resize(18), vision.CenterCrop(16), vision.RandomHorizontalFlip()]
-    eval_ds = (
-        ds.ImageFolderDataset(image_folder(1), shuffle=False).map(evaluate + finish, "image").batch(4)
-    )  # <- SARIF
+    eval_ds = ds.ImageFolderDataset(image_folder(1), shuffle=False).map(evaluate + finish, "image").batch(4)  # <- SARIF
     net = nn.SequentialCell([nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten(), nn.Dense(1024, 2)])
     return {
         "net": net,

@@ -26,9 +26,7 @@ def csv_file() -> str:
 
 
 def build() -> dict:
-    train = ds.CSVDataset(
-        csv_file(), column_defaults=[0.0, 0.0, 0], column_names=["a", "b", "label"]
-    ).batch(  # <- SARIF
+    train = ds.CSVDataset(csv_file(), column_defaults=[0.0, 0.0, 0], column_names=["a", "b", "label"]).batch(  # <- SARIF
         16
     )
     net = nn.Dense(2, 2)

@@ -27,9 +27,7 @@ def csv_file(broken: bool) -> str:
 
 def build() -> dict:
     columns = ["age", "income", "label"]
-    train = ds.CSVDataset(
-        csv_file(broken=True), column_defaults=[0.0, 0.0, 0], column_names=columns
-    ).batch(  # <- SARIF
+    train = ds.CSVDataset(csv_file(broken=True), column_defaults=[0.0, 0.0, 0], column_names=columns).batch(  # <- SARIF
         16
     )
     net = nn.Dense(2, 2)

@@ -9,9 +9,7 @@ SUBJECT = "fc1.0.weight"
 class Net(nn.Cell):
     def __init__(self, width: int = 1) -> None:
         super().__init__()
-        self.fc1 = nn.CellList(
-            [nn.Dense(16, 16, weight_init=Constant(0.01)) for _ in range(width)]
-        )  # <- SARIF
+        self.fc1 = nn.CellList([nn.Dense(16, 16, weight_init=Constant(0.01)) for _ in range(width)])  # <- SARIF
         self.fc2 = nn.Dense(16, 4)
         self.relu = nn.ReLU()
 

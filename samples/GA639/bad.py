@@ -15,9 +15,7 @@ class Port(nn.Cell):
     def __init__(self) -> None:
         super().__init__()
         self.conv = nn.Conv2d(3, 4, 3, pad_mode="pad", padding=1, has_bias=True)
-        self.up = nn.Upsample(
-            size=(12, 12), mode="bilinear", align_corners=True
-        )  # the original: False  # <- SARIF
+        self.up = nn.Upsample(size=(12, 12), mode="bilinear", align_corners=True)  # the original: False  # <- SARIF
 
     def construct(self, x):
         return self.up(self.conv(x))

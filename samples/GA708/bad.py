@@ -31,10 +31,4 @@ def build() -> dict:
     x, y = batch()
     net = Net().to_float(ms.float16)
     optimizer = nn.Momentum(net.trainable_params(), 0.01, 0.9)
-    return {
-        "net": net,
-        "optimizer": optimizer,
-        "inputs": x,
-        "label": y,
-        "loss_fn": nn.CrossEntropyLoss(),
-    }  # <- SARIF
+    return {"net": net, "optimizer": optimizer, "inputs": x, "label": y, "loss_fn": nn.CrossEntropyLoss()}  # <- SARIF

@@ -62,9 +62,7 @@ def build() -> dict:
     ds.config.set_seed(1234)  # as rank 0 set it; its sampler keeps it
     try:
         # rank 0's pipeline
-        train = ds.NumpySlicesDataset(columns(0, 2), shuffle=True, num_shards=2, shard_id=0).batch(
-            16
-        )  # <- SARIF
+        train = ds.NumpySlicesDataset(columns(0, 2), shuffle=True, num_shards=2, shard_id=0).batch(16)  # <- SARIF
     finally:
         ds.config.set_seed(seed)
     net, optimizer = network()

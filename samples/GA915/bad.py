@@ -19,7 +19,4 @@ SUBJECT = "(root)"
 
 def build() -> dict:
     net = Net()
-    return {
-        "net": net,
-        "optimizer": nn.AdamWeightDecay(net.trainable_params(), learning_rate=1e-2),
-    }  # <- SARIF
+    return {"net": net, "optimizer": nn.AdamWeightDecay(net.trainable_params(), learning_rate=1e-2)}  # <- SARIF
