@@ -90,6 +90,7 @@ SAMPLE_READERS = frozenset(
 )
 
 
+@pytest.hookimpl(optionalhook=True)  # the smoke run on the oldest MindSpore has no pytest-xdist
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadfile`` with the sample readers as one unit of work (see :data:`SAMPLE_READERS`)."""
     if config.getoption("dist", None) != "loadfile":
