@@ -144,7 +144,7 @@ def _tiny_input(model: str, x: Any) -> Any:
 
 
 def work_units(report: Any) -> dict[str, int]:
-    """What the audit of *report* worked through: traced cell calls and operations, parameters, checks run.
+    """What the audit of *report* worked through: traced cell calls, cells, parameters, checks run.
 
     The audit's own work is divided by these (``benchmarks/rows.py``, rows 2u): a cost per unit
     does not shrink or grow with the speed of the kernels, as a ratio to the forward pass does.
@@ -154,7 +154,6 @@ def work_units(report: Any) -> dict[str, int]:
     kinds = Counter(data.get("kind") for _, data in report.graph.nodes(data=True))
     return {
         "calls": kinds["call"],
-        "ops": kinds["op"],
         "parameters": kinds["parameter"],
         "cells": kinds["cell"],
         "checks": len(report.checks_run),

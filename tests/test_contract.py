@@ -18,7 +18,8 @@ from mindspore import nn
 import graphaudit
 from graphaudit import checks
 from graphaudit.checks import all_checks, register
-from graphaudit.errors import UndeclaredEvidenceError
+from graphaudit.checks.context import AuditContext
+from graphaudit.errors import InternalError, UndeclaredEvidenceError
 from graphaudit.evidence import REQUEST_KEYWORDS, AuditRequest, Evidence, EvidenceSet, Requirement
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.optimizer import OptimizerView
@@ -107,11 +108,13 @@ def test_the_request_is_not_served_to_a_check(registry):
         _run(check)
 
 
-def test_a_shared_computation_is_served_only_to_checks_declaring_what_it_read(registry):
-    def optimizer_names(ctx):
-        view = ctx.get(OptimizerView)
-        return [] if view is None else [p.name for p in view.parameters]
+def optimizer_names(ctx):
+    """A computation shared between checks (AuditContext.shared takes module-level functions)."""
+    view = ctx.get(OptimizerView)
+    return [] if view is None else [p.name for p in view.parameters]
 
+
+def test_a_shared_computation_is_served_only_to_checks_declaring_what_it_read(registry):
     first = _stand_in("GA792", lambda ctx: ctx.shared(optimizer_names), uses=(OptimizerView,))
     second = _stand_in("GA793", lambda ctx: ctx.shared(optimizer_names))
     net = nn.Dense(2, 2)
@@ -349,3 +352,16 @@ def test_every_producer_declares_every_kind_it_reads():
             ]
     assert not wrong, wrong
     assert {"LabelCounts", "ClassCount", "DataConsumer", "GradientNoise"} <= seen  # the scan finds them
+
+
+def test_a_shared_computation_defined_inside_a_function_is_refused():
+    def helper(ctx):
+        def compute(ctx):  # a new object at each call of helper: it would never be shared
+            return 1
+
+        return ctx.shared(compute)
+
+    net = nn.Dense(2, 2)
+    ctx = AuditContext(EvidenceSet(build_request(net, None)))
+    with pytest.raises(InternalError, match="define it at module level"):
+        helper(ctx)

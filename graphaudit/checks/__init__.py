@@ -68,8 +68,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -85,7 +83,7 @@ from graphaudit.checks.families import (
     family_of,
     id_span,
 )
-from graphaudit.evidence import Evidence
+from graphaudit.evidence import Evidence, import_modules
 from graphaudit.findings import SEVERITIES, Cause, Finding, Severity, severity_rank
 
 if TYPE_CHECKING:
@@ -340,19 +338,9 @@ def register(
     return decorate
 
 
-#: The search path whose check modules were imported: each audit asks for every check, and walking
-#: the package's folder anew cost a third of a structure-only audit (issue 40).
-_IMPORTED_FROM: list[tuple[str, ...]] = []
-
-
 def all_checks() -> dict[str, Check]:
     """Every check, by ID, in ID order (importing every check module first, once per search path)."""
-    paths = tuple(__path__)
-    if paths not in _IMPORTED_FROM:
-        for module in pkgutil.iter_modules(__path__):
-            if module.name.startswith("ga"):
-                importlib.import_module(f"{__name__}.{module.name}")
-        _IMPORTED_FROM[:] = [paths]
+    import_modules(__name__, __path__, lambda name: name.startswith("ga"))
     return dict(sorted(_REGISTRY.items()))
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphaudit import graph as g
+from graphaudit.errors import InternalError
 from graphaudit.evidence import REQUEST_KEYWORDS, AuditRequest, Evidence, EvidenceSet
 from graphaudit.evidence.design import DeclaredDesign
 from graphaudit.evidence.loss import LossTrace
@@ -60,7 +61,7 @@ class AuditContext:
 
     evidence: EvidenceSet
     check: Check | None = None
-    _shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    _shared: dict[Callable[..., Any], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, net: Any, optimizer: Any = None, **keywords: Any) -> AuditContext:
@@ -100,17 +101,19 @@ class AuditContext:
         """``compute(self)``, computed once per audit and shared by every check that asks.
 
         Every check that gets it must declare the kinds it read (as if it had computed it).
-        A function defined inside the helper that asks (a new object at each call) is one
-        computation as long as it captures nothing: it is known by its code.
+        *compute* is known by identity, so it must be a module-level function: one defined inside
+        the helper that asks is a new object at each call, and would be computed for every check.
         """
-        key: Any = compute
-        if getattr(compute, "__closure__", True) is None:
-            key = compute.__code__  # type: ignore[attr-defined]
-        if key not in self._shared:
+        if "<locals>" in getattr(compute, "__qualname__", ""):
+            raise InternalError(
+                f"AuditContext.shared({compute.__qualname__}): a function defined inside another is a new "
+                "object at each call and would never be shared; define it at module level"
+            )
+        if compute not in self._shared:
             with self.evidence.recording() as read:
                 value = compute(self)
-            self._shared[key] = (value, frozenset(read))
-        value, read = self._shared[key]
+            self._shared[compute] = (value, frozenset(read))
+        value, read = self._shared[compute]
         for kind in read:
             self.evidence.check_served(kind)
         return value

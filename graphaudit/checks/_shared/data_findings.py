@@ -46,14 +46,14 @@ def anchors(ctx: AuditContext, *, column: str | None = None, label: bool = False
 
 def feature_stats(ctx: AuditContext) -> dict[str, ColumnStats]:
     """The statistics of every sampled feature column that holds numbers (computed once per audit)."""
+    return ctx.shared(_feature_stats)
 
-    def compute(ctx: AuditContext) -> dict[str, ColumnStats]:
-        sample = ctx.need(DataSample)
-        found = {}
-        for name in sample.features:
-            values = sample.sample.column(name)
-            if values is not None and values.dtype.kind in "biuf" and values.size:
-                found[name] = column_stats(values)
-        return found
 
-    return ctx.shared(compute)
+def _feature_stats(ctx: AuditContext) -> dict[str, ColumnStats]:
+    sample = ctx.need(DataSample)
+    found = {}
+    for name in sample.features:
+        values = sample.sample.column(name)
+        if values is not None and values.dtype.kind in "biuf" and values.size:
+            found[name] = column_stats(values)
+    return found

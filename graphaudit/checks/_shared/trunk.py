@@ -140,17 +140,17 @@ def _pooling(graph: nx.MultiDiGraph, node: str, cell: Any) -> Pooling | None:
 
 def poolings(ctx: AuditContext) -> list[Pooling]:
     """The poolings of the audit's traced pass whose window and stride are known, in call order."""
+    return ctx.shared(_poolings)
 
-    def compute(ctx: AuditContext) -> list[Pooling]:
-        cells = ctx.structure.cells
-        found = []
-        for node, attrs in sorted(g.nodes_of_kind(ctx.graph, g.CALL), key=lambda item: item[1]["order"]):
-            pool = _pooling(ctx.graph, node, cells.get(attrs.get("cell") or ""))
-            if pool is not None:
-                found.append(pool)
-        return found
 
-    return ctx.shared(compute)
+def _poolings(ctx: AuditContext) -> list[Pooling]:
+    cells = ctx.structure.cells
+    found = []
+    for node, attrs in sorted(g.nodes_of_kind(ctx.graph, g.CALL), key=lambda item: item[1]["order"]):
+        pool = _pooling(ctx.graph, node, cells.get(attrs.get("cell") or ""))
+        if pool is not None:
+            found.append(pool)
+    return found
 
 
 def receptive_fields_of(graph: nx.MultiDiGraph, cell_of: Callable[[str], Any]) -> dict[str, tuple[int, int]]:
@@ -194,10 +194,10 @@ def receptive_fields_of(graph: nx.MultiDiGraph, cell_of: Callable[[str], Any]) -
 
 def receptive_fields(ctx: AuditContext) -> dict[str, tuple[int, int]]:
     """The receptive fields of the audit's traced pass (computed once per audit)."""
+    return ctx.shared(_receptive_fields)
 
-    def compute(ctx: AuditContext) -> dict[str, tuple[int, int]]:
-        cells = ctx.structure.cells
-        weight_layers(ctx)
-        return receptive_fields_of(ctx.graph, lambda node: cells.get(node))
 
-    return ctx.shared(compute)
+def _receptive_fields(ctx: AuditContext) -> dict[str, tuple[int, int]]:
+    cells = ctx.structure.cells
+    weight_layers(ctx)
+    return receptive_fields_of(ctx.graph, lambda node: cells.get(node))
