@@ -19,7 +19,7 @@ from mindspore import Tensor, nn
 
 import graphaudit
 
-BATCH, EPOCHS, EVERY, RATE = 32, 3, 4, 0.02
+BATCH, EPOCHS, EVERY, RATE = 64, 3, 4, 0.02
 
 
 def digits(seed: int) -> ms.dataset.Dataset:

@@ -73,12 +73,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-#: The test files that read every sample's audit (tests/sample_audits.py keeps one per process):
+#: The test files that read every sample's audit (tests/sample_audits.py keeps one per process)
+#: or the distributed samples' msrun job (graphaudit.distributed.jobs starts one per process, 35-45 s):
 #: they run in one worker, one after the other, so that each sample is audited once per run
 #: rather than once per worker (about 200 s of a 2-worker run, issue 40).
 SAMPLE_READERS = frozenset(
     {
         "test_cli.py",
+        "test_dependency_stacks.py",
+        "test_distributed_data.py",
+        "test_distributed_setup.py",
         "test_finding_words.py",
         "test_metamorphic.py",
         "test_report_references.py",

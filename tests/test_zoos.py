@@ -239,7 +239,13 @@ YOLO_BUGS: dict[str, tuple[Callable[[Any], Any], str, str]] = {
 }
 
 
-@pytest.mark.parametrize("bug", sorted(YOLO_BUGS))
+# The class branch's sigmoid is the next test's, asserted in full there. Of the other kinds, the
+# suite keeps here the two that fewer zoos have (shared blocks: GPT-2 too; frozen with decay: CRNN
+# too); left out, zeros and eval mode are injected into two of DeepSpeech2, GPT-2 and CRNN.
+@pytest.mark.parametrize(
+    "bug",
+    in_the_suite(YOLO_BUGS, {"bottlenecks-shared-by-[block]*n", "frozen-weight-in-the-optimizer-with-decay"}),
+)
 def test_yolov8_injected_bugs_are_found_and_named(yolo, bug):
     inject, check_id, subject = YOLO_BUGS[bug]
     report = audit_yolo(inject(yolo))

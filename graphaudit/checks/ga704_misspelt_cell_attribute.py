@@ -5,6 +5,7 @@ from __future__ import annotations
 import dis
 import functools
 import types
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -72,7 +73,10 @@ def _code_objects(cls: type) -> Iterator[types.CodeType]:
             yield code
 
 
-def _read_names(code: types.CodeType) -> set[str]:
+# Keyed on the code object (equal code reads the same names): every network's classes share
+# nn.Cell's few hundred methods, whose disassembly was half of a small network's audit.
+@functools.lru_cache(maxsize=16384)
+def _read_names(code: types.CodeType) -> frozenset[str]:
     names: set[str] = set()
     for instruction in dis.get_instructions(code):
         if instruction.opname in _LOADS and isinstance(instruction.argval, str):
@@ -82,19 +86,26 @@ def _read_names(code: types.CodeType) -> set[str]:
             names.add(const)  # getattr(self, "name", ...)
         elif isinstance(const, types.CodeType):
             names |= _read_names(const)
-    return names
+    return frozenset(names)
 
 
-@functools.cache
+#: names_read_by's answers, kept while the class lives (a sample's, a test's classes come and go).
+_NAMES_READ: weakref.WeakKeyDictionary[type, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
 def names_read_by(cls: type) -> frozenset[str]:
     """Attribute names that the methods of *cls* and its bases read (``self.x``, ``getattr(self, "x")``)."""
+    found = _NAMES_READ.get(cls)
+    if found is not None:
+        return found
     names: set[str] = set()
     for base in cls.__mro__:
         if base is object or base.__module__.startswith(("builtins", "pybind11")):
             continue
         for code in _code_objects(base):
             names |= _read_names(code)
-    return frozenset(names)
+    found = _NAMES_READ[cls] = frozenset(names)
+    return found
 
 
 def meant_flag(attribute: str) -> str | None:

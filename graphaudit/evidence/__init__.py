@@ -341,6 +341,12 @@ class EvidenceSet:
 
     def need(self, kind: type[E]) -> E:
         """The evidence of *kind*, which the reader declares in ``needs`` (so it is there)."""
+        if kind.always:
+            # Served to every reader, so nothing to check or record: the network graph, read
+            # thousands of times an audit (ctx.graph, ctx.structure), once made is a dict read.
+            made = self._made.get(kind)
+            if made is not None and not isinstance(made, Missing):
+                return made  # type: ignore[return-value]
         self.check_served(kind, "need")
         made = self._make(kind)
         made = None if isinstance(made, Missing) else made
