@@ -62,8 +62,13 @@ def never_called_cells(ctx: AuditContext) -> list[str]:
     """The outermost cell nodes holding parameters that the traced pass never touched.
 
     A cell is reported when neither it nor any cell inside it was called and none of their
-    parameters was read; a cell inside one already reported is not reported again.
+    parameters was read; a cell inside one already reported is not reported again. Computed
+    once per audit (GA301 and GA302 both ask).
     """
+    return ctx.shared(_never_called_cells)
+
+
+def _never_called_cells(ctx: AuditContext) -> list[str]:
     memo: dict[str, tuple[bool, bool]] = {}
     idle = set()
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):

@@ -26,12 +26,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphaudit import graph as g
-from graphaudit.checks._shared.layers import _pair, weight_layers, weight_layers_of
+from graphaudit.checks._shared.layers import Layer, _pair, weight_layers, weight_layers_of
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -153,15 +153,21 @@ def _poolings(ctx: AuditContext) -> list[Pooling]:
     return found
 
 
-def receptive_fields_of(graph: nx.MultiDiGraph, cell_of: Callable[[str], Any]) -> dict[str, tuple[int, int]]:
+def receptive_fields_of(
+    graph: nx.MultiDiGraph, cell_of: Callable[[str], Any], layers: Iterable[Layer] | None = None
+) -> dict[str, tuple[int, int]]:
     """``node → (receptive field, jump)`` of the map each call or operation outputs, along its largest input.
+
+    *layers*: the graph's weight layers when the caller has them (else found here).
 
     A convolution or a pooling grows the field by ``(k - 1) * jump`` (its largest spatial dim)
     and multiplies the jump by its stride; an operation whose output map is smaller than its
     input by an integer factor without a known kernel (an adaptive or functional pooling)
     counts as a window equal to its stride; anything else passes the largest field through.
     """
-    layers = {layer.call: layer for layer in weight_layers_of(graph, cell_of)}
+    by_call = {
+        layer.call: layer for layer in (weight_layers_of(graph, cell_of) if layers is None else layers)
+    }
     nodes = [n for n, a in graph.nodes(data=True) if a["kind"] in (g.CALL, g.OP)]
     nodes.sort(key=lambda n: graph.nodes[n].get("order", 0))
     fields: dict[str, tuple[int, int]] = {}
@@ -171,7 +177,7 @@ def receptive_fields_of(graph: nx.MultiDiGraph, cell_of: Callable[[str], Any]) -
         ]
         field, jump = max(sources) if sources else (1, 1)
         attrs = graph.nodes[node]
-        layer = layers.get(node)
+        layer = by_call.get(node)
         if layer is not None and layer.kind == "conv" and not layer.transposed:
             kernel = max(layer.kernel or (1,))
             stride = max(_pair(getattr(layer.cell, "stride", 1), len(layer.kernel) or 2))
@@ -199,5 +205,4 @@ def receptive_fields(ctx: AuditContext) -> dict[str, tuple[int, int]]:
 
 def _receptive_fields(ctx: AuditContext) -> dict[str, tuple[int, int]]:
     cells = ctx.structure.cells
-    weight_layers(ctx)
-    return receptive_fields_of(ctx.graph, lambda node: cells.get(node))
+    return receptive_fields_of(ctx.graph, lambda node: cells.get(node), weight_layers(ctx))
