@@ -160,23 +160,24 @@ def primitive_classes() -> tuple[type, ...]:
     return tuple(cls for cls in seen if "__call__" in vars(cls))
 
 
-#: The wrappers made so far, by (maker, what it wraps, the site's label): a wrapper reads the
-#: tracer of its thread when called, so the same one serves every install. Made anew, the
-#: ~1,700 closures were half of an install's cost (an audit installs the wrappers for each pass).
-#: The value keeps the wrapped object, so that a reused id() is never mistaken for it.
+#: The wrappers made so far, by (maker, what it wraps, key): a wrapper reads the tracer of its
+#: thread when called, so the same one serves every install. Made anew, the ~1,700 closures were
+#: half of an install's cost (an audit installs the wrappers for each pass). The value keeps the
+#: wrapped object, so that a reused id() is never mistaken for it.
 _MADE: dict[tuple[Callable[..., Any], int, str], tuple[Any, Callable[..., Any]]] = {}
 
 
 def _made(
-    make: Callable[..., Callable[..., Any]], original: Any, label: str, *args: Any
+    make: Callable[..., Callable[..., Any]], original: Any, *args: Any, key: str = ""
 ) -> Callable[..., Any]:
-    """``make(*args)``, the wrapper of *original* shown as *label*, made once per process."""
-    key = (make, id(original), label)
-    hit = _MADE.get(key)
+    """``make(*args)``, the wrapper of *original*, made once per process (per *key*, where one
+    original is wrapped differently at different sites)."""
+    index = (make, id(original), key)
+    hit = _MADE.get(index)
     if hit is not None and hit[0] is original:
         return hit[1]
     wrapper = make(*args)
-    _MADE[key] = (original, wrapper)
+    _MADE[index] = (original, wrapper)
     return wrapper
 
 
@@ -218,24 +219,20 @@ def patched(
     try:
         for cls in _cell_call_owners(cells):
             original = vars(cls)["__call__"]
-            install(cls, "__call__", _made(wrap_cell_call, original, "", original))
-        wrapped_by_identity: dict[int, Any] = {}
+            install(cls, "__call__", _made(wrap_cell_call, original, original))
         for site in function_sites():
             current = vars(site.owner).get(site.name)
             if current is not site.original:
                 continue  # replaced by someone else since discovery: leave it alone
-            wrapper = wrapped_by_identity.get(id(site.original))
-            if wrapper is None:
-                wrapper = wrapped_by_identity[id(site.original)] = _made(
-                    wrap_op, site.original, site.label, site, site.original
-                )
-            install(site.owner, site.name, wrapper)
+            # One wrapper per function, whatever namespaces export it (the first site's, in
+            # discovery order): keyed on the function alone.
+            install(site.owner, site.name, _made(wrap_op, site.original, site, site.original))
         for site in tensor_method_sites():
             original = getattr(site.owner, site.name)
-            install(site.owner, site.name, _made(wrap_op, original, site.label, site, original))
+            install(site.owner, site.name, _made(wrap_op, original, site, original, key=site.label))
         for cls in primitive_classes():
             original = vars(cls)["__call__"]
-            install(cls, "__call__", _made(wrap_primitive_call, original, "", original))
+            install(cls, "__call__", _made(wrap_primitive_call, original, original))
         if paused:
             gc.enable()  # the traced pass itself runs as it would without graphaudit
         yield

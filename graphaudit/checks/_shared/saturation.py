@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -79,9 +79,14 @@ def _links(graph: nx.MultiDiGraph, layers: dict[str, Layer]) -> dict[str, list[t
     return links
 
 
-def chains_of(graph: nx.MultiDiGraph, cell_of: Callable[[str], Any]) -> list[Chain]:
-    """The maximal chains of saturating links of *graph*, longest first."""
-    ordered = weight_layers_of(graph, cell_of)
+def chains_of(
+    graph: nx.MultiDiGraph, cell_of: Callable[[str], Any], layers: Iterable[Layer] | None = None
+) -> list[Chain]:
+    """The maximal chains of saturating links of *graph*, longest first.
+
+    *layers*: the graph's weight layers when the caller has them (else found here).
+    """
+    ordered = weight_layers_of(graph, cell_of) if layers is None else list(layers)
     layers = {layer.call: layer for layer in ordered}
     rank = {layer.call: index for index, layer in enumerate(ordered)}
     links = {
@@ -118,8 +123,9 @@ def chains_of(graph: nx.MultiDiGraph, cell_of: Callable[[str], Any]) -> list[Cha
 
 def _chains(ctx: AuditContext) -> list[Chain]:
     cells = ctx.structure.cells
-    weight_layers(ctx)  # computed once, shared with the other design rules
-    return chains_of(ctx.graph, lambda node: cells.get(node))
+    return chains_of(
+        ctx.graph, lambda node: cells.get(node), weight_layers(ctx)
+    )  # shared with the other design rules
 
 
 def saturating_chains(ctx: AuditContext) -> list[Chain]:
