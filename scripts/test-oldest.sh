@@ -20,7 +20,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 cd "$root"
 echo "smoke tests on mindspore $("$venv/bin/python" -c 'import mindspore; print(mindspore.__version__)')" >&2
-# the golden output (samples/*/bad.expected) holds the figures the newest MindSpore measures
-GRAPHAUDIT_GOLDEN=off GLOG_v="${GLOG_v:-3}" exec "$venv/bin/python" -m pytest -q -p no:randomly \
+# the golden output (samples/*/bad.expected) holds the figures the newest MindSpore measures;
+# these tests run with the PyNative dispatch users run, queued (tests/conftest.py)
+GRAPHAUDIT_TEST_DISPATCH=asynchronous GRAPHAUDIT_GOLDEN=off GLOG_v="${GLOG_v:-3}" exec "$venv/bin/python" -m pytest -q -p no:randomly \
   tests/test_capture.py tests/test_audit.py tests/test_samples.py tests/test_training_setups.py \
   tests/test_isolation_and_errors.py tests/test_loss_pairing.py "$@"

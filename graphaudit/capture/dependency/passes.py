@@ -190,7 +190,10 @@ class Runner:
 
         A ``(B, B)`` output is a similarity matrix (both axes are samples) or a ``(B, C)`` one
         with ``C == B`` (a batch of 2, two classes): the reading closer to the first pass's is
-        taken, the other differs nearly everywhere.
+        taken, the other differs nearly everywhere. Closer first where the samples the
+        combined pass leaves as given meet (the block before the last sample, which it changes:
+        over the whole array, a changed sample far from its first output could outweigh a
+        wrong reading of the others), then over the whole array when that block cannot tell.
         """
         batch, first = self.plan.batch, self.first
         rows = reversed_batch(values, batch)
@@ -199,8 +202,14 @@ class Runner:
         both = reversed_batch(values, batch, pairs=True)
         if first[index].shape != values.shape:
             return both
-        distance = [float(np.nansum(np.abs(r.astype(np.float64) - first[index]))) for r in (rows, both)]
-        return both if distance[1] <= distance[0] else rows
+        given = slice(0, batch - 1)
+        for block in ((given, given), (slice(None),)):
+            rows_off, both_off = (
+                float(np.nansum(np.abs(r[block].astype(np.float64) - first[index][block]))) for r in (rows, both)
+            )
+            if rows_off != both_off:
+                return both if both_off < rows_off else rows
+        return both
 
     @property
     def _time_major(self) -> int:

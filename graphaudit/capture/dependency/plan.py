@@ -305,7 +305,8 @@ def reversed_batch(values: np.ndarray, batch: int, pairs: bool = False) -> np.nd
     """*values* with its samples in the opposite order (axis 0, when it has *batch* rows); its own inverse.
 
     *pairs* (an output): a ``(B, B)`` array pairs the samples on purpose (a similarity
-    matrix), and both its axes are reversed. A ``(B, C)`` array with ``C == B`` by chance is then read wrongly, and so is an
+    matrix), and both its axes are reversed. A ``(B, C)`` array with ``C == B`` by chance is then
+    read wrongly (the probe's runner takes the reading closer to the first pass), and so is an
     array whose axis 0 has *batch* rows but is no batch axis: the comparison moves, and only
     costs the passes that tell causes apart (a finding is never read on a reversed pass).
     """
