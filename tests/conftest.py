@@ -30,9 +30,9 @@ except ImportError:  # the smoke run on the oldest MindSpore has no Hypothesis
 #: run) and every wait on that queue is slow on a loaded CPU: a small MLP's training step took
 #: 13-17 ms queued and 3 ms dispatched synchronously (issue 40), and most tests are small
 #: trainings. So the tests run synchronously, except those marked ``asynchronous`` (the audit's
-#: behaviour when a queued kernel fails late, and its restores around a queue) and the processes
-#: they start (tests/twins.py leaves the default: the never-audited twins run as users run), and
-#: the smoke run on the oldest MindSpore (scripts/test-oldest.sh), which runs wholly queued.
+#: restores around the queue, kernels that fail late in it, threads, the never-audited twins of
+#: probes that fail) and the smoke run on the oldest MindSpore (scripts/test-oldest.sh), which
+#: runs wholly queued. A fresh process a test starts dispatches as the test does (tests/twins.py).
 #: GRAPHAUDIT_TEST_DISPATCH=asynchronous runs everything queued.
 ASYNCHRONOUS = os.environ.get("GRAPHAUDIT_TEST_DISPATCH", "synchronous") == "asynchronous"
 
@@ -142,4 +142,3 @@ def pytest_xdist_make_scheduler(config, log):
             return "sample readers" if Path(path).name in SAMPLE_READERS else path
 
     return SampleReadersTogether(config, log)
-

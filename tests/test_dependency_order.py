@@ -103,7 +103,6 @@ def test_reversing_is_its_own_inverse_and_reads_a_pairwise_matrix_both_ways():
     assert reversed_batch(np.arange(4.0), 3).tolist() == [0.0, 1.0, 2.0, 3.0]  # not one row per sample
 
 
-
 @pytest.mark.parametrize("seed", range(24))
 def test_two_classes_on_a_batch_of_two_take_the_two_passes_whatever_the_weights(seed):
     """A ``(2, 2)`` output is read back as rows, not as a similarity matrix: the reading is chosen

@@ -22,6 +22,9 @@ import json
 import pytest
 import twins
 
+# a probe failing half-way, and its never-audited twin: with MindSpore's queue, as users run
+pytestmark = pytest.mark.asynchronous
+
 TWIN = twins.TESTS / "probe_fault_twin.py"
 ARMS = [
     ("bn", "forward", "error"),

@@ -205,7 +205,8 @@ class Runner:
         given = slice(0, batch - 1)
         for block in ((given, given), (slice(None),)):
             rows_off, both_off = (
-                float(np.nansum(np.abs(r[block].astype(np.float64) - first[index][block]))) for r in (rows, both)
+                float(np.nansum(np.abs(r[block].astype(np.float64) - first[index][block])))
+                for r in (rows, both)
             )
             if rows_off != both_off:
                 return both if both_off < rows_off else rows
