@@ -26,39 +26,38 @@ except ImportError:  # the smoke run on the oldest MindSpore has no Hypothesis
     pass
 
 
-#: How this process's PyNative kernels are dispatched. MindSpore queues them by default (what users
-#: run) and every wait on that queue is slow on a loaded CPU: a small MLP's training step took
-#: 13-17 ms queued and 3 ms dispatched synchronously (issue 40), and most tests are small
-#: trainings. So the tests run synchronously, except those marked ``asynchronous`` (the audit's
+#: How this process dispatches MindSpore's PyNative kernels. MindSpore queues them by default
+#: (what users run) and every wait on that queue is slow on a loaded CPU: a small MLP's training
+#: step took 13-17 ms queued and 3 ms dispatched synchronously (issue 40), and most tests are
+#: small trainings. So most tests run synchronously. Those marked ``asynchronous`` (the audit's
 #: restores around the queue, kernels that fail late in it, threads, the never-audited twins of
-#: probes that fail) and the smoke run on the oldest MindSpore (scripts/test-oldest.sh), which
-#: runs wholly queued. A fresh process a test starts dispatches as the test does (tests/twins.py).
-#: GRAPHAUDIT_TEST_DISPATCH=asynchronous runs everything queued.
-ASYNCHRONOUS = os.environ.get("GRAPHAUDIT_TEST_DISPATCH", "synchronous") == "asynchronous"
+#: probes that fail) need a process that queues from its start: switched back mid-process, the
+#: queue is not what it was (a cell freed in one thread while another ran a forward pass crashed
+#: the process, twice in two runs, never in a process that always queued). The setting:
+#:
+#: - ``synchronous``: from this file's import; a test marked ``asynchronous`` is skipped, saying
+#:   how to run it (scripts/test.sh runs them in a queued process of its own, and the smoke run
+#:   on the oldest MindSpore queues throughout);
+#: - ``asynchronous``: MindSpore's default, for every test;
+#: - unset: synchronous once the tests are collected, unless one marked ``asynchronous`` was
+#:   selected or this is a pytest-xdist worker (which cannot know what it will be given): then queued.
+#:
+#: A fresh process a test starts dispatches as the test does (tests/twins.py).
+DISPATCH = os.environ.get("GRAPHAUDIT_TEST_DISPATCH", "")
+if DISPATCH not in ("", "synchronous", "asynchronous"):
+    raise pytest.UsageError(
+        f"GRAPHAUDIT_TEST_DISPATCH={DISPATCH!r}: say 'synchronous' or 'asynchronous', or leave it unset"
+    )
 
 
-def _dispatch_synchronously(synchronous: bool) -> None:
+def _dispatch_synchronously() -> None:
     import mindspore as ms
 
-    if ms.get_context("pynative_synchronize") != synchronous:
-        ms.set_context(pynative_synchronize=synchronous)
+    ms.set_context(pynative_synchronize=True)
 
 
-# before any kernel runs: set later, the synchronous dispatch measured slower (7-11 ms a step)
-_dispatch_synchronously(not ASYNCHRONOUS)
-
-
-@pytest.fixture(autouse=True)
-def _dispatch(request):
-    """A test marked ``asynchronous`` runs with MindSpore's default, queued dispatch."""
-    if ASYNCHRONOUS or request.node.get_closest_marker("asynchronous") is None:
-        yield
-        return
-    _dispatch_synchronously(False)
-    try:
-        yield
-    finally:
-        _dispatch_synchronously(True)
+if DISPATCH == "synchronous":  # before any kernel runs: set later, a step measured 7-11 ms, not 3
+    _dispatch_synchronously()
 
 
 @pytest.fixture(autouse=True)
@@ -99,7 +98,18 @@ def out(tmp_path_factory):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``exhaustive`` (a whole matrix) run only with GRAPHAUDIT_EXHAUSTIVE=1."""
+    """Tests marked ``exhaustive`` (a whole matrix) run only with GRAPHAUDIT_EXHAUSTIVE=1; the
+    dispatch of MindSpore's kernels is settled (:data:`DISPATCH`)."""
+    queued = [item for item in items if "asynchronous" in item.keywords]
+    if DISPATCH == "synchronous":
+        skip = pytest.mark.skip(
+            reason="needs MindSpore's queued dispatch from the process's start: run it with "
+            "GRAPHAUDIT_TEST_DISPATCH=asynchronous (scripts/test.sh runs these in a process of their own)"
+        )
+        for item in queued:
+            item.add_marker(skip)
+    elif not DISPATCH and not queued and not os.environ.get("PYTEST_XDIST_WORKER"):
+        _dispatch_synchronously()
     if os.environ.get("GRAPHAUDIT_EXHAUSTIVE") == "1":
         return
     skip = pytest.mark.skip(reason="part of a whole matrix: run it with GRAPHAUDIT_EXHAUSTIVE=1")
