@@ -51,3 +51,30 @@ def test_every_test_starts_python_through_twins():
         if path.name != "twins.py" and (lines := _starts_python_itself(path))
     }
     assert not wrong, f"start fresh processes with tests/twins.py: {wrong}"
+
+
+#: A kernel that fails on its input (BCE of -1) raises at its call when dispatched synchronously,
+#: and when its output is read when queued.
+_FAILS = """
+import mindspore as ms, numpy as np
+from mindspore import Tensor, ops
+try:
+    out = ops.binary_cross_entropy(Tensor(np.array([-1.0, 0.5], np.float32)), Tensor(np.ones(2, np.float32)))
+except Exception:
+    print("at the call")
+else:
+    try:
+        out.asnumpy()
+    except Exception:
+        print("when read")
+"""
+
+
+def test_a_fresh_process_dispatches_as_this_one_does(monkeypatch):
+    """Synchronously when this process does (most tests: tests/conftest.py), else MindSpore's queue."""
+    import mindspore as ms
+
+    monkeypatch.delenv("MS_DEV_LAUNCH_BLOCKING", raising=False)
+    synchronous = bool(ms.get_context("pynative_synchronize"))
+    assert ("MS_DEV_LAUNCH_BLOCKING" in twins.environment()) is synchronous
+    assert twins.run("-c", _FAILS).stdout.split("\n")[0] == ("at the call" if synchronous else "when read")
