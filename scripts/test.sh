@@ -28,6 +28,15 @@ bash "$root/scripts/setup.sh"
 echo "setup: $(( SECONDS - started )) s" >&2
 "$venv/bin/ruff" check graphaudit tests samples benchmarks scripts
 status=0
+# finish_part PID LOG TITLE: wait for a side part, print what it printed; its failure fails the run
+finish_part() {
+  local part_status=0
+  wait "$1" || part_status=$?
+  echo "--- $3, beside the suite ---"
+  cat "$2"
+  [ "$part_status" = 0 ] || echo "$3 failed (exit $part_status)" >&2
+  [ "$status" != 0 ] || status=$part_status
+}
 if [ "$whole" = 1 ]; then
   queued_log="$(mktemp "${TMPDIR:-/tmp}/graphaudit-queued.XXXXXX")"
   GRAPHAUDIT_TEST_DISPATCH=asynchronous GLOG_v="${GLOG_v:-3}" "$venv/bin/python" -m pytest -m asynchronous \
@@ -35,21 +44,12 @@ if [ "$whole" = 1 ]; then
   queued=$!
   GRAPHAUDIT_TEST_DISPATCH=synchronous GLOG_v="${GLOG_v:-3}" "$venv/bin/python" -m pytest \
     -n "${GRAPHAUDIT_TEST_WORKERS:-2}" --dist loadfile --max-worker-restart 0 -m "not asynchronous" || status=$?
-  part_status=0
-  wait "$queued" || part_status=$?
-  echo "--- the tests marked asynchronous, in a process that queues MindSpore's kernels, beside the others ---"
-  cat "$queued_log"
-  [ "$status" != 0 ] || status=$part_status
+  finish_part "$queued" "$queued_log" "the tests marked asynchronous, in a process that queues MindSpore's kernels"
 else
   GLOG_v="${GLOG_v:-3}" "$venv/bin/python" -m pytest "$@" || status=$?
 fi
 if [ -n "$oldest_log" ]; then
-  oldest_status=0
-  wait "$oldest" || oldest_status=$?
-  echo "--- the smoke run on the oldest MindSpore (scripts/test-oldest.sh), beside the suite ---"
-  cat "$oldest_log"
-  [ "$oldest_status" = 0 ] || echo "scripts/test-oldest.sh failed (exit $oldest_status)" >&2
-  [ "$status" != 0 ] || status=$oldest_status
+  finish_part "$oldest" "$oldest_log" "the smoke run on the oldest MindSpore (scripts/test-oldest.sh)"
 fi
 echo "tests: $(( SECONDS - started )) s in all" >&2
 exit "$status"
