@@ -1,13 +1,33 @@
-# Sourced by the setup scripts: `quiet_pip PYTHON ARGS...` runs `PYTHON -m pip install -q ARGS`
-# and shows only what needs reading. pip's notes that say nothing about this install (index
-# locations this machine lacks, setuptools' editable-install banner, and, for the zoos, their
-# own unmet pins that setup-zoos.sh explains) are dropped when the install succeeds; when it
-# fails, everything pip printed is shown, unfiltered, and the script stops.
+# Sourced by the setup scripts.
+#
+# `fast_installer PYTHON` puts uv (a pip-compatible installer that downloads and unpacks in
+# parallel) into PYTHON's virtualenv: a clean clone's main install took pip 84 s and uv 26 s on
+# 2 cores, the same versions of every package (issue 40). Without uv (PyPI refuses it, say),
+# the installs below go through pip, as before.
+#
+# `quiet_pip PYTHON ARGS...` installs ARGS (pip install's arguments) into PYTHON's virtualenv
+# with uv when it is there, else with `PYTHON -m pip install -q`, and shows only what needs
+# reading. pip's notes that say nothing about this install (index locations this machine
+# lacks, setuptools' editable-install banner, and, for the zoos, their own unmet pins that
+# setup-zoos.sh explains) are dropped when the install succeeds; when it fails, everything the
+# installer printed is shown, unfiltered, and the script stops.
+fast_installer() {
+  local py="$1"
+  [ -x "$(dirname "$py")/uv" ] || "$py" -m pip install -q --disable-pip-version-check uv >/dev/null 2>&1 \
+    || echo "setup: uv could not be installed; installing with pip (slower)" >&2
+}
+
 quiet_pip() {
   local py="$1"; shift
-  local log status=0
+  local log status=0 uv
+  uv="$(dirname "$py")/uv"
   log="$(mktemp)"
-  "$py" -m pip install -q --disable-pip-version-check "$@" >"$log" 2>&1 || status=$?
+  if [ -x "$uv" ]; then
+    # copy, not hardlink: uv's cache and the virtualenv may lie on different file systems
+    UV_LINK_MODE="${UV_LINK_MODE:-copy}" "$uv" pip install -q --python "$py" "$@" >"$log" 2>&1 || status=$?
+  else
+    "$py" -m pip install -q --disable-pip-version-check "$@" >"$log" 2>&1 || status=$?
+  fi
   if [ "$status" -ne 0 ]; then
     cat "$log" >&2
     rm -f "$log"

@@ -48,7 +48,7 @@ if [ -z "$extras" ] && [ -f "$venv/.graphaudit-deps-test" ] && [ "$(cat "$venv/.
 fi
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing graphaudit${extras:+ with [$extras]} into $venv (first time: a few minutes)" >&2
-  quiet_pip "$venv/bin/python" --upgrade pip
+  fast_installer "$venv/bin/python"
   quiet_pip "$venv/bin/python" -e "$root${extras:+[$extras]}"
   echo "$want" > "$stamp"
 fi

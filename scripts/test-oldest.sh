@@ -14,7 +14,7 @@ stamp="$venv/.graphaudit-oldest"
 want="$version $(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing mindspore==$version and graphaudit into $venv" >&2
-  quiet_pip "$venv/bin/python" --upgrade pip
+  fast_installer "$venv/bin/python"
   quiet_pip "$venv/bin/python" "mindspore==$version" -e "$root" pytest hypothesis jsonschema
   echo "$want" > "$stamp"
 fi
