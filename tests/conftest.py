@@ -118,37 +118,45 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-#: The test files that read every sample's audit (tests/sample_audits.py keeps one per process)
-#: or the distributed samples' msrun job (graphaudit.distributed.jobs starts one per process, 35-45 s):
-#: they run in one worker, one after the other, so that each sample is audited once per run
-#: rather than once per worker (about 200 s of a 2-worker run, issue 40).
-SAMPLE_READERS = frozenset(
-    {
-        "test_cli.py",
-        "test_dependency_stacks.py",
-        "test_distributed_data.py",
-        "test_distributed_setup.py",
-        "test_finding_words.py",
-        "test_metamorphic.py",
-        "test_report_references.py",
-        "test_samples.py",
-        "test_samples_also.py",
-        "test_sarif.py",
-        "test_sarif_locations.py",
-    }
-)
+#: Test files that share what one process builds, by group: each group runs in one worker, its
+#: files one after the other (``--dist loadfile`` would hand each file to any worker and each
+#: worker would build it all again; issue 40):
+#: - "sample readers": the files that read every sample's audit (tests/sample_audits.py keeps one
+#:   per process) or the distributed samples' msrun job (graphaudit.distributed.jobs starts one per
+#:   process, 35-45 s): each sample is audited once per run (about 200 s of a 2-worker run);
+#: - "mindcv models": the files that audit or capture unmodified mindcv models
+#:   (tests/mindcv_models.py keeps one build per process: vit_b_32_224's takes ~9 s).
+SHARED_BUILDS = {
+    "sample readers": frozenset(
+        {
+            "test_cli.py",
+            "test_dependency_stacks.py",
+            "test_distributed_data.py",
+            "test_distributed_setup.py",
+            "test_finding_words.py",
+            "test_metamorphic.py",
+            "test_report_references.py",
+            "test_samples.py",
+            "test_samples_also.py",
+            "test_sarif.py",
+            "test_sarif_locations.py",
+        }
+    ),
+    "mindcv models": frozenset({"test_mindcv_audit.py", "test_mindcv_models.py", "test_mode_init_api.py"}),
+}
+GROUP_OF = {name: group for group, names in SHARED_BUILDS.items() for name in names}
 
 
 @pytest.hookimpl(optionalhook=True)  # the smoke run on the oldest MindSpore has no pytest-xdist
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadfile`` with the sample readers as one unit of work (see :data:`SAMPLE_READERS`)."""
+    """``--dist loadfile`` with each group of :data:`SHARED_BUILDS` as one unit of work."""
     if config.getoption("dist", None) != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
-    class SampleReadersTogether(LoadFileScheduling):
+    class SharedBuildsTogether(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
-            return "sample readers" if Path(path).name in SAMPLE_READERS else path
+            return GROUP_OF.get(Path(path).name, path)
 
-    return SampleReadersTogether(config, log)
+    return SharedBuildsTogether(config, log)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from mindcv_models import unmodified
 from mindspore import Tensor, nn
 
 import graphaudit
@@ -23,7 +24,7 @@ MODELS = [
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "size"), MODELS, ids=[m[0] for m in MODELS])
 def test_unmodified_model_audits_clean(name, size):
-    net = mindcv.create_model(name, pretrained=False)
+    net = unmodified(name)
     optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9, weight_decay=1e-4)
     x = Tensor(np.random.default_rng(0).random((2, 3, size, size), dtype=np.float32))
     y = Tensor(np.array([3, 997], np.int32))
@@ -45,7 +46,7 @@ def test_unmodified_model_audits_clean(name, size):
 
 @pytest.mark.slow
 def test_frozen_backbone_declared_in_the_design_is_not_an_error():
-    net = mindcv.create_model("resnet18", pretrained=False)
+    net = unmodified("resnet18")
     optimizer = nn.Momentum(net.classifier.trainable_params(), learning_rate=0.01, momentum=0.9)
     frozen = graphaudit.Spec(
         frozen=[p.name for p in net.trainable_params() if not p.name.startswith("classifier.")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
+from mindcv_models import unmodified
 from mindspore import Tensor
 
 import graphaudit
@@ -25,7 +26,7 @@ MODELS = [
 @pytest.fixture(scope="module", params=MODELS, ids=[m[0] for m in MODELS])
 def captured(request):
     name, size, op_type, count = request.param
-    net = mindcv.create_model(name, pretrained=False)
+    net = unmodified(name)
     x = Tensor(np.random.default_rng(0).random((1, 3, size, size), dtype=np.float32))
     return net, graphaudit.to_networkx(net, inputs=x), op_type, count
 

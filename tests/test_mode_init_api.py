@@ -7,6 +7,7 @@ import copy
 import mindspore as ms
 import numpy as np
 import pytest
+from mindcv_models import in_mode, unmodified
 from mindspore import Parameter, Tensor, nn, ops
 from mindspore.common.initializer import initializer
 
@@ -324,18 +325,17 @@ MODELS = [("resnet18", 64), ("mobilenet_v3_small_100", 64), ("densenet121", 64),
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "size"), MODELS, ids=[m[0] for m in MODELS])
 def test_mindcv_models_are_silent_in_both_modes(name, size):
-    mindcv = pytest.importorskip("mindcv")
-    net = mindcv.create_model(name, pretrained=False)
+    net = unmodified(name)
     x = Tensor(np.random.default_rng(0).random((2, 3, size, size), dtype=np.float32))
     optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9, weight_decay=1e-4)
-    net.set_train(True)
-    train = graphaudit.audit(net, optimizer, inputs=x, loss_fn=nn.CrossEntropyLoss(), mode="train")
-    assert not mine(train), mine(train)
-    assert all(c.training for _, c in net.cells_and_names())
-    net.set_train(False)
-    evaluation = graphaudit.audit(net, inputs=x, mode="eval")
-    assert not mine(evaluation), mine(evaluation)
-    assert not any(c.training for _, c in net.cells_and_names())
+    with in_mode(net, training=True):
+        train = graphaudit.audit(net, optimizer, inputs=x, loss_fn=nn.CrossEntropyLoss(), mode="train")
+        assert not mine(train), mine(train)
+        assert all(c.training for _, c in net.cells_and_names())
+    with in_mode(net, training=False):
+        evaluation = graphaudit.audit(net, inputs=x, mode="eval")
+        assert not mine(evaluation), mine(evaluation)
+        assert not any(c.training for _, c in net.cells_and_names())
     ran = set(train.checks_run) & set(evaluation.checks_run)
     assert {"GA501", "GA502", "GA503", "GA601", "GA602", "GA603", "GA701", "GA702", "GA703", "GA704"} <= ran
 
