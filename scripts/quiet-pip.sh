@@ -23,11 +23,10 @@ quiet_pip() {
   uv="$(dirname "$py")/uv"
   log="$(mktemp)"
   if [ -x "$uv" ]; then
-    # copy, not hardlink: uv's cache and the virtualenv may lie on different file systems;
-    # byte-compiled as pip does (uv does not by default): without .pyc files, and with
-    # PYTHONDONTWRITEBYTECODE=1 as on this machine, every `import mindspore` compiles its modules
-    # again (11.7 s against 2.9 s, each fresh process of the suite)
-    UV_LINK_MODE="${UV_LINK_MODE:-copy}" "$uv" pip install -q --compile-bytecode --python "$py" "$@" >"$log" 2>&1 || status=$?
+    # copy, not hardlink: uv's cache and the virtualenv may lie on different file systems.
+    # Not byte-compiled (pip compiles everything it installs; uv, so asked, took as long as pip):
+    # the scripts that run Python keep what it compiles as it imports (scripts/bytecode.sh).
+    UV_LINK_MODE="${UV_LINK_MODE:-copy}" "$uv" pip install -q --python "$py" "$@" >"$log" 2>&1 || status=$?
   else
     "$py" -m pip install -q --disable-pip-version-check "$@" >"$log" 2>&1 || status=$?
   fi

@@ -4,5 +4,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 GRAPHAUDIT_NO_BROWSER=1 GRAPHAUDIT_EXTRAS="" bash "$root/scripts/setup.sh"  # no browser, no test tools
 venv="${GRAPHAUDIT_VENV:-$root/.venv}"
+# shellcheck source=bytecode.sh
+. "$root/scripts/bytecode.sh"
+keep_bytecode "$venv"
 cd "$root"
 GLOG_v="${GLOG_v:-3}" exec "$venv/bin/python" samples/tour.py "$@"

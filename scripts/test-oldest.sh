@@ -5,6 +5,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${GRAPHAUDIT_OLDEST_VENV:-$root/.venv-oldest}"
+# shellcheck source=bytecode.sh
+. "$root/scripts/bytecode.sh"
+keep_bytecode "$venv"
 version="${GRAPHAUDIT_OLDEST_MINDSPORE:-2.7.2}"
 python="${PYTHON:-python3}"
 # shellcheck source=quiet-pip.sh

@@ -13,6 +13,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${GRAPHAUDIT_VENV:-$root/.venv}"
+# shellcheck source=bytecode.sh
+. "$root/scripts/bytecode.sh"
+keep_bytecode "$venv"
 cd "$root"
 whole=$(( $# == 0 ))
 started=$SECONDS
