@@ -3,12 +3,14 @@
 # one process). Without extra arguments the suite runs in three parts side by side (issue 40:
 # a clean clone's run, one part after the other, took 27 minutes on 2 cores):
 # - most tests, on GRAPHAUDIT_TEST_WORKERS (default 2) pytest-xdist workers, each taking whole
-#   test files (module fixtures, such as the shared sample audits, are built once per file),
+#   test files (module fixtures are built once per file; the files that share what a process
+#   builds, such as the sample audits, go to one worker: SHARED_BUILDS in tests/conftest.py),
 #   MindSpore's PyNative kernels dispatched synchronously (tests/conftest.py says why); a worker
 #   that crashes ends the run (replaced, the file-by-file scheduling waited forever);
 # - the tests marked `asynchronous`, in one process that queues its kernels, as users run;
-# - a smoke subset on the oldest MindSpore graphaudit supports (scripts/test-oldest.sh;
-#   GRAPHAUDIT_OLDEST=0 skips it), from the start: its virtualenv installs while this one does.
+# - a smoke subset on the oldest MindSpore graphaudit supports (scripts/test-oldest.sh, split
+#   the same way; GRAPHAUDIT_OLDEST=0 skips it), from the start: its virtualenv installs while
+#   this one does.
 # The side parts' output is printed when the suite ends; the run fails if any part fails.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

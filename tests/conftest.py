@@ -36,13 +36,15 @@ except ImportError:  # the smoke run on the oldest MindSpore has no Hypothesis
 #: the process, twice in two runs, never in a process that always queued). The setting:
 #:
 #: - ``synchronous``: from this file's import; a test marked ``asynchronous`` is skipped, saying
-#:   how to run it (scripts/test.sh runs them in a queued process of its own, and the smoke run
-#:   on the oldest MindSpore queues throughout);
+#:   how to run it (scripts/test.sh runs them in a queued process of its own, and so does the
+#:   smoke run on the oldest MindSpore, scripts/test-oldest.sh, for those it holds);
 #: - ``asynchronous``: MindSpore's default, for every test;
 #: - unset: synchronous once the tests are collected, unless one marked ``asynchronous`` was
 #:   selected or this is a pytest-xdist worker (which cannot know what it will be given): then queued.
 #:
-#: A fresh process a test starts dispatches as the test does (tests/twins.py).
+#: A fresh process a test starts dispatches as the test does: tests/twins.py says so to each, and
+#: a synchronous process says so in its environment for the processes that others start (the
+#: ranks of an msrun job of graphaudit.distributed.jobs: the distributed samples' job 29 s -> 24 s).
 DISPATCH = os.environ.get("GRAPHAUDIT_TEST_DISPATCH", "")
 if DISPATCH not in ("", "synchronous", "asynchronous"):
     raise pytest.UsageError(
@@ -54,6 +56,7 @@ def _dispatch_synchronously() -> None:
     import mindspore as ms
 
     ms.set_context(pynative_synchronize=True)
+    os.environ.setdefault("MS_DEV_LAUNCH_BLOCKING", "1")  # read once, at a process's start
 
 
 if DISPATCH == "synchronous":  # before any kernel runs: set later, a step measured 7-11 ms, not 3
