@@ -32,7 +32,7 @@ def _site(ctx: AuditContext, container: str) -> Site | None:
     else the nearest cell above it that is not a container, and the line of its methods
     that assigns the attribute leading to it, followed into the helpers that line calls.
     """
-    cells, by_path = ctx.structure.cells, g.cell_nodes_by_path(ctx.graph)
+    cells, by_path = ctx.structure.cells, ctx.cell_nodes_by_path()
     own = user_function(getattr(type(cells[container]), "__init__", None))
     found = frozenset(helper_sites(own, 1, set())) if own is not None else frozenset()
     path = ctx.graph.nodes[container]["path"]

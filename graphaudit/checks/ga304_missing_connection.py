@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.design import DeclaredDesign
@@ -81,7 +80,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             return self.head(x)
         ```
     """
-    by_path = g.cell_nodes_by_path(ctx.graph)
+    by_path = ctx.cell_nodes_by_path()
     for source, target in ctx.spec.expected_connections:
         sources, targets = resolve(ctx.graph, source), resolve(ctx.graph, target)
         if not sources or not targets:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import holder
 from graphaudit.checks.context import AuditContext
@@ -94,7 +93,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             return (u * v).sum(-1)
         ```
     """
-    by_path = g.cell_nodes_by_path(ctx.graph)
+    by_path = ctx.cell_nodes_by_path()
     for source, target in ctx.spec.forbidden_connections:
         sources, targets = resolve(ctx.graph, source), resolve(ctx.graph, target)
         pairs = [(s, t) for s in sources for t in targets if connected(ctx.graph, s, t)]

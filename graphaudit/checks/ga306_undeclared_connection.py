@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import holder, pattern
 from graphaudit.checks.context import AuditContext
@@ -106,7 +105,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         names.extend(resolve(ctx.graph, source))
         names.extend(resolve(ctx.graph, target))
     declared = [*spec.expected_connections, *spec.forbidden_connections]
-    by_path = g.cell_nodes_by_path(ctx.graph)
+    by_path = ctx.cell_nodes_by_path()
     order = {path: index for index, path in enumerate(dict.fromkeys(names))}
     causes: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for a, b in sorted(

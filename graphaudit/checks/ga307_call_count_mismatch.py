@@ -88,7 +88,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             x = self.refine(x)
         ```
     """
-    by_path = g.cell_nodes_by_path(ctx.graph)
+    by_path = ctx.cell_nodes_by_path()
     for pattern, expected in ctx.spec.calls.items():
         paths = resolve(ctx.graph, pattern)
         if not paths:

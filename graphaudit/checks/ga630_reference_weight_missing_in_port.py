@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import ROOT, holder, pattern
 from graphaudit.checks._shared.reference import ANOTHER, by_module, port_cell, shape_text
@@ -124,7 +123,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
 def _top_missing(ctx: AuditContext, module: str) -> str:
     """The outermost path of *module* the port has no cell for: ``layers.3`` for ``layers.3.fc``."""
-    by_path = g.cell_nodes_by_path(ctx.graph)
+    by_path = ctx.cell_nodes_by_path()
     parts = module.split(".")
     for end in range(1, len(parts) + 1):
         if ".".join(parts[:end]) not in by_path:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.reference import ANOTHER_MODEL
 from graphaudit.checks.context import AuditContext
@@ -76,4 +75,4 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     cause = ReferenceIsAnotherModel(
         weights.label, len(weights.mapping.pairs), total, float(share), len(weights.port_shapes)
     )
-    yield ctx.finding("error", "(root)", cause, (g.cell_nodes_by_path(ctx.graph)[""],))
+    yield ctx.finding("error", "(root)", cause, (ctx.cell_nodes_by_path()[""],))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import ROOT
 from graphaudit.checks.context import AuditContext
@@ -118,7 +117,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         return
     first, at = found
     where = first.port or ROOT
-    by_path = g.cell_nodes_by_path(ctx.graph)
+    by_path = ctx.cell_nodes_by_path()
     cause: Cause
     if at == "output":
         subject, node = where, by_path.get(first.port)

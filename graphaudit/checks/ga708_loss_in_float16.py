@@ -108,7 +108,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     ]
     if not half:
         return
-    cells = g.cell_nodes_by_path(ctx.graph)
+    cells = ctx.cell_nodes_by_path()
     node = ctx.structure.cell_nodes.get(id(loss.loss_fn)) if loss.inside else None
     cause = LossInFloat16(loss.name, len(half), tuple(sorted(set(half))))
     yield ctx.finding("warning", loss.name, cause, (node or cells.get("", g.cell_node("")),))

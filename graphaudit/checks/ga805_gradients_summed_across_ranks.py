@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from graphaudit import graph as g
 from graphaudit.checks import register
 from graphaudit.checks._shared.grouping import ROOT
 from graphaudit.checks.context import AuditContext
@@ -120,7 +119,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     ]
     if not summing:
         return
-    cells = g.cell_nodes_by_path(ctx.graph)
+    cells = ctx.cell_nodes_by_path()
     reducer = cells.get("grad_reducer")
     _, first, by_reducer = summing[0]
     cause = GradientsSummedAcrossRanks(

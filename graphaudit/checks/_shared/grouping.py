@@ -24,7 +24,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graphaudit import graph as g
 from graphaudit.findings import Cause
 from graphaudit.text import Pronouns, listing, members, pronouns
 
@@ -147,11 +146,13 @@ def one_group(ctx: AuditContext, members: Sequence[str]) -> list[Group]:
         mine = _prefixes(graph.nodes[node]["path"])
         common = [p for p, q in zip(common, mine) if p == q]
     path = common[-1] if common else ""
-    return [Group(path or ROOT, names, tuple(members), g.cell_nodes_by_path(graph).get(path))]
+    return [Group(path or ROOT, names, tuple(members), ctx.cell_nodes_by_path().get(path))]
 
 
 def group_parameters(ctx: AuditContext, members: Sequence[str], universe: Iterable[str]) -> list[Group]:
     """*members* (parameter nodes) gathered by cell, in the order of their first member."""
+    if not members:
+        return []
     graph = ctx.graph
     member_set = set(members)
     count_in: dict[str, int] = {}
@@ -162,7 +163,7 @@ def group_parameters(ctx: AuditContext, members: Sequence[str], universe: Iterab
     for node in member_set:
         for prefix in _prefixes(graph.nodes[node]["path"]):
             members_in[prefix] = members_in.get(prefix, 0) + 1
-    by_path = g.cell_nodes_by_path(graph)
+    by_path = ctx.cell_nodes_by_path()
     groups: dict[str, list[str]] = {}
     for node in members:
         home = next(
@@ -209,7 +210,7 @@ def cell_group(ctx: AuditContext, cells: Sequence[str]) -> Group:
     """
     paths = tuple(ctx.cell_path(node) for node in cells)
     subject = paths[0] if len(paths) == 1 else holder(list(paths))
-    return Group(subject, paths, tuple(cells), g.cell_nodes_by_path(ctx.graph).get(subject))
+    return Group(subject, paths, tuple(cells), ctx.cell_nodes_by_path().get(subject))
 
 
 _INDEX = re.compile(r"(?<![^.])\d+(?![^.])")

@@ -98,9 +98,7 @@ def cell_matches(ctx: AuditContext, pattern: str) -> list[tuple[str, str]]:
     ``fnmatch``'s ``*`` also matches dots, so ``body.*`` matches ``body.0`` and ``body.0.0``;
     a matched path below another matched path is dropped, keeping the cells the user meant.
     """
-    matched = [
-        (path, node) for path, node in g.cell_nodes_by_path(ctx.graph).items() if fnmatchcase(path, pattern)
-    ]
+    matched = [(path, node) for path, node in ctx.cell_nodes_by_path().items() if fnmatchcase(path, pattern)]
     paths = [path for path, _ in matched]
     return [(path, node) for path, node in matched if not any(_is_below(path, other) for other in paths)]
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from graphaudit import graph as g
 from graphaudit.checks.context import AuditContext
 from graphaudit.evidence.reference import ReferenceWeights
 from graphaudit.text import listing
@@ -58,7 +57,7 @@ def port_cell(ctx: AuditContext, weights: ReferenceWeights, module: str) -> tupl
     A paired weight of the same module tells which cell it is; else the cell of the same path;
     else the closest cell above it (the network itself at worst), with ``False``.
     """
-    by_path = g.cell_nodes_by_path(ctx.graph)
+    by_path = ctx.cell_nodes_by_path()
     for pair in weights.mapping.pairs:
         if module_of(pair.reference) == module and module_of(pair.port) in by_path:
             return by_path[module_of(pair.port)], True
