@@ -59,3 +59,44 @@ def test_every_setup_script_installs_through_quiet_pip():
         text = (ROOT / "scripts" / name).read_text()
         assert "quiet-pip.sh" in text, name
         assert "-m pip install" not in text, f"{name} calls pip directly: its noise would be shown"
+
+
+def _fake(path: Path, output: str, status: int) -> None:
+    (path.parent / f"{path.name}-output.txt").write_text(output)
+    path.write_text(
+        f'#!/bin/sh\necho {path.name} "$@" >> {path.parent / "calls.txt"}\ncat {path.parent / f"{path.name}-output.txt"} >&2\nexit {status}\n'
+    )
+    path.chmod(0o755)
+
+
+def run_with_uv(tmp_path: Path, uv_status: int, pip_status: int = 0) -> subprocess.CompletedProcess:
+    """quiet_pip with a uv beside the interpreter (as fast_installer leaves it), both fakes."""
+    _fake(tmp_path / "uv", "error: no index reachable\n", uv_status)
+    _fake(tmp_path / "python", REAL, pip_status)
+    script = f". {ROOT / 'scripts' / 'quiet-pip.sh'}\nquiet_pip {tmp_path / 'python'} somepkg\n"
+    return subprocess.run(
+        ["bash", "-c", f"set -euo pipefail\n{script}"], capture_output=True, text=True, check=False
+    )
+
+
+def test_uv_installs_when_it_is_beside_the_interpreter(tmp_path):
+    result = run_with_uv(tmp_path, uv_status=0)
+    assert result.returncode == 0, result.stderr
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls == [f"uv pip install -q --python {tmp_path / 'python'} somepkg"]
+
+
+def test_a_failing_uv_falls_back_to_pip_and_says_so(tmp_path):
+    result = run_with_uv(tmp_path, uv_status=2)
+    assert result.returncode == 0, result.stderr
+    assert "setup: uv failed (exit 2: error: no index reachable); installing with pip" in result.stderr
+    assert REAL in result.stderr
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert [c.split()[0] for c in calls] == ["uv", "python"]
+    assert calls[1] == "python -m pip install -q --disable-pip-version-check somepkg"
+
+
+def test_when_both_fail_everything_pip_said_is_shown(tmp_path):
+    result = run_with_uv(tmp_path, uv_status=2, pip_status=1)
+    assert result.returncode == 1
+    assert "failed (exit 1); its whole output is above" in result.stderr
