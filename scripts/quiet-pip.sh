@@ -19,21 +19,20 @@ fast_installer() {
 
 quiet_pip() {
   local py="$1"; shift
-  local log status=1 uv  # status: not installed yet
+  local log status=0 installed=no uv
   uv="$(dirname "$py")/uv"
   log="$(mktemp)"
   if [ -x "$uv" ]; then
     # copy, not hardlink: uv's cache and the virtualenv may lie on different file systems.
     # Not byte-compiled (pip compiles everything it installs; uv, so asked, took as long as pip):
     # the scripts that run Python keep what it compiles as it imports (scripts/bytecode.sh).
-    status=0
-    UV_LINK_MODE="${UV_LINK_MODE:-copy}" "$uv" pip install -q --python "$py" "$@" >"$log" 2>&1 || status=$?
-    if [ "$status" -ne 0 ]; then  # uv reads no pip configuration (an index only pip.conf names, say)
-      echo "setup: uv failed (exit $status: $(tail -n 1 "$log")); installing with pip" >&2
+    if UV_LINK_MODE="${UV_LINK_MODE:-copy}" "$uv" pip install -q --python "$py" "$@" >"$log" 2>&1; then
+      installed=yes
+    else  # uv reads no pip configuration (an index only pip.conf names, say)
+      echo "setup: uv failed (exit $?: $(tail -n 1 "$log")); installing with pip" >&2
     fi
   fi
-  if [ "$status" -ne 0 ]; then
-    status=0
+  if [ "$installed" = no ]; then
     "$py" -m pip install -q --disable-pip-version-check "$@" >"$log" 2>&1 || status=$?
   fi
   if [ "$status" -ne 0 ]; then

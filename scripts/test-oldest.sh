@@ -12,6 +12,8 @@ version="${GRAPHAUDIT_OLDEST_MINDSPORE:-2.7.2}"
 python="${PYTHON:-python3}"
 # shellcheck source=quiet-pip.sh
 . "$root/scripts/quiet-pip.sh"
+# shellcheck source=dispatch.sh
+. "$root/scripts/dispatch.sh"
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 stamp="$venv/.graphaudit-oldest"
 want="$version $(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)"
@@ -35,6 +37,7 @@ fi
 # process that queues MindSpore's kernels from its start, the others dispatched synchronously
 # (the whole smoke run queued: 162 s, 234 s of CPU; split: 95 s, 107 s of CPU, on an idle machine)
 status=0
-GRAPHAUDIT_TEST_DISPATCH=synchronous "${pytest[@]}" -m "not asynchronous" "${smoke[@]}" || status=$?
-GRAPHAUDIT_TEST_DISPATCH=asynchronous "${pytest[@]}" -m asynchronous "${smoke[@]}" || status=$?
+synchronous_tests "${pytest[@]}" "${smoke[@]}" || status=$?
+mapfile -t queued_files < <(marking_asynchronous "${smoke[@]}")
+queued_tests "${pytest[@]}" "${queued_files[@]}" || status=$?
 exit "$status"

@@ -17,6 +17,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${GRAPHAUDIT_VENV:-$root/.venv}"
 # shellcheck source=bytecode.sh
 . "$root/scripts/bytecode.sh"
+# shellcheck source=dispatch.sh
+. "$root/scripts/dispatch.sh"
 keep_bytecode "$venv"
 cd "$root"
 whole=$(( $# == 0 ))
@@ -44,13 +46,12 @@ finish_part() {
 }
 if [ "$whole" = 1 ]; then
   queued_log="$(mktemp "${TMPDIR:-/tmp}/graphaudit-queued.XXXXXX")"
-  # only the files that mark tests so are collected (the whole suite's collection costs ~20 s)
-  mapfile -t queued_files < <(grep -l "pytest.mark.asynchronous" tests/test_*.py)
-  GRAPHAUDIT_TEST_DISPATCH=asynchronous GLOG_v="${GLOG_v:-3}" "$venv/bin/python" -m pytest -m asynchronous \
-    "${queued_files[@]}" > "$queued_log" 2>&1 &
+  export GLOG_v="${GLOG_v:-3}"
+  mapfile -t queued_files < <(marking_asynchronous tests/test_*.py)
+  queued_tests "$venv/bin/python" -m pytest "${queued_files[@]}" > "$queued_log" 2>&1 &
   queued=$!
-  GRAPHAUDIT_TEST_DISPATCH=synchronous GLOG_v="${GLOG_v:-3}" "$venv/bin/python" -m pytest \
-    -n "${GRAPHAUDIT_TEST_WORKERS:-2}" --dist loadfile --max-worker-restart 0 -m "not asynchronous" || status=$?
+  synchronous_tests "$venv/bin/python" -m pytest \
+    -n "${GRAPHAUDIT_TEST_WORKERS:-2}" --dist loadfile --max-worker-restart 0 || status=$?
   finish_part "$queued" "$queued_log" "the tests marked asynchronous, in a process that queues MindSpore's kernels"
 else
   GLOG_v="${GLOG_v:-3}" "$venv/bin/python" -m pytest "$@" || status=$?

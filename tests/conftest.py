@@ -42,9 +42,10 @@ except ImportError:  # the smoke run on the oldest MindSpore has no Hypothesis
 #: - unset: synchronous once the tests are collected, unless one marked ``asynchronous`` was
 #:   selected or this is a pytest-xdist worker (which cannot know what it will be given): then queued.
 #:
-#: A fresh process a test starts dispatches as the test does: tests/twins.py says so to each, and
-#: a synchronous process says so in its environment for the processes that others start (the
-#: ranks of an msrun job of graphaudit.distributed.jobs: the distributed samples' job 29 s -> 24 s).
+#: A fresh process a test starts dispatches as the test does: a synchronous process says so in its
+#: environment (``MS_DEV_LAUNCH_BLOCKING``, this file's one place for it), which every process it
+#: starts inherits: twins (tests/twins.py) and the ranks of an msrun job of
+#: graphaudit.distributed.jobs (the distributed samples' job 29 s -> 24 s).
 DISPATCH = os.environ.get("GRAPHAUDIT_TEST_DISPATCH", "")
 if DISPATCH not in ("", "synchronous", "asynchronous"):
     raise pytest.UsageError(

@@ -70,11 +70,10 @@ else:
 """
 
 
-def test_a_fresh_process_dispatches_as_this_one_does(monkeypatch):
+def test_a_fresh_process_dispatches_as_this_one_does():
     """Synchronously when this process does (most tests: tests/conftest.py), else MindSpore's queue."""
     import mindspore as ms
 
-    monkeypatch.delenv("MS_DEV_LAUNCH_BLOCKING", raising=False)
     synchronous = bool(ms.get_context("pynative_synchronize"))
     assert ("MS_DEV_LAUNCH_BLOCKING" in twins.environment()) is synchronous
     assert twins.run("-c", _FAILS).stdout.split("\n")[0] == ("at the call" if synchronous else "when read")

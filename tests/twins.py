@@ -9,9 +9,10 @@ write. For that comparison to mean something, every process gets the same start:
   hash-seed independence runs two seeds on purpose); the scripts seed MindSpore's, NumPy's
   and Python's generators themselves;
 - MindSpore's C++ log quiet (``GLOG_v=3``);
-- MindSpore's PyNative dispatch as in this process: synchronous (``MS_DEV_LAUNCH_BLOCKING=1``)
-  when this process dispatches synchronously (``tests/conftest.py``: most tests), else the
-  default queue (the tests marked ``asynchronous``: a twin of a failing probe runs as users run);
+- MindSpore's PyNative dispatch as in this process: ``tests/conftest.py``, when it makes this
+  process dispatch synchronously (most tests), also sets ``MS_DEV_LAUNCH_BLOCKING=1`` in its
+  environment, which every fresh process inherits; the tests marked ``asynchronous`` leave it
+  unset, so a twin of a failing probe queues its kernels as users run;
 - a working folder outside the checkout (MindSpore's dumps land there): the test's own
   scratch folder by default (``tests/conftest.py`` gives every test one), refused when it
   is inside the checkout.
@@ -40,9 +41,6 @@ def environment(hash_seed: str = "0", **changes: str | None) -> dict[str, str]:
     """The environment of a fresh process (see the module docstring); *changes* set (or, ``None``, drop) variables."""
     env = {**os.environ, "GLOG_v": "3", "PYTHONHASHSEED": hash_seed}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    mindspore = sys.modules.get("mindspore")
-    if mindspore is not None and mindspore.get_context("pynative_synchronize"):
-        env.setdefault("MS_DEV_LAUNCH_BLOCKING", "1")  # read once, at start: the child's whole life
     for name, value in changes.items():
         if value is None:
             env.pop(name, None)
