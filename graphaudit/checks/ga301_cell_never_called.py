@@ -177,8 +177,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         parent = next(
             (
                 (type(ctx.structure.cells[s]), pattern(d["name"]))
-                for s, _, d in ctx.graph.in_edges(node, data=True)
-                if d["kind"] == g.CONTAINS
+                for s, d in g.edges_in(ctx.graph, node, g.CONTAINS)
             ),
             (None, node),
         )

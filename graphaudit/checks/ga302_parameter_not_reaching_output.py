@@ -78,8 +78,8 @@ def reaching_outputs(graph: nx.MultiDiGraph) -> set[str]:
     stack = list(reached)
     while stack:
         node = stack.pop()
-        for source, _, attrs in graph.in_edges(node, data=True):
-            if attrs["kind"] == g.FLOWS and source not in reached:
+        for source, _ in g.edges_in(graph, node, g.FLOWS):
+            if source not in reached:
                 reached.add(source)
                 stack.append(source)
     return reached
@@ -89,8 +89,8 @@ def _inside_cells(graph: nx.MultiDiGraph, roots: list[str]) -> set[str]:
     cells = set(roots)
     stack = list(roots)
     while stack:
-        for _, child, attrs in graph.out_edges(stack.pop(), data=True):
-            if attrs["kind"] == g.CONTAINS and child not in cells:
+        for child, _ in g.edges_out(graph, stack.pop(), g.CONTAINS):
+            if child not in cells:
                 cells.add(child)
                 stack.append(child)
     return cells
@@ -150,7 +150,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         owners = g.owners_of(graph, node)
         if any(owner in skipped for owner in owners):
             continue
-        readers = [t for _, t, d in graph.out_edges(node, data=True) if d["kind"] == g.READS]
+        readers = [t for t, _ in g.edges_out(graph, node, g.READS)]
         if any(reader in reaching for reader in readers):
             continue
         readers_of[node] = readers

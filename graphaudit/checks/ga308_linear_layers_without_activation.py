@@ -49,8 +49,8 @@ def _linear_successors(
     readers: set[str] = set()
     while frontier:
         current, moved, between = frontier.pop(0)
-        for _, target, data in graph.out_edges(current, data=True):
-            if data["kind"] != g.FLOWS or target in seen:
+        for target, _ in g.edges_out(graph, current, g.FLOWS):
+            if target in seen:
                 continue
             seen.add(target)
             if graph.nodes[target]["kind"] not in (g.CALL, g.OP):

@@ -181,8 +181,8 @@ def _mode_dependent_cells(ctx: AuditContext) -> list[str]:
 def _subtree(ctx: AuditContext, node: str) -> set[str]:
     found, stack = {node}, [node]
     while stack:
-        for _, child, d in ctx.graph.out_edges(stack.pop(), data=True):
-            if d["kind"] == g.CONTAINS and child not in found:
+        for child, _ in g.edges_out(ctx.graph, stack.pop(), g.CONTAINS):
+            if child not in found:
                 found.add(child)
                 stack.append(child)
     return found

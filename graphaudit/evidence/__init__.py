@@ -189,9 +189,27 @@ def import_modules(package: str, path: Iterable[str], wanted: Callable[[str], bo
     _IMPORTED[package] = paths
 
 
+#: :func:`all_kinds`'s order and :func:`all_options`' map, with the registry they were made from:
+#: asked for by every option a producer reads (``request.option``), each walk of every kind cost
+#: ~0.1 ms, a few ms an audit; a kind defined later (a plugin's) makes them anew.
+_ORDERED: dict[str, tuple[tuple[tuple[str, type[Evidence]], ...], Any]] = {}
+
+
+def _of_registry(name: str, make: Callable[[], Any]) -> Any:
+    registry = tuple(Evidence._registry.items())
+    cached = _ORDERED.get(name)
+    if cached is None or cached[0] != registry:
+        cached = _ORDERED[name] = (registry, make())
+    return cached[1]
+
+
 def all_kinds() -> list[type[Evidence]]:
     """Every kind of evidence, each after the kinds it needs (importing every module here first)."""
     import_modules(__name__, __path__, lambda name: not name.startswith("_"))
+    return list(_of_registry("kinds", _ordered_kinds))
+
+
+def _ordered_kinds() -> tuple[type[Evidence], ...]:
     ordered: dict[type[Evidence], None] = {}
 
     def visit(kind: type[Evidence], chain: tuple[str, ...]) -> None:
@@ -205,13 +223,18 @@ def all_kinds() -> list[type[Evidence]]:
 
     for _, kind in sorted(Evidence._registry.items()):  # by module, whatever imported them first
         visit(kind, ())
-    return list(ordered)
+    return tuple(ordered)
 
 
 def all_options() -> dict[str, tuple[type[Evidence], Option]]:
     """Every ``audit()`` keyword declared by an evidence kind, with the kind it feeds."""
+    kinds = all_kinds()
+    return dict(_of_registry("options", lambda: _declared_options(kinds)))
+
+
+def _declared_options(kinds: list[type[Evidence]]) -> dict[str, tuple[type[Evidence], Option]]:
     found: dict[str, tuple[type[Evidence], Option]] = {}
-    for kind in all_kinds():
+    for kind in kinds:
         for option in kind.options:
             if option.name in found:
                 raise TypeError(f"the audit() option {option.name!r} is declared by two evidence kinds")

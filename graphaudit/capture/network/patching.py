@@ -181,6 +181,54 @@ def _made(
     return wrapper
 
 
+#: One entry point of the process-wide plan: ``(owner, name, found, wrapper, rewrap)``. ``found`` is
+#: what ``vars(owner)`` held under *name* when the plan was made; while it still holds it,
+#: *wrapper* is installed as planned. Otherwise ``rewrap(current)`` makes the wrapper of what is
+#: there now, or, ``None`` (a function someone else replaced since), the entry is left alone.
+_PlanEntry = tuple[Any, str, Any, Callable[..., Any], "Callable[[Any], Callable[..., Any]] | None"]
+
+#: The plans made so far, by the wrapper makers they use (one pair per process in practice).
+_PLANS: dict[tuple[Callable[..., Any], Callable[..., Any]], tuple[_PlanEntry, ...]] = {}
+
+
+def _process_wide_plan(
+    wrap_op: Callable[[OpSite, Callable[..., Any]], Callable[..., Any]],
+    wrap_primitive_call: Callable[[Callable[..., Any]], Callable[..., Any]],
+) -> tuple[_PlanEntry, ...]:
+    """Every functional, tensor-method and primitive entry point with its wrapper, made once.
+
+    An install walks ~3,400 entry points; deciding each one's wrapper anew (finding the site's
+    current value, the wrapper's cache key) cost ~3x the ``setattr`` itself, twice an audit.
+    """
+    key = (wrap_op, wrap_primitive_call)
+    plan = _PLANS.get(key)
+    if plan is not None:
+        return plan
+    entries: list[_PlanEntry] = []
+    for site in function_sites():
+        # One wrapper per function, whatever namespaces export it (the first site's, in
+        # discovery order): keyed on the function alone.
+        wrapper = _made(wrap_op, site.original, site, site.original)
+        entries.append((site.owner, site.name, site.original, wrapper, None))
+    for site in tensor_method_sites():
+
+        def rewrap_method(current: Any, site: OpSite = site) -> Callable[..., Any]:
+            original = getattr(site.owner, site.name)  # inherited when the class holds none
+            return _made(wrap_op, original, site, original, key=site.label)
+
+        found = vars(site.owner).get(site.name, _MISSING)
+        entries.append((site.owner, site.name, found, rewrap_method(found), rewrap_method))
+    for cls in primitive_classes():
+
+        def rewrap_call(current: Any) -> Callable[..., Any]:
+            return _made(wrap_primitive_call, current, current)
+
+        original = vars(cls)["__call__"]
+        entries.append((cls, "__call__", original, rewrap_call(original), rewrap_call))
+    plan = _PLANS[key] = tuple(entries)
+    return plan
+
+
 def _cell_call_owners(cells: Iterator[nn.Cell]) -> list[type]:
     owners: dict[type, None] = {nn.Cell: None}
     for cell in cells:
@@ -220,19 +268,16 @@ def patched(
         for cls in _cell_call_owners(cells):
             original = vars(cls)["__call__"]
             install(cls, "__call__", _made(wrap_cell_call, original, original))
-        for site in function_sites():
-            current = vars(site.owner).get(site.name)
-            if current is not site.original:
-                continue  # replaced by someone else since discovery: leave it alone
-            # One wrapper per function, whatever namespaces export it (the first site's, in
-            # discovery order): keyed on the function alone.
-            install(site.owner, site.name, _made(wrap_op, site.original, site, site.original))
-        for site in tensor_method_sites():
-            original = getattr(site.owner, site.name)
-            install(site.owner, site.name, _made(wrap_op, original, site, original, key=site.label))
-        for cls in primitive_classes():
-            original = vars(cls)["__call__"]
-            install(cls, "__call__", _made(wrap_primitive_call, original, original))
+        for owner, name, found, wrapper, rewrap in _process_wide_plan(wrap_op, wrap_primitive_call):
+            current = vars(owner).get(name, _MISSING)
+            if current is not found:
+                if rewrap is None:
+                    continue  # a function replaced by someone else since discovery: left alone
+                wrapper = rewrap(current)
+            owners.append(owner)
+            names.append(name)
+            originals.append(current)
+            setattr(owner, name, wrapper)
         if paused:
             gc.enable()  # the traced pass itself runs as it would without graphaudit
         yield

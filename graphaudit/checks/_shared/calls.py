@@ -31,11 +31,11 @@ __all__ = ["mode_guard", "never_called_cells"]
 
 
 def _children(ctx: AuditContext, cell_node: str) -> list[str]:
-    return [t for _, t, d in ctx.graph.out_edges(cell_node, data=True) if d["kind"] == g.CONTAINS]
+    return [t for t, _ in g.edges_out(ctx.graph, cell_node, g.CONTAINS)]
 
 
 def _parents(ctx: AuditContext, cell_node: str) -> list[str]:
-    return [s for s, _, d in ctx.graph.in_edges(cell_node, data=True) if d["kind"] == g.CONTAINS]
+    return [s for s, _ in g.edges_in(ctx.graph, cell_node, g.CONTAINS)]
 
 
 def _used(ctx: AuditContext, cell_node: str, memo: dict[str, tuple[bool, bool]]) -> tuple[bool, bool]:
@@ -48,9 +48,9 @@ def _used(ctx: AuditContext, cell_node: str, memo: dict[str, tuple[bool, bool]])
     memo[cell_node] = (True, False)  # a containment cycle: assume used, never report it
     graph = ctx.graph
     used = bool(g.calls_of(graph, cell_node))
-    params = [t for _, t, d in graph.out_edges(cell_node, data=True) if d["kind"] == g.OWNS]
+    params = [t for t, _ in g.edges_out(graph, cell_node, g.OWNS)]
     holds = bool(params)
-    used = used or any(d["kind"] == g.READS for p in params for _, _, d in graph.out_edges(p, data=True))
+    used = used or any(g.edges_out(graph, p, g.READS) for p in params)
     for child in _children(ctx, cell_node):
         child_used, child_holds = _used(ctx, child, memo)
         used, holds = used or child_used, holds or child_holds
@@ -92,7 +92,7 @@ def mode_guard(ctx: AuditContext, node: str) -> tuple[bool, str] | None:
     when it is called unconditionally, not called there at all, or the source is unreadable.
     """
     graph = ctx.graph
-    parents = [(s, d["name"]) for s, _, d in graph.in_edges(node, data=True) if d["kind"] == g.CONTAINS]
+    parents = [(s, d["name"]) for s, d in g.edges_in(graph, node, g.CONTAINS)]
     for parent, attribute in parents:
         found = _guards(type(ctx.structure.cells[parent]), attribute)
         if found is not None and len(set(found)) == 1 and None not in found:

@@ -62,11 +62,7 @@ def holds_parameters(graph: nx.MultiDiGraph, cell_node: str) -> bool:
     """Whether the cell or any cell inside it owns a parameter."""
     if graph.nodes[cell_node]["n_params"] > 0:
         return True
-    return any(
-        holds_parameters(graph, child)
-        for _, child, data in graph.out_edges(cell_node, data=True)
-        if data["kind"] == g.CONTAINS
-    )
+    return any(holds_parameters(graph, child) for child, _ in g.edges_out(graph, cell_node, g.CONTAINS))
 
 
 def is_batchnorm(cell: Any) -> bool:

@@ -128,19 +128,17 @@ def _int_attr(cell: Any, *names: str) -> int | None:
 
 
 def _flows_in(graph: nx.MultiDiGraph, node: str) -> list[tuple[str, dict[str, Any]]]:
-    return [(s, d) for s, _, d in graph.in_edges(node, data=True) if d["kind"] == g.FLOWS]
+    return g.edges_in(graph, node, g.FLOWS)
 
 
 def _flows_out(graph: nx.MultiDiGraph, node: str) -> list[tuple[str, dict[str, Any]]]:
-    return [(t, d) for _, t, d in graph.out_edges(node, data=True) if d["kind"] == g.FLOWS]
+    return g.edges_out(graph, node, g.FLOWS)
 
 
 def enclosing_call(graph: nx.MultiDiGraph, node: str) -> str | None:
     """The call node that directly encloses *node* (``None`` for the root call or an input)."""
-    for source, _, data in graph.in_edges(node, data=True):
-        if data["kind"] == g.ENCLOSES:
-            return source
-    return None
+    encloses = g.edges_in(graph, node, g.ENCLOSES)
+    return encloses[0][0] if encloses else None
 
 
 def _ancestors(graph: nx.MultiDiGraph, node: str) -> Iterator[str]:

@@ -115,7 +115,7 @@ BOUNDED_OPS: Final = frozenset(
 
 
 def _flows_in(graph: nx.MultiDiGraph, node: str) -> list[tuple[str, dict[str, Any]]]:
-    return [(s, d) for s, _, d in graph.in_edges(node, data=True) if d["kind"] == g.FLOWS]
+    return g.edges_in(graph, node, g.FLOWS)
 
 
 def _data_producer(graph: nx.MultiDiGraph, node: str) -> str | None:

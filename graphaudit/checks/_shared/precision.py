@@ -27,4 +27,4 @@ def is_normalization(class_name: str) -> bool:
 
 def output_dtypes(graph: nx.MultiDiGraph, node: str) -> set[str]:
     """The dtypes of the tensors *node* (a call or an op) produces, as the trace recorded them."""
-    return {d.get("dtype", "") for _, _, d in graph.out_edges(node, data=True) if d["kind"] == g.FLOWS}
+    return {d.get("dtype", "") for _, d in g.edges_out(graph, node, g.FLOWS)}

@@ -85,11 +85,11 @@ def is_pooling(graph: nx.MultiDiGraph, node: str) -> bool:
 
 
 def _flows_in(graph: nx.MultiDiGraph, node: str) -> list[dict[str, Any]]:
-    return [d for _, _, d in graph.in_edges(node, data=True) if d["kind"] == g.FLOWS]
+    return [d for _, d in g.edges_in(graph, node, g.FLOWS)]
 
 
 def _flows_out(graph: nx.MultiDiGraph, node: str) -> list[dict[str, Any]]:
-    return [d for _, _, d in graph.out_edges(node, data=True) if d["kind"] == g.FLOWS]
+    return [d for _, d in g.edges_out(graph, node, g.FLOWS)]
 
 
 def spatial_of(data: dict[str, Any] | None) -> tuple[int, ...]:
@@ -172,9 +172,7 @@ def receptive_fields_of(
     nodes.sort(key=lambda n: graph.nodes[n].get("order", 0))
     fields: dict[str, tuple[int, int]] = {}
     for node in nodes:
-        sources = [
-            fields.get(s, (1, 1)) for s, _, d in graph.in_edges(node, data=True) if d["kind"] == g.FLOWS
-        ]
+        sources = [fields.get(s, (1, 1)) for s, _ in g.edges_in(graph, node, g.FLOWS)]
         field, jump = max(sources) if sources else (1, 1)
         attrs = graph.nodes[node]
         layer = by_call.get(node)

@@ -71,10 +71,9 @@ def _owner_if_weight_matrix(ctx: AuditContext, node: str, param: Any) -> str | N
         return None
     classes: list[str] = []  # of the owners, as g.owners_of lists them
     attribute_names: set[str] = set()
-    for owner, _, d in ctx.graph.in_edges(node, data=True):  # one pass for both
-        if d["kind"] == g.OWNS:
-            classes.append(ctx.graph.nodes[owner]["class_name"])
-            attribute_names.add(d["name"])
+    for owner, d in g.edges_in(ctx.graph, node, g.OWNS):  # one pass for both
+        classes.append(ctx.graph.nodes[owner]["class_name"])
+        attribute_names.add(d["name"])
     named = _leaf(name) in WEIGHT_NAMES or bool(attribute_names & WEIGHT_NAMES)
     layer = next((c for c in classes if LAYER_CLASS.search(c)), None)
     if layer is None and not named:
