@@ -66,7 +66,10 @@ def restore_values(saved: Iterable[tuple[Parameter, np.ndarray]]) -> None:
     In place, not with ``set_data``: on MindSpore 2.10 in PyNative mode an optimizer (or a
     ``@jit`` train step) that has already run keeps writing into the storage it saw first,
     so after ``set_data`` it silently stops updating the parameter (and ``global_step``).
-    The writes are queued together and waited for once, then checked bit for bit.
+    ``Tensor.copy_`` writes that storage (MindSpore 2.7 and later) at a quarter of the cost of
+    ``ops.assign`` (106 BatchNorm statistics of resnet50: 3.0 ms against 12.8 ms), which
+    remains for a parameter ``copy_`` refuses. The writes are queued together and waited for
+    once, then checked bit for bit.
     """
     changed = [(p, v) for p, v in saved if not same_bits(tensor_values(p), v)]
     written = []
@@ -75,9 +78,12 @@ def restore_values(saved: Iterable[tuple[Parameter, np.ndarray]]) -> None:
         if tensor.dtype != param.dtype:
             tensor = tensor.astype(param.dtype)
         try:
-            ops.assign(param, tensor)
+            param.copy_(tensor)
         except Exception:
-            param.set_data(tensor)  # a parameter assign cannot write (e.g. a lazily initialised one)
+            try:
+                ops.assign(param, tensor)
+            except Exception:
+                param.set_data(tensor)  # nothing writes it in place (e.g. a lazily initialised one)
         written.append((param, value, tensor))
     if not written:
         return
