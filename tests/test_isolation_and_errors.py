@@ -109,7 +109,10 @@ def test_the_tracing_wrappers_cost_little_memory_each():
     try:
         before = tracemalloc.get_traced_memory()[0]
         with patching.patched(
-            iter(()), wrappers._wrap_cell_call, wrappers._wrap_op, wrappers._wrap_primitive_call
+            patching.cell_call_owners(()),
+            wrappers._wrap_cell_call,
+            wrappers._wrap_op,
+            wrappers._wrap_primitive_call,
         ):
             installed = tracemalloc.get_traced_memory()[0] - before
             relu = ops.relu

@@ -16,7 +16,7 @@ import gc
 import importlib
 import inspect
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +24,14 @@ from typing import Any
 from mindspore import Parameter, Tensor, nn
 from mindspore.ops import Primitive
 
-__all__ = ["OpSite", "function_sites", "patched", "primitive_classes", "tensor_method_sites"]
+__all__ = [
+    "OpSite",
+    "cell_call_owners",
+    "function_sites",
+    "patched",
+    "primitive_classes",
+    "tensor_method_sites",
+]
 
 _MISSING = object()
 
@@ -229,7 +236,8 @@ def _process_wide_plan(
     return plan
 
 
-def _cell_call_owners(cells: Iterator[nn.Cell]) -> list[type]:
+def cell_call_owners(cells: Iterable[nn.Cell]) -> list[type]:
+    """``nn.Cell`` and the classes of *cells* that define their own ``__call__``: what a cell call runs."""
     owners: dict[type, None] = {nn.Cell: None}
     for cell in cells:
         for cls in type(cell).__mro__:
@@ -243,12 +251,19 @@ def _cell_call_owners(cells: Iterator[nn.Cell]) -> list[type]:
 
 @contextmanager
 def patched(
-    cells: Iterator[nn.Cell],
+    call_owners: Iterable[type],
     wrap_cell_call: Callable[[Callable[..., Any]], Callable[..., Any]],
     wrap_op: Callable[[OpSite, Callable[..., Any]], Callable[..., Any]],
     wrap_primitive_call: Callable[[Callable[..., Any]], Callable[..., Any]],
+    *,
+    process_wide: bool = True,
 ) -> Iterator[None]:
-    """Install the tracing wrappers, and remove every one of them on exit."""
+    """Install the tracing wrappers, and remove every one of them on exit.
+
+    *call_owners*: the classes whose ``__call__`` the cells call (:func:`cell_call_owners`).
+    *process_wide*: also the functional, tensor-method and primitive entry points (``False``
+    adds only *call_owners*' calls to a session that installed those already).
+    """
     # What to put back, as three parallel lists: a tuple per entry point would cost 0.15 MiB more.
     owners: list[Any] = []
     names: list[str] = []
@@ -265,10 +280,11 @@ def patched(
     paused = gc.isenabled()
     gc.disable()
     try:
-        for cls in _cell_call_owners(cells):
+        for cls in call_owners:
             original = vars(cls)["__call__"]
             install(cls, "__call__", _made(wrap_cell_call, original, original))
-        for owner, name, found, wrapper, rewrap in _process_wide_plan(wrap_op, wrap_primitive_call):
+        plan = _process_wide_plan(wrap_op, wrap_primitive_call) if process_wide else ()
+        for owner, name, found, wrapper, rewrap in plan:
             current = vars(owner).get(name, _MISSING)
             if current is not found:
                 if rewrap is None:

@@ -28,7 +28,7 @@ from graphaudit.capture.network.inputs import check_cell, describe_inputs, norma
 from graphaudit.capture.network.isolation import preserved, synchronize
 from graphaudit.capture.network.recorder import Tracer
 from graphaudit.capture.network.structure import Structure, add_structure
-from graphaudit.capture.network.wrappers import EXCLUSIVE, tracing
+from graphaudit.capture.network.wrappers import EXCLUSIVE, installed, tracing
 from graphaudit.capture.training.loss import TracedLoss, _binds, loss_calls, unheld_label
 from graphaudit.capture.training.step_harness import graphs_not_saved
 from graphaudit.errors import ForwardError, GraphAuditError, InputError, excerpt
@@ -126,6 +126,26 @@ def capture(
     cells = list(structure.cells.values())
     params = list(structure.parameters.values())
     _refuse_uninitialized(net, params)
+    # One install of the wrappers for the pass and the loss's captures after it (installed()).
+    loss_cells = (
+        [c for _, c in loss[0].cells_and_names()] if loss is not None and isinstance(loss[0], nn.Cell) else []
+    )
+    with installed([*cells, *loss_cells]):
+        output = _traced_pass(net, args, graph, structure, expand)
+        traced_loss = trace_loss(loss[0], output, loss[1]) if loss is not None else None
+    return Captured(graph, structure, output, traced_loss)
+
+
+def _traced_pass(
+    net: nn.Cell,
+    args: tuple[Any, ...],
+    graph: nx.MultiDiGraph,
+    structure: Structure,
+    expand: tuple[nn.Cell, ...],
+) -> Any:
+    """``net(*args)`` traced into *graph*, everything it changes put back; its output."""
+    cells = list(structure.cells.values())
+    params = list(structure.parameters.values())
     tracer: Tracer | None = None
     try:
         with EXCLUSIVE, graphs_not_saved(), preserved(cells, params) as snapshot:
@@ -145,8 +165,7 @@ def capture(
         # Also what surfaces only when preserved() synchronises on exit: a kernel of this
         # pass that failed asynchronously. The state is restored by then.
         raise _forward_error(net, args, tracer, err) from err
-    traced_loss = trace_loss(loss[0], output, loss[1]) if loss is not None else None
-    return Captured(graph, structure, output, traced_loss)
+    return output
 
 
 def trace_loss(loss_fn: nn.Cell, output: Any, label: Any) -> TracedLoss:
