@@ -143,10 +143,10 @@ def _chain(original: Callable[..., Any], layers: int, counter: list[int] | None 
 
 def bare_wrappers(cells: list[Any], layers: int, counter: list[int] | None = None) -> Any:
     """``patched(...)`` installing *layers* bare wrappers on every entry point graphaudit wraps."""
-    from graphaudit.capture.network.patching import patched
+    from graphaudit.capture.network.patching import cell_call_owners, patched
 
     return patched(
-        iter(cells),
+        cell_call_owners(cells),
         lambda original: _chain(original, layers, counter),
         lambda site, original: _chain(original, layers, counter),
         lambda original: _chain(original, layers, counter),
