@@ -23,7 +23,7 @@ from mindspore import Parameter, Tensor, nn
 
 from graphaudit import graph as g
 from graphaudit.capture.network.layout import LAYOUT_OPS, layout_of
-from graphaudit.capture.network.structure import Structure
+from graphaudit.capture.network.structure import Structure, dtype_name
 
 __all__ = ["Tracer", "describe_tensor", "flatten_tensors", "op_type_of"]
 
@@ -41,6 +41,12 @@ def op_type_of(name: str) -> str:
     if dunder:
         name = dunder.group(1)
     return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+@functools.lru_cache(maxsize=4096)
+def _writes_in_place(raw_name: str, op_name: str) -> bool:
+    # ``add_``-style methods work in place, like the assign/scatter family.
+    return bool(_MUTATING_OP_TYPE.search(op_name)) or (raw_name.endswith("_") and not raw_name.endswith("__"))
 
 
 def flatten_tensors(value: Any) -> list[Tensor]:
@@ -73,7 +79,7 @@ def _collect(value: Any, found: list[Tensor], depth: int) -> None:
 
 
 def describe_tensor(tensor: Tensor) -> dict[str, Any]:
-    return {"shape": g.shape_json(tensor.shape), "dtype": str(tensor.dtype)}
+    return {"shape": g.shape_json(tensor.shape), "dtype": dtype_name(tensor.dtype)}
 
 
 @dataclass
@@ -269,9 +275,13 @@ class Tracer:
     ) -> None:
         scope = self.stack[-1] if self.stack else None
         if scope is not None and scope.leaf:
-            for tensor in flatten_tensors((args, kwargs)):
-                if isinstance(tensor, Parameter):
-                    self._read(scope.node, tensor)
+            # Most operations run inside leaf cells (a convolution's, a BatchNorm's): only the
+            # parameters they read are recorded. Arguments and keywords apart: a flat tuple of
+            # tensors needs no recursion (flatten_tensors).
+            for value in (args, *kwargs.values()) if kwargs else (args,):
+                for tensor in flatten_tensors(value):
+                    if isinstance(tensor, Parameter):
+                        self._read(scope.node, tensor)
             return
         outputs = list(flatten_tensors(output))
         if op_name == "setitem" and args and isinstance(args[0], Tensor):
@@ -297,8 +307,7 @@ class Tracer:
                 self._set_producer(tensor, node, slot)
 
     def before_op(self, raw_name: str, op_name: str, args: tuple[Any, ...]) -> None:
-        # ``add_``-style methods work in place, like the assign/scatter family.
-        if _MUTATING_OP_TYPE.search(op_name) or (raw_name.endswith("_") and not raw_name.endswith("__")):
+        if _writes_in_place(raw_name, op_name):
             self.before_write(args)
 
     def before_write(self, args: tuple[Any, ...]) -> None:
