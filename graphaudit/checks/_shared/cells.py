@@ -117,10 +117,27 @@ def uses_batch_statistics(cell: Any) -> bool:
 
 
 def affine_frozen(ctx: AuditContext, cell: Any) -> bool:
-    """A BatchNorm whose scale and shift do not train: a frozen BatchNorm, on purpose."""
-    params = [p for p in cell.get_parameters(expand=False) if p.ndim == 1]
-    affine = [p for p in params if not any(w in p.name for w in ("moving", "running", "num_batches"))]
-    return bool(affine) and all(not p.requires_grad or ctx.spec.is_frozen(p.name) for p in affine)
+    """A BatchNorm whose scale and shift do not train: a frozen BatchNorm, on purpose.
+
+    Read from the cell's ``owns`` edges: the parameters' ``name`` and ``requires_grad`` are
+    MindSpore properties that do work on each access, and three checks ask for every BatchNorm.
+    """
+    node = ctx.structure.cell_nodes.get(id(cell))
+    if node is None:  # not a cell of the audited network: read the cell itself
+        owned = [(p.name, p.ndim, p.requires_grad) for p in cell.get_parameters(expand=False)]
+    else:
+        graph = ctx.graph
+        owned = [
+            (attrs["name"], len(g.shape_of(attrs)), attrs["requires_grad"])
+            for pnode, _ in g.edges_out(graph, node, g.OWNS)
+            for attrs in (graph.nodes[pnode],)
+        ]
+    affine = [
+        (name, trains)
+        for name, ndim, trains in owned
+        if ndim == 1 and not any(w in name for w in ("moving", "running", "num_batches"))
+    ]
+    return bool(affine) and all(not trains or ctx.spec.is_frozen(name) for name, trains in affine)
 
 
 def drop_probability(cell: Any) -> float | None:
