@@ -45,21 +45,25 @@ def scalar(value: Any) -> float | None:
 
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+#: Up to this size two copies compare faster than ``np.array_equal``'s setup (~6 us): 0.5 us
+#: for BatchNorm's 2,048 statistics, which every restore of resnet50 compares 212 times.
+_SMALL_BYTES = 32 * 1024
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether *a* and *b* hold the same bytes (NaN equals itself, ``-0.0`` differs from ``0.0``).
 
-    Compared as unsigned integers of the item's width, without the two copies that
-    ``a.tobytes() == b.tobytes()`` makes (the probe and the restore compare every parameter
-    of the network this way, several times).
+    Large arrays are compared as unsigned integers of the item's width, without the two
+    copies that ``a.tobytes() == b.tobytes()`` makes (the probe and the restore compare every
+    parameter of the network this way, several times); small ones as those copies, which cost
+    less than ``np.array_equal``'s setup.
 
     Example:
         >>> import numpy as np
         >>> same_bits(np.array([np.nan, 0.0]), np.array([np.nan, 0.0])), same_bits(np.zeros(1), -np.zeros(1))
         (True, False)
     """
-    if a.dtype != b.dtype or a.shape != b.shape:
+    if a.dtype != b.dtype or a.shape != b.shape or a.nbytes <= _SMALL_BYTES:
         return a.tobytes() == b.tobytes()
     unsigned = _UNSIGNED.get(a.dtype.itemsize)
     if unsigned is None or not (a.flags.c_contiguous and b.flags.c_contiguous) or a.dtype.hasobject:
