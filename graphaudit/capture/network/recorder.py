@@ -276,12 +276,15 @@ class Tracer:
         scope = self.stack[-1] if self.stack else None
         if scope is not None and scope.leaf:
             # Most operations run inside leaf cells (a convolution's, a BatchNorm's): only the
-            # parameters they read are recorded. Arguments and keywords apart: a flat tuple of
-            # tensors needs no recursion (flatten_tensors).
-            for value in (args, *kwargs.values()) if kwargs else (args,):
-                for tensor in flatten_tensors(value):
-                    if isinstance(tensor, Parameter):
-                        self._read(scope.node, tensor)
+            # parameters they read are recorded. Each argument looked at once; only a container
+            # (rare here) is searched.
+            for value in (*args, *kwargs.values()) if kwargs else args:
+                if isinstance(value, Parameter):
+                    self._read(scope.node, value)
+                elif isinstance(value, (tuple, list, dict)):
+                    for tensor in flatten_tensors(value):
+                        if isinstance(tensor, Parameter):
+                            self._read(scope.node, tensor)
             return
         outputs = list(flatten_tensors(output))
         if op_name == "setitem" and args and isinstance(args[0], Tensor):
