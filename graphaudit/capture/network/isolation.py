@@ -36,6 +36,8 @@ __all__ = [
 
 # Attributes that mark a primitive holding random state of its own (ops.Dropout and kin).
 RANDOM_PRIMITIVE_ATTRS = ("Seed0", "Seed1", "seed", "seed2", "side_effect_hidden")
+# Every attribute of every cell is looked at each capture (~11,500 for resnet50): one set test a primitive.
+_RANDOM_ATTRS = frozenset(RANDOM_PRIMITIVE_ATTRS)
 
 
 def tensor_bytes(tensor: Tensor) -> np.ndarray:
@@ -106,15 +108,19 @@ def fresh_random_primitives(cells: list[nn.Cell]) -> Iterator[None]:
     swapped: list[tuple[nn.Cell, str, Primitive, bool]] = []
     try:
         for cell in cells:
-            primitives = getattr(cell, "_primitives", {})
-            for name, value in list(vars(cell).items()):
-                if isinstance(value, Primitive) and any(a in value.attrs for a in RANDOM_PRIMITIVE_ATTRS):
-                    in_table = primitives.get(name) is value
-                    twin = copy.deepcopy(value)
-                    swapped.append((cell, name, value, in_table))
-                    object.__setattr__(cell, name, twin)
-                    if in_table:
-                        primitives[name] = twin
+            random = [
+                (name, value)
+                for name, value in vars(cell).items()
+                if isinstance(value, Primitive) and not _RANDOM_ATTRS.isdisjoint(value.attrs)
+            ]
+            for name, value in random:
+                primitives = getattr(cell, "_primitives", {})
+                in_table = primitives.get(name) is value
+                twin = copy.deepcopy(value)
+                swapped.append((cell, name, value, in_table))
+                object.__setattr__(cell, name, twin)
+                if in_table:
+                    primitives[name] = twin
         yield
     finally:
         for cell, name, original, in_table in reversed(swapped):
