@@ -183,7 +183,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if not is_mode_dependent(cell):
             continue
         dependents.append(cell)
-        problem = mode_problem(ctx, cell)
+        problem = mode_problem(ctx, node)
         if problem is not None:
             wrong.append((node, cell, problem))
     if not wrong:

@@ -108,7 +108,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     for node, _ in g.nodes_of_kind(ctx.graph, g.CELL):
         cell = ctx.structure.cells[node]
         if is_batchnorm(cell) and getattr(cell, "use_batch_statistics", None) is False:
-            (frozen if affine_frozen(ctx, cell) else broken).append(node)
+            (frozen if affine_frozen(ctx, node) else broken).append(node)
     # One use_batch_statistics=False in a block's constructor is one cause, however many blocks.
     if frozen:
         group = cell_group(ctx, frozen)

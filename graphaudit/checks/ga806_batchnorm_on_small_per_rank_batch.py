@@ -103,7 +103,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if is_batchnorm(cell)
         and getattr(cell, "use_batch_statistics", None) is not False
         and not _synchronised(cell)
-        and not affine_frozen(ctx, cell)
+        and not affine_frozen(ctx, node)
     )
     if not norms:
         return

@@ -35,9 +35,8 @@ __all__ = [
 ]
 
 # Attributes that mark a primitive holding random state of its own (ops.Dropout and kin).
-RANDOM_PRIMITIVE_ATTRS = ("Seed0", "Seed1", "seed", "seed2", "side_effect_hidden")
-# Every attribute of every cell is looked at each capture (~11,500 for resnet50): one set test a primitive.
-_RANDOM_ATTRS = frozenset(RANDOM_PRIMITIVE_ATTRS)
+# A set: every attribute of every cell is looked at each capture (~11,500 for resnet50).
+RANDOM_PRIMITIVE_ATTRS = frozenset({"Seed0", "Seed1", "seed", "seed2", "side_effect_hidden"})
 
 
 def tensor_bytes(tensor: Tensor) -> np.ndarray:
@@ -111,7 +110,7 @@ def fresh_random_primitives(cells: list[nn.Cell]) -> Iterator[None]:
             random = [
                 (name, value)
                 for name, value in vars(cell).items()
-                if isinstance(value, Primitive) and not _RANDOM_ATTRS.isdisjoint(value.attrs)
+                if isinstance(value, Primitive) and not RANDOM_PRIMITIVE_ATTRS.isdisjoint(value.attrs)
             ]
             for name, value in random:
                 primitives = getattr(cell, "_primitives", {})

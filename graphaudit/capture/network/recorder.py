@@ -14,7 +14,7 @@ import functools
 import json
 import re
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ from graphaudit import graph as g
 from graphaudit.capture.network.layout import LAYOUT_OPS, layout_of
 from graphaudit.capture.network.structure import Structure, dtype_name
 
-__all__ = ["Tracer", "describe_tensor", "flatten_tensors", "op_type_of"]
+__all__ = ["Tracer", "describe_tensor", "flatten_tensors", "op_type_of", "parameters_in"]
 
 
 # Operations that write into their first tensor argument; a Parameter passed to one of
@@ -65,6 +65,28 @@ def flatten_tensors(value: Any) -> list[Tensor]:
     found: list[Tensor] = []
     _collect(value, found, 0)
     return found
+
+
+def parameters_in(values: Iterable[Any]) -> Iterator[Parameter]:
+    """The Parameters among *values* and inside the containers among them, in order.
+
+    Each value is looked at once; only a container is searched (:func:`flatten_tensors`):
+    the arguments of an operation mix tensors with numbers and tuples of numbers.
+
+    Example:
+        >>> import numpy as np
+        >>> from mindspore import Parameter, Tensor
+        >>> w, b = Parameter(Tensor(np.ones(2)), name="w"), Parameter(Tensor(np.zeros(2)), name="b")
+        >>> [p.name for p in parameters_in((Tensor(np.ones(2)), w, 3, (1, 2), {"bias": b}))]
+        ['w', 'b']
+    """
+    for value in values:
+        if isinstance(value, Parameter):
+            yield value
+        elif isinstance(value, (tuple, list, dict)):
+            for tensor in flatten_tensors(value):
+                if isinstance(tensor, Parameter):
+                    yield tensor
 
 
 def _collect(value: Any, found: list[Tensor], depth: int) -> None:
@@ -220,9 +242,8 @@ class Tracer:
         if leaf:
             self._consume_args(frame)
         else:
-            for tensor in flatten_tensors(frame.args):
-                if isinstance(tensor, Parameter):
-                    self._read(node, tensor)
+            for param in parameters_in(frame.args):
+                self._read(node, param)
         return frame
 
     def _arg_sources(self, args: tuple[Any, ...]) -> str:
@@ -276,15 +297,9 @@ class Tracer:
         scope = self.stack[-1] if self.stack else None
         if scope is not None and scope.leaf:
             # Most operations run inside leaf cells (a convolution's, a BatchNorm's): only the
-            # parameters they read are recorded. Each argument looked at once; only a container
-            # (rare here) is searched.
-            for value in (*args, *kwargs.values()) if kwargs else args:
-                if isinstance(value, Parameter):
-                    self._read(scope.node, value)
-                elif isinstance(value, (tuple, list, dict)):
-                    for tensor in flatten_tensors(value):
-                        if isinstance(tensor, Parameter):
-                            self._read(scope.node, tensor)
+            # parameters they read are recorded.
+            for param in parameters_in((*args, *kwargs.values()) if kwargs else args):
+                self._read(scope.node, param)
             return
         outputs = list(flatten_tensors(output))
         if op_name == "setitem" and args and isinstance(args[0], Tensor):
@@ -321,8 +336,7 @@ class Tracer:
         """
         self.op_depth += 1
         try:
-            for tensor in flatten_tensors(args):
-                if isinstance(tensor, Parameter):
-                    self.on_parameter_write(tensor)
+            for param in parameters_in(args):
+                self.on_parameter_write(param)
         finally:
             self.op_depth -= 1

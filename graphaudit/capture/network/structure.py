@@ -8,6 +8,7 @@ sharing shows up as one node with several incoming edges.
 
 from __future__ import annotations
 
+import functools
 import gc
 import math
 from collections import deque
@@ -72,23 +73,17 @@ class Structure:
         return node
 
 
-#: ``str(dtype)`` by dtype: MindSpore makes the text anew on each call (~4 us), once per traced
-#: tensor and per parameter.
-_DTYPE_NAMES: dict[Any, str] = {}
-
-
+@functools.cache
 def dtype_name(dtype: Any) -> str:
-    """``str(dtype)``, made once per dtype.
+    """``str(dtype)``, made once per dtype (MindSpore makes the text anew on each call, ~4 us,
+    and it is asked once per traced tensor and per parameter).
 
     Example:
         >>> import mindspore as ms
         >>> dtype_name(ms.float32)
         'Float32'
     """
-    name = _DTYPE_NAMES.get(dtype)
-    if name is None:
-        name = _DTYPE_NAMES[dtype] = str(dtype)
-    return name
+    return str(dtype)
 
 
 def _real_parameter(param: Parameter) -> Parameter:

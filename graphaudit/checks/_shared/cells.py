@@ -116,26 +116,19 @@ def uses_batch_statistics(cell: Any) -> bool:
     return bool(cell.training)
 
 
-def affine_frozen(ctx: AuditContext, cell: Any) -> bool:
-    """A BatchNorm whose scale and shift do not train: a frozen BatchNorm, on purpose.
+def affine_frozen(ctx: AuditContext, node: str) -> bool:
+    """Whether the BatchNorm of cell *node* has a scale and shift that do not train: frozen, on purpose.
 
     Read from the cell's ``owns`` edges: the parameters' ``name`` and ``requires_grad`` are
     MindSpore properties that do work on each access, and three checks ask for every BatchNorm.
     """
-    node = ctx.structure.cell_nodes.get(id(cell))
-    if node is None:  # not a cell of the audited network: read the cell itself
-        owned = [(p.name, p.ndim, p.requires_grad) for p in cell.get_parameters(expand=False)]
-    else:
-        graph = ctx.graph
-        owned = [
-            (attrs["name"], len(g.shape_of(attrs)), attrs["requires_grad"])
-            for pnode, _ in g.edges_out(graph, node, g.OWNS)
-            for attrs in (graph.nodes[pnode],)
-        ]
+    graph = ctx.graph
     affine = [
-        (name, trains)
-        for name, ndim, trains in owned
-        if ndim == 1 and not any(w in name for w in ("moving", "running", "num_batches"))
+        (attrs["name"], attrs["requires_grad"])
+        for pnode, _ in g.edges_out(graph, node, g.OWNS)
+        for attrs in (graph.nodes[pnode],)
+        if len(g.shape_of(attrs)) == 1
+        and not any(w in attrs["name"] for w in ("moving", "running", "num_batches"))
     ]
     return bool(affine) and all(not trains or ctx.spec.is_frozen(name) for name, trains in affine)
 
@@ -164,11 +157,12 @@ def drop_probability(cell: Any) -> float | None:
     return None
 
 
-def mode_problem(ctx: AuditContext, cell: Any) -> str | None:
-    """What a BatchNorm or dropout would do wrong in the mode the network is audited for (``ctx.mode``), or None."""
+def mode_problem(ctx: AuditContext, node: str) -> str | None:
+    """What the BatchNorm or dropout of cell *node* would do wrong in the mode the network is audited for (``ctx.mode``), or None."""
+    cell = ctx.structure.cells[node]
     if is_batchnorm(cell):
         if ctx.mode == "train":
-            if getattr(cell, "use_batch_statistics", None) is False or affine_frozen(ctx, cell):
+            if getattr(cell, "use_batch_statistics", None) is False or affine_frozen(ctx, node):
                 return None  # told to ignore the batch, or frozen: kept in eval mode on purpose, whatever the mode
             if not uses_batch_statistics(cell):
                 return "normalises with its moving statistics instead of the batch's and never updates them"
