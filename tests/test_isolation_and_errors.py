@@ -73,6 +73,36 @@ def test_batchnorm_moving_statistics_are_restored_after_a_training_pass():
     assert np.array_equal(net.bn.moving_mean.asnumpy(), moved)
 
 
+def test_a_training_pass_writes_stand_ins_not_the_batchnorm_statistics(monkeypatch):
+    """BatchNorm writes copies of its moving statistics: the network's are never written, the output is the same."""
+    from graphaudit.capture.network.isolation import Snapshot
+    from graphaudit.capture.network.session import capture
+
+    net = Residual().set_train(True)
+    x = tensor(2, 3, 8, 8, seed=3)
+    stand_ins, writes = [], []
+    real_stand_in = Snapshot.stand_in
+
+    def recording_stand_in(self, param):
+        copy = real_stand_in(self, param)
+        stand_ins.append((param.name, copy, param.asnumpy().copy()))
+        return copy
+
+    monkeypatch.setattr(Snapshot, "stand_in", recording_stand_in)
+    monkeypatch.setattr(Parameter, "copy_", lambda self, *a, **k: writes.append(self.name), raising=False)
+    before = {p.name: p.asnumpy().copy() for p in net.get_parameters()}
+    output = capture(net, (x,)).output.asnumpy()
+
+    statistics = [p.name for p in net.get_parameters() if "moving_" in p.name]
+    assert len(statistics) == 4 and sorted(name for name, _, _ in stand_ins) == sorted(statistics)
+    for name, copy, value in stand_ins:
+        assert not np.array_equal(copy.asnumpy(), value), f"the kernel did not write {name}'s stand-in"
+    assert writes == []  # nothing to put back
+    assert all(np.array_equal(p.asnumpy(), before[p.name]) for p in net.get_parameters())
+    monkeypatch.undo()
+    assert np.array_equal(output, net(x).asnumpy())  # what a plain pass (after the audit) gives
+
+
 def test_trainable_parameter_written_in_construct_is_restored():
     net = AssignsParameter()
     graphaudit.to_networkx(net, inputs=tensor(2, 4))

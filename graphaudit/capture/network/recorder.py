@@ -124,9 +124,12 @@ class Tracer:
         structure: Structure,
         on_parameter_write: Callable[[Parameter], None],
         expand: frozenset[int] = frozenset(),
+        stand_in: Callable[[Parameter], Tensor | None] = lambda param: None,
     ) -> None:
         self.graph = graph
         self.expand = expand
+        #: A copy of a parameter for a kernel to write in its place (Snapshot.stand_in), or None.
+        self.stand_in = stand_in
         self.structure = structure
         self.on_parameter_write = on_parameter_write
         self.stack: list[_Frame] = []

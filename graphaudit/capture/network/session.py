@@ -150,7 +150,9 @@ def _traced_pass(
     try:
         with EXCLUSIVE, graphs_not_saved(), preserved(cells, params) as snapshot:
             snapshot.save_now(_written_by_optimizers(cells))
-            tracer = Tracer(graph, structure, snapshot.save_parameter, frozenset(id(c) for c in expand))
+            tracer = Tracer(
+                graph, structure, snapshot.save_parameter, frozenset(id(c) for c in expand), snapshot.stand_in
+            )
             if ms.get_context("mode") != ms.PYNATIVE_MODE:
                 ms.set_context(mode=ms.PYNATIVE_MODE)  # put back by preserved()
             # What the user compiles with mindspore.jit runs as the Python it is, to be seen.

@@ -34,12 +34,21 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from mindspore import nn
+from mindspore import Parameter, nn
 
 from graphaudit.capture.network.patching import OpSite, cell_call_owners, patched
 from graphaudit.capture.network.recorder import Tracer, op_type_of
 
-__all__ = ["EXCLUSIVE", "Run", "active_tracer", "installed", "trace_forward", "tracing"]
+__all__ = [
+    "EXCLUSIVE",
+    "Run",
+    "active_tracer",
+    "installed",
+    "trace_forward",
+    "tracing",
+    "with_stand_ins",
+    "written_by",
+]
 
 #: Held by the audit that owns the patched entry points and the process-wide state it saves and
 #: puts back (mode, random states): one capture, probe or graph-mode compile at a time.
@@ -115,7 +124,10 @@ def _wrap_op(site: OpSite, original: Callable[..., Any]) -> Callable[..., Any]:
 #: Any other such primitive may write every Parameter it is given. BatchNorm reads its scale and
 #: bias and writes only the moving mean and variance: saving the scale and bias as well cost a
 #: wait for the queued kernels at each of resnet50's 53 BatchNorm cells, ~0.9x a training-mode
-#: forward pass (issue 40).
+#: forward pass (issue 40). What a primitive writes here is given a stand-in where the snapshot
+#: holds one (:func:`with_stand_ins`): only primitives whose outputs do not depend on what they
+#: write belong here (BatchNorm has ``side_effect_mem`` only in training mode, where it
+#: normalises with the batch's statistics).
 WRITTEN_INPUTS: dict[str, tuple[int, ...]] = {"BatchNorm": (3, 4)}
 
 
@@ -135,19 +147,44 @@ def written_by(prim: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tupl
     return tuple(args[i] for i in positions)
 
 
+def with_stand_ins(
+    tracer: Tracer, prim: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, ...]:
+    """*args*, each Parameter the primitive *prim* writes (:data:`WRITTEN_INPUTS`) replaced by its stand-in.
+
+    ``tracer.stand_in`` gives the copy (:meth:`~graphaudit.capture.network.isolation.Snapshot.stand_in`),
+    or ``None`` to leave the Parameter, to be put back after the pass.
+    """
+    positions = WRITTEN_INPUTS.get(type(prim).__name__)
+    if positions is None or kwargs or len(args) <= max(positions):
+        return args
+    replaced = list(args)
+    for position in positions:
+        if isinstance(args[position], Parameter):
+            stand_in = tracer.stand_in(args[position])
+            if stand_in is not None:
+                replaced[position] = stand_in
+    return tuple(replaced)
+
+
 def _wrap_primitive_call(original: Callable[..., Any]) -> Callable[..., Any]:
     def traced_primitive_call(prim: Any, *args: Any, **kwargs: Any) -> Any:
         tracer = active_tracer()
+        run_args = args
         if tracer is not None and prim.attrs.get("side_effect_mem"):
             # A primitive that writes its inputs (Assign, ApplyMomentum, Adam...: what an
-            # optimizer step runs), at any depth: what it writes is put back after the pass.
+            # optimizer step runs), at any depth: what it writes is put back after the pass,
+            # or written into a stand-in instead (BatchNorm's moving statistics).
             tracer.before_write(written_by(prim, args, kwargs))
+            run_args = with_stand_ins(tracer, prim, args, kwargs)
         if tracer is None or tracer.op_depth:
-            return original(prim, *args, **kwargs)
+            return original(prim, *run_args, **kwargs)
         name = str(getattr(prim, "name", type(prim).__name__))
 
-        def bound(*a: Any, **k: Any) -> Any:
-            return original(prim, *a, **k)
+        def bound(*_: Any, **k: Any) -> Any:
+            # Recorded with the arguments it was given (the network's Parameters), run with
+            # the stand-ins.
+            return original(prim, *run_args, **k)
 
         return _run_op(tracer, f"P.{name}", name, bound, args, kwargs)
 
