@@ -123,19 +123,18 @@ class Pooling:
 
 def _pooling(graph: nx.MultiDiGraph, node: str, cell: Any) -> Pooling | None:
     attrs = graph.nodes[node]
+    # The class first: the flows' shapes are read only for a pooling cell's call (asked of every call).
+    if not (attrs["kind"] == g.CALL and attrs["leaf"] and attrs["class_name"].startswith(_POOL_CELLS)):
+        return None
     inputs, outputs = _flows_in(graph, node), _flows_out(graph, node)
     size = spatial_of(min(inputs, key=lambda d: d["dst_slot"])) if inputs else ()
     out = spatial_of(outputs[0]) if outputs else ()
-    if not size or len(out) != len(size):
+    if not size or len(out) != len(size) or cell is None:
         return None
-    if attrs["kind"] == g.CALL and attrs["leaf"] and attrs["class_name"].startswith(_POOL_CELLS):
-        if cell is None:
-            return None
-        dims = len(size)
-        window = _pair(getattr(cell, "kernel_size", None) or 1, dims)
-        stride = _pair(getattr(cell, "stride", None) or window, dims)
-        return Pooling(node, attrs["path"], attrs["class_name"], window, stride, size, out)
-    return None
+    dims = len(size)
+    window = _pair(getattr(cell, "kernel_size", None) or 1, dims)
+    stride = _pair(getattr(cell, "stride", None) or window, dims)
+    return Pooling(node, attrs["path"], attrs["class_name"], window, stride, size, out)
 
 
 def poolings(ctx: AuditContext) -> list[Pooling]:
@@ -181,19 +180,26 @@ def receptive_fields_of(
             stride = max(_pair(getattr(layer.cell, "stride", 1), len(layer.kernel) or 2))
             field, jump = field + (kernel - 1) * jump, jump * stride
         elif layer is None and (attrs["kind"] == g.OP or attrs.get("leaf")):
-            inputs, outputs = _flows_in(graph, node), _flows_out(graph, node)
-            size = spatial_of(min(inputs, key=lambda d: d["dst_slot"])) if inputs else ()
-            out = spatial_of(outputs[0]) if outputs else ()
             cell = cell_of(attrs.get("cell") or "") if attrs["kind"] == g.CALL else None
             pool = _pooling(graph, node, cell) if cell is not None else None
             if pool is not None:
                 field, jump = field + (max(pool.window) - 1) * jump, jump * max(pool.stride)
-            elif size and len(out) == len(size) and all(o >= 1 for o in out) and out != size:
-                factor = max(s // o for s, o in zip(size, out))
-                if factor > 1 and all(s >= o for s, o in zip(size, out)):
-                    field, jump = field + (factor - 1) * jump, jump * factor
+            else:
+                field, jump = _shrunk(graph, node, field, jump)
         fields[node] = (field, jump)
     return fields
+
+
+def _shrunk(graph: nx.MultiDiGraph, node: str, field: int, jump: int) -> tuple[int, int]:
+    """``(field, jump)`` past *node*, whose output map is smaller than its input's by an integer factor."""
+    inputs, outputs = _flows_in(graph, node), _flows_out(graph, node)
+    size = spatial_of(min(inputs, key=lambda d: d["dst_slot"])) if inputs else ()
+    out = spatial_of(outputs[0]) if outputs else ()
+    if size and len(out) == len(size) and all(o >= 1 for o in out) and out != size:
+        factor = max(s // o for s, o in zip(size, out))
+        if factor > 1 and all(s >= o for s, o in zip(size, out)):
+            return field + (factor - 1) * jump, jump * factor
+    return field, jump
 
 
 def receptive_fields(ctx: AuditContext) -> dict[str, tuple[int, int]]:
