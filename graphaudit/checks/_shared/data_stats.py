@@ -148,15 +148,31 @@ def _blocks(array: np.ndarray) -> Iterator[np.ndarray]:
             yield from _blocks(row)
 
 
-def _finite(block: np.ndarray) -> np.ndarray:
-    """The finite values of *block*, as a flat float64 array (a copy of the block only)."""
+def _finite(block: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """The finite values of *block*, as a flat float64 array (a copy of the block only); its NaN and Inf counts."""
     values = block.astype(np.float64).reshape(-1)
     finite = np.isfinite(values)
-    return values if finite.all() else values[finite]
+    if finite.all():
+        return values, 0, 0
+    nan = int(np.count_nonzero(np.isnan(values)))
+    return values[finite], nan, values.size - int(np.count_nonzero(finite)) - nan
 
 
-def _stats(array: np.ndarray, whole: bool = False) -> tuple[ChannelStats, int, bool]:
-    """Mean, standard deviation and range of the finite values of *array*, their count, and whether all are whole.
+@dataclass(frozen=True)
+class _Moments:
+    """What one part of a batch contributes to statistics of it and of the parts together."""
+
+    stats: ChannelStats
+    count: int  # finite values
+    sums: tuple[float, ...]  # partial sums of the finite values (their mean is math.fsum(sums) / count)
+    squares: float  # the sum of squared deviations from the part's own mean
+    whole: bool
+    nan: int
+    inf: int
+
+
+def _moments(array: np.ndarray, whole: bool = False) -> _Moments:
+    """Mean, standard deviation and range of the finite values of *array*, and what :func:`_together` needs.
 
     Whole numbers are looked for only when *whole* is true (else the answer is ``False``).
 
@@ -166,9 +182,10 @@ def _stats(array: np.ndarray, whole: bool = False) -> tuple[ChannelStats, int, b
     copy (to a few units in the last place) without that copy. A channel whose values are
     all equal has exactly that mean and a standard deviation of 0.
     """
-    sums, count, low, high = [], 0, math.inf, -math.inf
+    sums, count, low, high, nan, inf = [], 0, math.inf, -math.inf, 0, 0
     for block in _blocks(array):
-        kept = _finite(block)
+        kept, block_nan, block_inf = _finite(block)
+        nan, inf = nan + block_nan, inf + block_inf
         if not kept.size:
             continue
         sums.append(float(kept.sum()))
@@ -176,23 +193,54 @@ def _stats(array: np.ndarray, whole: bool = False) -> tuple[ChannelStats, int, b
         low, high = min(low, float(kept.min())), max(high, float(kept.max()))
         whole = whole and bool((kept == np.round(kept)).all())  # stays False when not asked
     if not count:
-        return ChannelStats(float("nan"), float("nan"), float("nan"), float("nan")), 0, False
+        nothing = ChannelStats(float("nan"), float("nan"), float("nan"), float("nan"))
+        return _Moments(nothing, 0, (), 0.0, False, nan, inf)
     if low == high:
-        return ChannelStats(low, 0.0, low, high), count, whole
+        return _Moments(ChannelStats(low, 0.0, low, high), count, tuple(sums), 0.0, whole, nan, inf)
     mean = math.fsum(sums) / count
     squares = []
     for block in _blocks(array):
-        deviations = _finite(block)
+        deviations = _finite(block)[0]
         deviations -= mean
         squares.append(float(np.square(deviations, out=deviations).sum()))
-    return ChannelStats(mean, math.sqrt(math.fsum(squares) / count), low, high), count, whole
+    spread = math.fsum(squares)
+    return _Moments(
+        ChannelStats(mean, math.sqrt(spread / count), low, high), count, tuple(sums), spread, whole, nan, inf
+    )
+
+
+def _together(parts: list[_Moments]) -> _Moments:
+    """The moments of the parts' values taken together, without another pass over them.
+
+    The sum of squared deviations from the overall mean is each part's own plus its count
+    times the square of its mean's distance from the overall one (Chan et al.'s pairwise
+    update); the mean is the exact sum of every part's partial sums.
+    """
+    kept = [part for part in parts if part.count]
+    nan, inf = sum(part.nan for part in parts), sum(part.inf for part in parts)
+    whole = all(part.whole for part in kept)
+    if not kept:
+        nothing = ChannelStats(float("nan"), float("nan"), float("nan"), float("nan"))
+        return _Moments(nothing, 0, (), 0.0, False, nan, inf)
+    count = sum(part.count for part in kept)
+    sums = tuple(value for part in kept for value in part.sums)
+    low, high = min(part.stats.low for part in kept), max(part.stats.high for part in kept)
+    if low == high:
+        return _Moments(ChannelStats(low, 0.0, low, high), count, sums, 0.0, whole, nan, inf)
+    mean = math.fsum(sums) / count
+    spread = math.fsum(part.squares + part.count * (part.stats.mean - mean) ** 2 for part in kept)
+    return _Moments(
+        ChannelStats(mean, math.sqrt(spread / count), low, high), count, sums, spread, whole, nan, inf
+    )
 
 
 def column_stats(batch: np.ndarray, axis: int | None = -1) -> ColumnStats:
     """The statistics of a batch (rows along axis 0); *axis* ``-1`` finds the channel axis itself.
 
-    Computed block by block (:func:`_stats`): never a float64 copy of the whole batch, so a
-    32x3x224x224 float32 batch (18 MiB) needs a few MiB more, not six times its size.
+    Computed block by block (:func:`_moments`): never a float64 copy of the whole batch, so a
+    32x3x224x224 float32 batch (18 MiB) needs a few MiB more, not six times its size. With a
+    channel axis, the statistics of the whole batch are put together from the channels'
+    (:func:`_together`): two passes over the values in all, not four and a count of NaN.
     """
     array = np.asarray(batch)
     if axis == -1:
@@ -202,30 +250,28 @@ def column_stats(batch: np.ndarray, axis: int | None = -1) -> ColumnStats:
         return ColumnStats(
             str(array.dtype), tuple(int(d) for d in array.shape[1:]), axis, (), nothing, 0, 0, 0, False
         )
-    nan = inf = 0
-    if array.dtype.kind == "f":
-        for block in _blocks(array):
-            nan += int(np.count_nonzero(np.isnan(block)))
-            inf += int(np.count_nonzero(np.isinf(block)))
+    whole = array.dtype.kind == "f"
     channels: tuple[ChannelStats, ...] = ()
-    if axis is not None and array.ndim > axis:
+    if axis is not None and array.ndim > axis and array.shape[axis] > 0:
         index: list[Any] = [slice(None)] * array.ndim
-        found = []
+        parts = []
         for channel in range(array.shape[axis]):
             index[axis] = channel
-            found.append(_stats(array[tuple(index)])[0])
-        channels = tuple(found)
-    overall, kept, whole = _stats(array, whole=array.dtype.kind == "f")
-    integral = bool(kept) and (array.dtype.kind in "biu" or whole)
+            parts.append(_moments(array[tuple(index)], whole))
+        channels = tuple(part.stats for part in parts)
+        overall = _together(parts)
+    else:
+        overall = _moments(array, whole)
+    integral = bool(overall.count) and (array.dtype.kind in "biu" or overall.whole)
     return ColumnStats(
         str(array.dtype),
         tuple(int(d) for d in array.shape[1:]),
         axis,
         channels,
-        overall,
+        overall.stats,
         int(array.size),
-        nan,
-        inf,
+        overall.nan,
+        overall.inf,
         integral,
     )
 
