@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 import graphviz
@@ -90,13 +91,18 @@ def svg_id(node: str) -> str:
         >>> svg_id('param:a"<b>')
         'ga-param_3a_a_22__3c_b_3e_'
     """
-    out = ["ga-"]
-    for char in node:
-        if char.isascii() and (char.isalnum() or char == "-"):
-            out.append(char)
-        else:
-            out.append(f"_{ord(char):x}_")
-    return "".join(out)
+    return "ga-" + _UNSAFE.sub(_escaped, node)
+
+
+_UNSAFE = re.compile("[^A-Za-z0-9-]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"_{ord(match.group()):x}_"
+
+
+#: What :func:`text` replaces: ``&`` and the control characters (C0, DEL, C1, the line and paragraph separators).
+_SPECIAL = re.compile("[&\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def text(value: object) -> str:
@@ -114,8 +120,11 @@ def text(value: object) -> str:
         >>> type(text("<b>")).__name__
         'NoHtml'
     """
+    value = str(value)
+    if not _SPECIAL.search(value):  # nearly every label: nothing to replace (a drawing asks ~1,000 times)
+        return graphviz.escape(value)
     out = []
-    for char in str(value):
+    for char in value:
         if char == "&":
             out.append("&amp;")
         elif ord(char) < 32 or 0x7F <= ord(char) < 0xA0 or char in "\u2028\u2029":
