@@ -180,3 +180,25 @@ def test_functional_op_at_top_level_of_a_leaf_free_network():
 def test_unknown_kind_is_rejected(kind):
     with pytest.raises(ValueError, match="unknown node kind"):
         list(g.nodes_of_kind(nx.MultiDiGraph(), kind))
+
+
+def test_every_flow_carries_its_tensors_shape_and_dtype_however_late_it_is_described():
+    """Flows are described a few events after they are recorded (recorder.DESCRIBE_LAG): all of them, right."""
+    from graphaudit.capture.network.recorder import DESCRIBE_LAG
+
+    widths = [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+    layers = [nn.Dense(a, b) for a, b in zip(widths, widths[1:])]
+    net = nn.SequentialCell([cell for layer in layers for cell in (layer, nn.ReLU())])
+    graph = graphaudit.to_networkx(net, inputs=tensor(2, 4))
+
+    flows = list(g.edges_of_kind(graph, g.FLOWS))
+    assert len(flows) > 2 * DESCRIBE_LAG
+
+    def expected(target: str) -> list[int]:
+        if target == "output:0":
+            return [2, widths[-1]]
+        position = int(graph.nodes[target]["path"])  # the SequentialCell's k-th cell: Dense, ReLU, Dense...
+        return [2, widths[position // 2 + position % 2]]
+
+    for source, target, data in flows:
+        assert (json.loads(data["shape"]), data["dtype"]) == (expected(target), "Float32"), (source, target)

@@ -14,6 +14,7 @@ import functools
 import json
 import re
 import weakref
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,6 +101,11 @@ def _collect(value: Any, found: list[Tensor], depth: int) -> None:
             _collect(item, found, depth + 1)
 
 
+#: How many flows later a flow's tensor is described (:meth:`Tracer._flow`): the tensors waiting
+#: are kept alive that long, a few events' worth.
+DESCRIBE_LAG = 8
+
+
 def describe_tensor(tensor: Tensor) -> dict[str, Any]:
     return {"shape": g.shape_json(tensor.shape), "dtype": dtype_name(tensor.dtype)}
 
@@ -140,6 +146,8 @@ class Tracer:
         self.producers: dict[int, tuple[weakref.ref[Tensor], str, int]] = {}
         self.failed_path: str | None = None
         self.n_ops = 0
+        # Flow edges' attribute dicts waiting for their tensor's shape and dtype (_flow).
+        self._undescribed: deque[tuple[dict[str, Any], Tensor]] = deque()
 
     # -- bookkeeping ---------------------------------------------------------------
     def _new_node(self, node: str, **attrs: Any) -> str:
@@ -167,6 +175,25 @@ class Tracer:
             node = self.structure.add_parameter(self.graph, param, "", registered=False)
         return node
 
+    def _flow(self, source: tuple[str, int], node: str, slot: int, tensor: Tensor) -> None:
+        """A ``flows`` edge from *source* (node, slot) into *node*'s *slot*, carrying *tensor*.
+
+        Its shape and dtype are read :data:`DESCRIBE_LAG` events later: read right after the
+        operation that makes the tensor was queued, they wait for MindSpore to infer it
+        (~0.15-0.5 ms on a 2-core CPU; the pass's own kernels run meanwhile).
+        """
+        key = self.graph.add_edge(source[0], node, kind=g.FLOWS, src_slot=source[1], dst_slot=slot)
+        self._undescribed.append((self.graph._succ[source[0]][node][key], tensor))
+        if len(self._undescribed) > DESCRIBE_LAG:
+            data, described = self._undescribed.popleft()
+            data.update(describe_tensor(described))
+
+    def describe_flows(self) -> None:
+        """Give every ``flows`` edge recorded so far its shape and dtype (done when the pass ends)."""
+        while self._undescribed:
+            data, tensor = self._undescribed.popleft()
+            data.update(describe_tensor(tensor))
+
     def _consume(self, node: str, value: Any) -> None:
         """Add ``flows``/``reads`` edges into *node* for every tensor in *value*."""
         for slot, tensor in enumerate(flatten_tensors(value)):
@@ -175,14 +202,7 @@ class Tracer:
                 continue
             source = self._producer(tensor)
             if source is not None:
-                self.graph.add_edge(
-                    source[0],
-                    node,
-                    kind=g.FLOWS,
-                    src_slot=source[1],
-                    dst_slot=slot,
-                    **describe_tensor(tensor),
-                )
+                self._flow(source, node, slot, tensor)
 
     def _read(self, node: str, param: Parameter) -> None:
         pnode = self._parameter_node(param)
@@ -202,6 +222,7 @@ class Tracer:
                 self._set_producer(tensor, node, 0)
 
     def add_outputs(self, outputs: Any) -> None:
+        self.describe_flows()
         for index, tensor in enumerate(flatten_tensors(outputs)):
             node = g.output_node(index)
             self.graph.add_node(node, kind=g.OUTPUT, index=index, **describe_tensor(tensor))
@@ -282,14 +303,7 @@ class Tracer:
             # The body handed back a tensor made outside it (a pass-through), or one made by
             # something the tracer cannot see: the call itself is shown as producing it.
             if source is not None:
-                self.graph.add_edge(
-                    source[0],
-                    frame.node,
-                    kind=g.FLOWS,
-                    src_slot=source[1],
-                    dst_slot=slot,
-                    **describe_tensor(tensor),
-                )
+                self._flow(source, frame.node, slot, tensor)
             else:
                 self._consume_args(frame)
             self._set_producer(tensor, frame.node, slot)
