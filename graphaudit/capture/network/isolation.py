@@ -209,7 +209,7 @@ class Snapshot:
         resnet50's audit ~10 ms (a read of each just-written tensor waits on its kernel, then
         the writes and their check); a stand-in costs ~2 us. The restore still compares them.
         What the traced pass cannot show: code that reads the moving statistics later in the
-        same pass sees them as they were before it (as an inference-mode pass would).
+        same pass sees them as they were before it.
         """
         saved = self.values.get(id(param))
         if saved is None or saved[1].dtype != _numpy_dtype(param.dtype):
