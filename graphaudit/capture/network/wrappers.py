@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from mindspore import Parameter, nn
+from mindspore import Parameter, Tensor, nn
 
 from graphaudit.capture.network.patching import OpSite, cell_call_owners, patched
 from graphaudit.capture.network.recorder import Tracer, op_type_of
@@ -157,6 +157,10 @@ def with_stand_ins(
     """
     positions = WRITTEN_INPUTS.get(type(prim).__name__)
     if positions is None or kwargs or len(args) <= max(positions):
+        return args
+    if len({arg.dtype for arg in args if isinstance(arg, Tensor)}) != 1:
+        # Mixed dtypes (a float16 input under AMP, float32 statistics): MindSpore converts them
+        # by other rules when a written input is not a Parameter and refuses the call.
         return args
     replaced = list(args)
     for position in positions:
