@@ -392,3 +392,15 @@ def test_a_pass_failing_asynchronously_under_load_restores_every_time(tmp_path):
         for process in busy:
             process.kill()
             process.wait()
+
+
+def test_a_numpy_random_function_the_user_replaced_between_audits_is_still_theirs_after(monkeypatch):
+    """The random-state routing is planned once; a function replaced since is planned anew, not put back over."""
+    graphaudit.to_networkx(TrainModeNet().set_train(True), inputs=tensor(4, 4))  # planned by now
+
+    def users_rand(*shape):
+        return np.zeros(shape)
+
+    monkeypatch.setattr(np.random, "rand", users_rand)
+    graphaudit.to_networkx(TrainModeNet().set_train(True), inputs=tensor(4, 4))
+    assert np.random.rand is users_rand

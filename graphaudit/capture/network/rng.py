@@ -32,6 +32,7 @@ from __future__ import annotations
 import importlib
 import random
 import threading
+import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -106,20 +107,17 @@ def _update_seeds(own: _Private) -> Callable[..., Any]:
     return update
 
 
-def _install(owner: Any, attribute: str, routed: Callable[..., Any]) -> None:
-    instance = not isinstance(owner, type) and attribute in getattr(owner, "__dict__", {})
-    _INSTALLED.append((owner, attribute, getattr(owner, attribute), instance))
-    setattr(owner, attribute, routed)
-
-
 #: What :func:`_install_all` sets, ``(owner, attribute, original, routed)``, planned once: ``dir()``
 #: over ``numpy.random`` and ``random`` and the routed functions cost ~0.25 ms an audit. Planned
-#: again when any original is no longer in place (the user replaced one between audits).
+#: again when any original is no longer in place (the user replaced one between audits). The
+#: generator's methods are bound anew on each read: equal, not the same object, when in place.
 _PLAN: list[tuple[Any, str, Any, Callable[..., Any]]] = []
 
 
 def _planned() -> list[tuple[Any, str, Any, Callable[..., Any]]]:
-    if _PLAN and all(getattr(owner, attribute, None) is original for owner, attribute, original, _ in _PLAN):
+    if _PLAN and all(
+        _in_place(getattr(owner, attribute, None), original) for owner, attribute, original, _ in _PLAN
+    ):
         return _PLAN
     plan = []
     seed = _ms_seed()
@@ -148,9 +146,15 @@ def _planned() -> list[tuple[Any, str, Any, Callable[..., Any]]]:
     return _PLAN
 
 
+def _in_place(current: Any, original: Any) -> bool:
+    return current is original or (isinstance(current, types.MethodType) and current == original)
+
+
 def _install_all() -> None:
-    for owner, attribute, _, routed in _planned():
-        _install(owner, attribute, routed)
+    for owner, attribute, original, routed in _planned():
+        instance = not isinstance(owner, type) and attribute in getattr(owner, "__dict__", {})
+        _INSTALLED.append((owner, attribute, original, instance))
+        setattr(owner, attribute, routed)
 
 
 def _uninstall_all() -> None:

@@ -141,10 +141,14 @@ def written_by(prim: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tupl
         >>> written_by(ops.Assign(), ("variable", "value"), {})
         (('variable', 'value'), {})
     """
+    positions = _written_positions(prim, args, kwargs)
+    return (args, kwargs) if positions is None else tuple(args[i] for i in positions)
+
+
+def _written_positions(prim: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int, ...] | None:
+    """The positions of *args* that *prim* writes (:data:`WRITTEN_INPUTS`); ``None`` when not known for this call."""
     positions = WRITTEN_INPUTS.get(type(prim).__name__)
-    if positions is None or kwargs or len(args) <= max(positions):
-        return (args, kwargs)
-    return tuple(args[i] for i in positions)
+    return None if positions is None or kwargs or len(args) <= max(positions) else positions
 
 
 def with_stand_ins(
@@ -155,8 +159,8 @@ def with_stand_ins(
     ``tracer.stand_in`` gives the copy (:meth:`~graphaudit.capture.network.isolation.Snapshot.stand_in`),
     or ``None`` to leave the Parameter, to be put back after the pass.
     """
-    positions = WRITTEN_INPUTS.get(type(prim).__name__)
-    if positions is None or kwargs or len(args) <= max(positions):
+    positions = _written_positions(prim, args, kwargs)
+    if positions is None:
         return args
     if len({arg.dtype for arg in args if isinstance(arg, Tensor)}) != 1:
         # Mixed dtypes (a float16 input under AMP, float32 statistics): MindSpore converts them
