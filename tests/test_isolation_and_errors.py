@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 
 import mindspore as ms
 import numpy as np
@@ -404,3 +405,23 @@ def test_a_numpy_random_function_the_user_replaced_between_audits_is_still_their
     monkeypatch.setattr(np.random, "rand", users_rand)
     graphaudit.to_networkx(TrainModeNet().set_train(True), inputs=tensor(4, 4))
     assert np.random.rand is users_rand
+    monkeypatch.undo()  # numpy's own again: the next audit's draws from it are its own once more
+    np.random.seed(3)
+    expected = np.random.rand()
+    np.random.seed(3)
+    # With another thread alive the audit cannot put numpy's state back afterwards (that thread
+    # may have drawn): only the routing keeps the audit's draw off it.
+    done = threading.Event()
+    other = threading.Thread(target=done.wait)
+    other.start()
+    try:
+        graphaudit.to_networkx(DrawsFromNumpy(), inputs=tensor(4, 4))
+    finally:
+        done.set()
+        other.join()
+    assert np.random.rand() == expected
+
+
+class DrawsFromNumpy(nn.Cell):
+    def construct(self, x: Tensor) -> Tensor:
+        return x * float(np.random.rand())

@@ -111,14 +111,28 @@ def _update_seeds(own: _Private) -> Callable[..., Any]:
 #: over ``numpy.random`` and ``random`` and the routed functions cost ~0.25 ms an audit. Planned
 #: again when any original is no longer in place (the user replaced one between audits). The
 #: generator's methods are bound anew on each read: equal, not the same object, when in place.
+#: ``numpy.random`` and ``random`` are compared whole (_NAMESPACES): a function of theirs the user
+#: replaced and later put back must be routed again, though no entry of the plan names it.
 _PLAN: list[tuple[Any, str, Any, Callable[..., Any]]] = []
+_NAMESPACES: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (a module's namespace, a copy when planned)
+
+
+def _unchanged(namespace: dict[str, Any], copy: dict[str, Any]) -> bool:
+    return len(namespace) == len(copy) and all(
+        namespace.get(name, copy) is value for name, value in copy.items()
+    )
 
 
 def _planned() -> list[tuple[Any, str, Any, Callable[..., Any]]]:
-    if _PLAN and all(
-        _in_place(getattr(owner, attribute, None), original) for owner, attribute, original, _ in _PLAN
+    if (
+        _PLAN
+        and all(_unchanged(namespace, copy) for namespace, copy in _NAMESPACES)
+        and all(
+            _in_place(getattr(owner, attribute, None), original) for owner, attribute, original, _ in _PLAN
+        )
     ):
         return _PLAN
+    _NAMESPACES[:] = [(vars(module), dict(vars(module))) for module in (np.random, random)]
     plan = []
     seed = _ms_seed()
     plan.append((seed, "_get_op_seed", seed._get_op_seed, _routed(seed._get_op_seed, _get_op_seed)))
